@@ -1,0 +1,280 @@
+/**
+ * Bank simulator: salary transfers are registered, then become credited after a delay; the
+ * product's recurring "which salaries reached accounts?" job polls the credits.
+ *
+ * HTTP surface (all /v1 routes need `Authorization: Bearer <apiKey>`):
+ *   POST /v1/transfers          body {transfers:[{reference, accountNumber, amount}]} (or a bare array)
+ *                               -> 201 {transfers:[{reference, status, registeredAt}]}
+ *                               Idempotent per reference: the same reference with the same
+ *                               accountNumber and amount is not registered twice ("duplicate": true);
+ *                               with different data -> 409.
+ *   GET  /v1/transfers/<ref>    -> {reference, accountNumber, amount, status, registeredAt, creditedAt}
+ *   GET  /v1/credits?since=<iso>
+ *                               -> {credits:[{reference, accountNumber, amount, creditedAt}], asOf}
+ *                               credits with creditedAt >= since (inclusive: dedupe by reference),
+ *                               oldest first. Use the returned `asOf` (server clock) as the next `since`.
+ *   POST /_admin/credit-all     credit every pending transfer now
+ *   POST /_admin/faults         {unavailableForMs} -> 503 on /v1 routes for that long
+ *   GET  /_admin/transfers      every transfer with its status
+ *   POST /_admin/reset          forget everything
+ *
+ * No timers: a transfer is due at registeredAt + creditDelayMs and is credited (creditedAt =
+ * the moment it is noticed) by the next request or `creditAll()`/`credits()` call at or after
+ * that time, so a poller that uses `asOf` never misses one.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { BodyTooLargeError, bearerToken, listen, parseJson, readBody, sendJson } from './http-util.ts';
+
+export interface BankSimulatorOptions {
+  /** TCP port; default 0 = any free port. */
+  port?: number;
+  /** Interface to bind; default '127.0.0.1'. */
+  host?: string;
+  /** Accepted Bearer key; default 'bank-dev-key'. */
+  apiKey?: string;
+  /** Time from registration until a transfer is credited, in ms; default 0 (immediately). */
+  creditDelayMs?: number;
+  /** Logger for admin actions; default silent. */
+  log?: (line: string) => void;
+}
+
+export interface TransferInput {
+  reference: string;
+  accountNumber: string;
+  /** Amount in BDT: a positive number or a decimal string like "52000.50". */
+  amount: number | string;
+}
+
+export interface Transfer extends TransferInput {
+  status: 'pending' | 'credited';
+  registeredAt: Date;
+  dueAt: Date;
+  creditedAt: Date | null;
+}
+
+export interface Credit {
+  reference: string;
+  accountNumber: string;
+  amount: number | string;
+  creditedAt: string;
+}
+
+export interface RegisterResult {
+  reference: string;
+  status: 'pending' | 'credited';
+  registeredAt: string;
+  duplicate: boolean;
+}
+
+export interface BankSimulator {
+  readonly url: string;
+  readonly port: number;
+  readonly apiKey: string;
+  /** Register transfers (same rules as POST /v1/transfers); throws on a conflicting reference. */
+  register(transfers: TransferInput[]): RegisterResult[];
+  /** Credit every pending transfer now; returns how many were credited. */
+  creditAll(): number;
+  /** Credits with creditedAt >= since (all when omitted), oldest first. */
+  credits(since?: Date): Credit[];
+  transfers(): Transfer[];
+  /** 503 on /v1 routes for the next ms (0 ends it). */
+  unavailableFor(ms: number): void;
+  /** Forget all transfers and faults. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export class TransferConflictError extends Error {
+  constructor(readonly reference: string) {
+    super(`transfer ${reference} already registered with different data`);
+  }
+}
+
+const TransferSchema = z.object({
+  reference: z.string().min(1).max(200),
+  accountNumber: z.string().min(1).max(64),
+  amount: z.union([z.number().positive().finite(), z.string().regex(/^\d+(\.\d{1,2})?$/)]),
+});
+const RegisterSchema = z.union([z.object({ transfers: z.array(TransferSchema).min(1).max(100_000) }), z.array(TransferSchema).min(1).max(100_000)]);
+const FaultsSchema = z.object({ unavailableForMs: z.number().min(0).optional() }).strict();
+
+export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promise<BankSimulator> {
+  const apiKey = opts.apiKey ?? 'bank-dev-key';
+  const delay = opts.creditDelayMs ?? 0;
+  const log = opts.log ?? (() => {});
+  let byRef = new Map<string, Transfer>();
+  let pending = new Set<Transfer>();
+  let credited: Transfer[] = []; // in creditedAt order
+  let unavailableUntil = 0;
+
+  function settle(now = new Date()): void {
+    for (const t of pending) {
+      if (t.dueAt <= now) {
+        t.status = 'credited';
+        t.creditedAt = now;
+        credited.push(t);
+        pending.delete(t);
+      }
+    }
+  }
+
+  function register(input: TransferInput[]): RegisterResult[] {
+    const parsed = input.map((t) => TransferSchema.parse(t));
+    // check conflicts first so a batch is all-or-nothing
+    for (const t of parsed) {
+      const old = byRef.get(t.reference);
+      if (old && (old.accountNumber !== t.accountNumber || String(old.amount) !== String(t.amount))) throw new TransferConflictError(t.reference);
+    }
+    const now = new Date();
+    const out: RegisterResult[] = [];
+    for (const t of parsed) {
+      const old = byRef.get(t.reference);
+      if (old) {
+        out.push({ reference: old.reference, status: old.status, registeredAt: old.registeredAt.toISOString(), duplicate: true });
+        continue;
+      }
+      const tr: Transfer = { ...t, status: 'pending', registeredAt: now, dueAt: new Date(now.getTime() + delay), creditedAt: null };
+      byRef.set(t.reference, tr);
+      pending.add(tr);
+      out.push({ reference: tr.reference, status: tr.status, registeredAt: now.toISOString(), duplicate: false });
+    }
+    settle(now);
+    for (const r of out) r.status = byRef.get(r.reference)?.status ?? r.status;
+    return out;
+  }
+
+  function creditAll(): number {
+    const now = new Date();
+    const n = pending.size;
+    for (const t of pending) {
+      t.status = 'credited';
+      t.creditedAt = now;
+      credited.push(t);
+    }
+    pending.clear();
+    if (n > 0) log(`[bank-sim] credited ${n} transfer(s)`);
+    return n;
+  }
+
+  function credits(since?: Date): Credit[] {
+    settle();
+    const from = since?.getTime() ?? -Infinity;
+    const out: Credit[] = [];
+    for (const t of credited) {
+      if (t.creditedAt && t.creditedAt.getTime() >= from) {
+        out.push({ reference: t.reference, accountNumber: t.accountNumber, amount: t.amount, creditedAt: t.creditedAt.toISOString() });
+      }
+    }
+    return out;
+  }
+
+  function reset(): void {
+    byRef = new Map();
+    pending = new Set();
+    credited = [];
+    unavailableUntil = 0;
+    log('[bank-sim] reset');
+  }
+
+  const transferJson = (t: Transfer) => ({
+    reference: t.reference,
+    accountNumber: t.accountNumber,
+    amount: t.amount,
+    status: t.status,
+    registeredAt: t.registeredAt.toISOString(),
+    creditedAt: t.creditedAt?.toISOString() ?? null,
+  });
+
+  async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false }> {
+    try {
+      return { ok: true, body: parseJson(await readBody(req, 64 * 1024 * 1024)) };
+    } catch (e) {
+      if (e instanceof BodyTooLargeError) sendJson(res, 413, { error: 'payload too large' });
+      else sendJson(res, 400, { error: 'invalid JSON' });
+      return { ok: false };
+    }
+  }
+
+  async function handler(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://bank');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+
+    if (path.startsWith('/_admin/')) {
+      if (req.method === 'POST' && path === '/_admin/credit-all') return sendJson(res, 200, { credited: creditAll() });
+      if (req.method === 'POST' && path === '/_admin/reset') {
+        reset();
+        return sendJson(res, 200, { ok: true });
+      }
+      if (req.method === 'GET' && path === '/_admin/transfers') {
+        settle();
+        return sendJson(res, 200, { transfers: [...byRef.values()].map(transferJson) });
+      }
+      if (req.method === 'POST' && path === '/_admin/faults') {
+        const b = await jsonBody(req, res);
+        if (!b.ok) return;
+        const f = FaultsSchema.safeParse(b.body ?? {});
+        if (!f.success) return sendJson(res, 400, { error: 'invalid faults', issues: f.error.issues });
+        if (f.data.unavailableForMs !== undefined) unavailableUntil = Date.now() + f.data.unavailableForMs;
+        log(`[bank-sim] faults ${JSON.stringify(f.data)}`);
+        return sendJson(res, 200, { unavailableUntil: unavailableUntil > Date.now() ? new Date(unavailableUntil).toISOString() : null });
+      }
+      return sendJson(res, 404, { error: 'not found' });
+    }
+
+    if (!path.startsWith('/v1/')) return sendJson(res, 404, { error: 'not found' });
+    if (Date.now() < unavailableUntil) return sendJson(res, 503, { error: 'service unavailable' });
+    const token = bearerToken(req);
+    if (token !== apiKey) return sendJson(res, 401, { error: 'unauthorized' });
+
+    if (path === '/v1/transfers' && req.method === 'POST') {
+      const b = await jsonBody(req, res);
+      if (!b.ok) return;
+      const parsed = RegisterSchema.safeParse(b.body);
+      if (!parsed.success) return sendJson(res, 400, { error: 'invalid transfers', issues: parsed.error.issues });
+      const list = Array.isArray(parsed.data) ? parsed.data : parsed.data.transfers;
+      try {
+        return sendJson(res, 201, { transfers: register(list) });
+      } catch (e) {
+        if (e instanceof TransferConflictError) return sendJson(res, 409, { error: e.message, reference: e.reference });
+        throw e;
+      }
+    }
+    if (path.startsWith('/v1/transfers/') && req.method === 'GET') {
+      settle();
+      const t = byRef.get(decodeURIComponent(path.slice('/v1/transfers/'.length)));
+      return t ? sendJson(res, 200, transferJson(t)) : sendJson(res, 404, { error: 'transfer not found' });
+    }
+    if (path === '/v1/credits' && req.method === 'GET') {
+      const asOf = new Date();
+      const sinceRaw = url.searchParams.get('since');
+      let since: Date | undefined;
+      if (sinceRaw) {
+        since = new Date(sinceRaw);
+        if (Number.isNaN(since.getTime())) return sendJson(res, 400, { error: 'since must be an ISO 8601 date-time' });
+      }
+      settle(asOf);
+      return sendJson(res, 200, { credits: credits(since).filter((c) => c.creditedAt <= asOf.toISOString()), asOf: asOf.toISOString() });
+    }
+    sendJson(res, 404, { error: 'not found' });
+  }
+
+  const server = await listen(handler, opts.port ?? 0, opts.host ?? '127.0.0.1');
+  return {
+    url: server.url,
+    port: server.port,
+    apiKey,
+    register,
+    creditAll,
+    credits,
+    transfers: () => {
+      settle();
+      return [...byRef.values()];
+    },
+    unavailableFor: (ms) => {
+      unavailableUntil = Date.now() + ms;
+    },
+    reset,
+    close: () => server.close(),
+  };
+}
