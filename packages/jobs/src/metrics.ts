@@ -1,0 +1,370 @@
+/**
+ * Beton's Prometheus metrics: one Registry per process, created by `createMetrics()`.
+ *
+ * Self-contained building block: it knows nothing about graphile-worker, Prisma or pg.
+ * The engine calls the typed recorders (`jobStarted`, `jobFinished`, …) and passes
+ * callbacks for the values that are read at scrape time (queue depth from the `jobs`
+ * table, DB pool usage, payroll-run ETA). Every name is listed in `METRIC_NAMES` and
+ * documented in docs/metrics.md; deploy/prometheus/alerts.yml may only use these names
+ * (a test checks it).
+ */
+import { hostname } from 'node:os';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const METRIC_NAMES = {
+  jobsStarted: 'beton_jobs_started_total',
+  jobsFinished: 'beton_jobs_finished_total',
+  jobDuration: 'beton_job_duration_seconds',
+  queueDepth: 'beton_queue_depth',
+  queueOldestJobAge: 'beton_queue_oldest_job_age_seconds',
+  jobRetries: 'beton_job_retries_total',
+  limiterWait: 'beton_limiter_wait_seconds',
+  providerRateLimited: 'beton_provider_rate_limited_total',
+  dbPoolConnections: 'beton_db_pool_connections',
+  workerHeartbeatAge: 'beton_worker_heartbeat_age_seconds',
+  payrollRunEtaSlack: 'beton_payroll_run_eta_slack_seconds',
+  collectErrors: 'beton_metrics_collect_errors_total',
+} as const;
+
+export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
+
+/** How one job attempt ended. `handed_back`: released unfinished during graceful shutdown. */
+export const JOB_OUTCOMES = ['done', 'retrying', 'failed', 'handed_back'] as const;
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+
+/** Statuses reported by `beton_queue_depth` (`done` is history, not depth). */
+export const DEPTH_STATUSES = ['queued', 'running', 'retrying', 'failed'] as const;
+export type DepthStatus = (typeof DEPTH_STATUSES)[number];
+
+export const DEFAULT_QUEUES = ['pdf-render', 'send-email', 'maintenance'] as const;
+
+/** Seconds. PDF p50 0.8 s / p99 < 3 s, email ≈ 1.2 s, job timeout 30 s. */
+export const JOB_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 0.8, 1, 1.2, 1.5, 2, 3, 5, 10, 20, 30, 60];
+export const LIMITER_WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
+
+export interface QueueStats {
+  /** Rows of Beton's `jobs` table grouped by queue and status. Missing pairs are reported as 0. */
+  depth: ReadonlyArray<{ queue: string; status: DepthStatus; count: number }>;
+  /** Age in seconds of the oldest due job (queued/retrying with run_at <= now) per queue; 0 or absent when empty. */
+  oldestJobAgeSeconds: ReadonlyArray<{ queue: string; seconds: number }>;
+}
+
+export interface DbPoolStats {
+  /** e.g. 'graphile' or 'prisma' */
+  pool: string;
+  inUse: number;
+  idle: number;
+  /** clients waiting for a connection */
+  waiting?: number;
+}
+
+export interface PayrollRunEta {
+  company: string;
+  run: string;
+  /** deadline − estimated finish, seconds; negative means the run will be late */
+  slackSeconds: number;
+}
+
+export interface WorkerHeartbeat {
+  worker: string;
+  ageSeconds: number;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface CreateMetricsOptions {
+  /** Registry to register into (default: a new one; never prom-client's global). */
+  registry?: Registry;
+  /** Collect prom-client's default process metrics (CPU, memory, event loop lag, GC). Default true. */
+  defaultMetrics?: boolean;
+  /** Labels added to every series, e.g. `{ service: 'worker-pdf' }`. */
+  defaultLabels?: Record<string, string>;
+  /** Queues always reported by `beton_queue_depth` (zero-filled). Default: pdf-render, send-email, maintenance. */
+  queues?: readonly string[];
+  /** Read at scrape time; one call serves both queue gauges of one scrape. */
+  collectQueueStats?: () => MaybePromise<QueueStats>;
+  /** Read at scrape time, e.g. `() => [pgPoolStats('graphile', pool)]`. */
+  collectDbPool?: () => MaybePromise<ReadonlyArray<DbPoolStats>>;
+  /** Read at scrape time (typically only the scheduler process passes it). */
+  collectPayrollRunEta?: () => MaybePromise<ReadonlyArray<PayrollRunEta>>;
+  /** Heartbeats of other workers (e.g. read from a heartbeats table by the scheduler). */
+  collectHeartbeats?: () => MaybePromise<ReadonlyArray<WorkerHeartbeat>>;
+  /** Name of this process for its own heartbeat series. Default `${hostname()}-${pid}`. */
+  workerId?: string;
+  /** Clock in ms, for tests. */
+  now?: () => number;
+}
+
+export interface BetonMetrics {
+  readonly registry: Registry;
+  /** Prometheus exposition content type, for the /metrics response. */
+  readonly contentType: string;
+  /** The exposition text. */
+  metrics(): Promise<string>;
+  /** Every metric name registered (including default process metrics). */
+  names(): string[];
+
+  readonly jobsStarted: Counter<'task' | 'queue'>;
+  readonly jobsFinished: Counter<'task' | 'queue' | 'outcome'>;
+  readonly jobDuration: Histogram<'task' | 'queue' | 'outcome'>;
+  readonly queueDepth: Gauge<'queue' | 'status'>;
+  readonly queueOldestJobAge: Gauge<'queue'>;
+  readonly jobRetries: Counter<'task' | 'error_code'>;
+  readonly limiterWait: Histogram<'limit'>;
+  readonly providerRateLimited: Counter<string>;
+  readonly dbPoolConnections: Gauge<'pool' | 'state'>;
+  readonly workerHeartbeatAge: Gauge<'worker'>;
+  readonly payrollRunEtaSlack: Gauge<'company' | 'run'>;
+  readonly collectErrors: Counter<'collector'>;
+
+  /** A worker took a job. */
+  jobStarted(labels: { task: string; queue: string }): void;
+  /** A job attempt ended: counts it and observes its duration. */
+  jobFinished(labels: { task: string; queue: string; outcome: JobOutcome; durationSeconds: number }): void;
+  /** A transient failure scheduled a retry (error_code e.g. 'http_503', 'timeout', 'econnreset'). */
+  jobRetried(labels: { task: string; errorCode: string }): void;
+  /** Time spent waiting for a shared limit (e.g. 'email_concurrency', 'email_rate', 'db_budget'). */
+  limiterWaited(limit: string, seconds: number): void;
+  /** The email provider answered 429. */
+  providerRateLimitedSeen(): void;
+  /** The worker loop is alive; call at least every few seconds. */
+  heartbeat(): void;
+  /** Start a timer; call the returned function with the outcome. */
+  startJobTimer(labels: { task: string; queue: string }): (outcome: JobOutcome) => number;
+}
+
+/** Adapts a node-postgres Pool (`totalCount`/`idleCount`/`waitingCount`) to `DbPoolStats`. */
+export function pgPoolStats(
+  pool: string,
+  p: { totalCount: number; idleCount: number; waitingCount: number },
+): DbPoolStats {
+  return { pool, inUse: Math.max(0, p.totalCount - p.idleCount), idle: p.idleCount, waiting: p.waitingCount };
+}
+
+/**
+ * Slack of a payroll run against its deadline: deadline − (now + remaining / rate), seconds.
+ * Negative: at the current throughput the run finishes late. No throughput with work left: -Infinity.
+ */
+export function etaSlackSeconds(input: {
+  deadlineMs: number;
+  nowMs: number;
+  remainingJobs: number;
+  jobsPerSecond: number;
+}): number {
+  const untilDeadline = (input.deadlineMs - input.nowMs) / 1000;
+  if (input.remainingJobs <= 0) return untilDeadline;
+  if (!(input.jobsPerSecond > 0)) return Number.NEGATIVE_INFINITY;
+  return untilDeadline - input.remainingJobs / input.jobsPerSecond;
+}
+
+export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics {
+  const registry = options.registry ?? new Registry();
+  const now = options.now ?? Date.now;
+  const queues = options.queues ?? DEFAULT_QUEUES;
+  const workerId = options.workerId ?? `${hostname()}-${process.pid}`;
+  if (options.defaultLabels) registry.setDefaultLabels(options.defaultLabels);
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+  const registers = [registry];
+
+  // Scrape-time callbacks in flight; the error counter waits for them so a failure shows
+  // in the same scrape. Registered last (below) so its collect runs after the gauges'.
+  const pending = new Set<Promise<unknown>>();
+  const collectErrors = new Counter({
+    name: METRIC_NAMES.collectErrors,
+    help: 'Scrape-time collector callbacks that threw; their gauges are empty for that scrape.',
+    labelNames: ['collector'] as const,
+    registers: [],
+    async collect() {
+      await Promise.allSettled([...pending]);
+    },
+  });
+
+  /** Runs a scrape-time callback; on failure counts the error and reports nothing (never stale values). */
+  function safely<T>(collector: string, fn: () => MaybePromise<T>): Promise<T | undefined> {
+    const run = (async () => {
+      try {
+        return await fn();
+      } catch {
+        collectErrors.inc({ collector });
+        return undefined;
+      }
+    })();
+    pending.add(run);
+    void run.finally(() => pending.delete(run));
+    return run;
+  }
+
+  // One queue-stats query serves both queue gauges of the same scrape.
+  let queueStatsInFlight: { at: number; promise: Promise<QueueStats | undefined> } | undefined;
+  function queueStats(): Promise<QueueStats | undefined> {
+    const collect = options.collectQueueStats;
+    if (!collect) return Promise.resolve(undefined);
+    const t = now();
+    if (!queueStatsInFlight || t - queueStatsInFlight.at > 1000) {
+      queueStatsInFlight = { at: t, promise: safely('queue_stats', collect) };
+    }
+    return queueStatsInFlight.promise;
+  }
+
+  const jobsStarted = new Counter({
+    name: METRIC_NAMES.jobsStarted,
+    help: 'Job attempts taken by a worker.',
+    labelNames: ['task', 'queue'] as const,
+    registers,
+  });
+  const jobsFinished = new Counter({
+    name: METRIC_NAMES.jobsFinished,
+    help: 'Job attempts ended, by outcome (done|retrying|failed|handed_back). failed = dead-letter queue.',
+    labelNames: ['task', 'queue', 'outcome'] as const,
+    registers,
+  });
+  const jobDuration = new Histogram({
+    name: METRIC_NAMES.jobDuration,
+    help: 'Wall time of one job attempt in seconds, by outcome.',
+    labelNames: ['task', 'queue', 'outcome'] as const,
+    buckets: JOB_DURATION_BUCKETS,
+    registers,
+  });
+  const queueDepth = new Gauge({
+    name: METRIC_NAMES.queueDepth,
+    help: "Rows in Beton's jobs table per queue and status (queued, running, retrying, failed), read at scrape time.",
+    labelNames: ['queue', 'status'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const stats = await queueStats();
+      if (!stats) return;
+      for (const queue of queues) for (const status of DEPTH_STATUSES) this.set({ queue, status }, 0);
+      for (const row of stats.depth) this.set({ queue: row.queue, status: row.status }, row.count);
+    },
+  });
+  const queueOldestJobAge = new Gauge({
+    name: METRIC_NAMES.queueOldestJobAge,
+    help: 'Age in seconds of the oldest due job (queued or retrying, run_at <= now) per queue; 0 when none.',
+    labelNames: ['queue'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const stats = await queueStats();
+      if (!stats) return;
+      for (const queue of queues) this.set({ queue }, 0);
+      for (const row of stats.oldestJobAgeSeconds) this.set({ queue: row.queue }, Math.max(0, row.seconds));
+    },
+  });
+  const jobRetries = new Counter({
+    name: METRIC_NAMES.jobRetries,
+    help: 'Retries scheduled after a transient failure, by task and error code.',
+    labelNames: ['task', 'error_code'] as const,
+    registers,
+  });
+  const limiterWait = new Histogram({
+    name: METRIC_NAMES.limiterWait,
+    help: 'Seconds a job waited for a shared limit (concurrency / rate / DB budget) before running.',
+    labelNames: ['limit'] as const,
+    buckets: LIMITER_WAIT_BUCKETS,
+    registers,
+  });
+  const providerRateLimited = new Counter({
+    name: METRIC_NAMES.providerRateLimited,
+    help: 'HTTP 429 Too Many Requests answers seen from the email provider.',
+    registers,
+  });
+  const dbPoolConnections = new Gauge({
+    name: METRIC_NAMES.dbPoolConnections,
+    help: "Database connections of this process's pools by state (in_use, idle, waiting).",
+    labelNames: ['pool', 'state'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const collect = options.collectDbPool;
+      if (!collect) return;
+      const pools = await safely('db_pool', collect);
+      for (const p of pools ?? []) {
+        this.set({ pool: p.pool, state: 'in_use' }, p.inUse);
+        this.set({ pool: p.pool, state: 'idle' }, p.idle);
+        this.set({ pool: p.pool, state: 'waiting' }, p.waiting ?? 0);
+      }
+    },
+  });
+  let lastBeatMs: number | undefined;
+  const workerHeartbeatAge = new Gauge({
+    name: METRIC_NAMES.workerHeartbeatAge,
+    help: "Seconds since a worker's job loop last reported it is alive.",
+    labelNames: ['worker'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      if (lastBeatMs !== undefined) this.set({ worker: workerId }, Math.max(0, (now() - lastBeatMs) / 1000));
+      const collect = options.collectHeartbeats;
+      if (!collect) return;
+      for (const hb of (await safely('heartbeats', collect)) ?? []) this.set({ worker: hb.worker }, hb.ageSeconds);
+    },
+  });
+  const payrollRunEtaSlack = new Gauge({
+    name: METRIC_NAMES.payrollRunEtaSlack,
+    help: 'Deadline minus estimated finish of an open payroll run, seconds; negative means it will be late.',
+    labelNames: ['company', 'run'] as const,
+    registers,
+    async collect() {
+      const collect = options.collectPayrollRunEta;
+      if (!collect) return; // values set directly with .set() stay
+      this.reset();
+      for (const r of (await safely('payroll_eta', collect)) ?? []) {
+        this.set({ company: r.company, run: r.run }, r.slackSeconds);
+      }
+    },
+  });
+
+  registry.registerMetric(collectErrors);
+
+  return {
+    registry,
+    get contentType() {
+      return registry.contentType;
+    },
+    metrics: () => registry.metrics(),
+    names: () => registry.getMetricsAsArray().map((m) => m.name),
+    jobsStarted,
+    jobsFinished,
+    jobDuration,
+    queueDepth,
+    queueOldestJobAge,
+    jobRetries,
+    limiterWait,
+    providerRateLimited,
+    dbPoolConnections,
+    workerHeartbeatAge,
+    payrollRunEtaSlack,
+    collectErrors,
+    jobStarted({ task, queue }) {
+      jobsStarted.inc({ task, queue });
+    },
+    jobFinished({ task, queue, outcome, durationSeconds }) {
+      jobsFinished.inc({ task, queue, outcome });
+      jobDuration.observe({ task, queue, outcome }, durationSeconds);
+    },
+    jobRetried({ task, errorCode }) {
+      jobRetries.inc({ task, error_code: errorCode });
+    },
+    limiterWaited(limit, seconds) {
+      limiterWait.observe({ limit }, seconds);
+    },
+    providerRateLimitedSeen() {
+      providerRateLimited.inc();
+    },
+    heartbeat() {
+      lastBeatMs = now();
+    },
+    startJobTimer({ task, queue }) {
+      const started = now();
+      jobsStarted.inc({ task, queue });
+      return (outcome) => {
+        const durationSeconds = (now() - started) / 1000;
+        jobsFinished.inc({ task, queue, outcome });
+        jobDuration.observe({ task, queue, outcome }, durationSeconds);
+        return durationSeconds;
+      };
+    },
+  };
+}
