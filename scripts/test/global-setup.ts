@@ -1,0 +1,45 @@
+import { freePort, createDatabaseIfMissing, dropDatabase, migrateDatabase, startEmbeddedPostgres, withDatabase, createPool } from '@beton/db';
+import { migrateQueue } from '@beton/jobs';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+/**
+ * Starts the suite's PostgreSQL (embedded unless DATABASE_URL is set), migrates a template
+ * database once, and tells the test files where they are. Everything is stopped at the end.
+ */
+export default async function setup(_project: TestProject) {
+  let stopServer = async () => {};
+  let serverUrl: string;
+  if (process.env.DATABASE_URL) {
+    serverUrl = process.env.DATABASE_URL;
+  } else {
+    // A folder and a port of its own, so two test runs on one machine never collide.
+    const dir = path.resolve(`.beton/test-postgres-${process.pid}`);
+    const server = await startEmbeddedPostgres({ dir, persistent: false, fast: true, port: await freePort() });
+    serverUrl = `${server.serverUrl}/postgres`;
+    stopServer = async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  }
+  const template = `beton_template_${process.pid}`;
+  try {
+    await dropDatabase(serverUrl, template);
+    await createDatabaseIfMissing(serverUrl, template);
+    const templateUrl = withDatabase(serverUrl, template);
+    await migrateDatabase(templateUrl);
+    const pool = createPool({ url: templateUrl, max: 1 });
+    await migrateQueue(pool);
+    await pool.end();
+  } catch (error) {
+    await stopServer();
+    throw error;
+  }
+  process.env.BETON_TEST_SERVER_URL = serverUrl;
+  process.env.BETON_TEST_TEMPLATE = template;
+  return async () => {
+    await dropDatabase(serverUrl, template).catch(() => {});
+    await stopServer();
+  };
+}
