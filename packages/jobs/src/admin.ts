@@ -1,0 +1,24 @@
+import { addWakeups, inTransaction, type Pool } from './db.ts';
+
+/**
+ * An admin's retry from the DLQ: failed → queued with a fresh attempt budget; the
+ * history of earlier attempts stays. Returns the ids actually retried.
+ */
+export async function retryFailedJobs(pool: Pool, filter: { ids?: number[]; allFailed?: boolean }, actor: string): Promise<number[]> {
+  if (!filter.ids?.length && !filter.allFailed) return [];
+  return inTransaction(pool, undefined, async (client) => {
+    const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number }>(
+      `update jobs set status = 'queued', attempts = 0, wakeup_seq = wakeup_seq + 1, run_at = now(), finished_at = null, updated_at = now()
+       where status = 'failed' and ($1::bigint[] is null or id = any($1::bigint[]))
+       returning id, task_name, wakeup_seq`,
+      [filter.allFailed ? null : filter.ids],
+    );
+    const byTask = new Map<string, typeof rows>();
+    for (const r of rows) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
+    for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
+    if (rows.length) {
+      await client.query(`insert into audit_log (actor, action, details) values ($1, 'retry-failed-jobs', $2)`, [actor, JSON.stringify({ ids: rows.map((r) => r.id) })]);
+    }
+    return rows.map((r) => r.id);
+  });
+}

@@ -1,0 +1,35 @@
+import type { Pool, PoolClient } from '@beton/db';
+
+export type { Pool, PoolClient };
+
+/** Runs `fn` in a transaction: on `client` as given (the caller's transaction), or on a new one from `pool`. */
+export async function inTransaction<T>(pool: Pool, client: PoolClient | undefined, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  if (client) return fn(client);
+  const own = await pool.connect();
+  try {
+    await own.query('begin');
+    const result = await fn(own);
+    await own.query('commit');
+    return result;
+  } catch (error) {
+    await own.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    own.release();
+  }
+}
+
+/** The graphile-worker wake-up jobs for Beton jobs: payload `{ jobId, seq }`, run at `runAt`. */
+export async function addWakeups(
+  client: PoolClient,
+  task: string,
+  wakeups: Array<{ jobId: number; seq: number; runAt: Date | null }>,
+): Promise<void> {
+  if (wakeups.length === 0) return;
+  await client.query(
+    `select graphile_worker.add_jobs(array(
+       select row($1::text, json_build_object('jobId', w.job_id, 'seq', w.seq), null, coalesce(w.run_at, now()), 25, null, 0, null)::graphile_worker.job_spec
+       from unnest($2::bigint[], $3::int[], $4::timestamptz[]) as w(job_id, seq, run_at)))`,
+    [task, wakeups.map((w) => w.jobId), wakeups.map((w) => w.seq), wakeups.map((w) => w.runAt)],
+  );
+}

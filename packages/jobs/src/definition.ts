@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import type { RetryPolicy } from './backoff.ts';
+
+/** Queues, split by the character of their work (SPEC R3). */
+export const QUEUES = ['pdf-render', 'send-email', 'maintenance'] as const;
+export type QueueName = (typeof QUEUES)[number];
+
+/** A limit held across every worker process on every machine (SPEC R4). */
+export interface JobLimits {
+  /** At most this many jobs of the key run at once. */
+  concurrency?: { key: string; max: number };
+  /** At most this many jobs of the key start per second. */
+  rate?: { key: string; perSecond: number };
+}
+
+/** Rows the job belongs to; shown to HR and used to scope queries. */
+export interface JobLinks {
+  companyId?: string | undefined;
+  payrollRunId?: string | undefined;
+  employeeId?: number | undefined;
+}
+
+/** A recurring schedule in a time zone (cron syntax, 5 fields). */
+export interface JobSchedule<Payload> {
+  cron: string;
+  /** IANA time zone. Default: 'UTC'. */
+  timeZone?: string;
+  /** The payload of the job enqueued for the due time `dueAt` (ISO). */
+  payload: (dueAt: string) => Payload;
+}
+
+export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType> {
+  name: Name;
+  queue: QueueName;
+  schema: Schema;
+  /** The attempt is stopped and failed as transient `timeout` past this. */
+  timeoutMs: number;
+  /** Overrides of the default policy (6 attempts, base 1 s, cap 300 s). */
+  retry?: Partial<RetryPolicy>;
+  /** Same key → the same job: enqueueing it again returns the existing one. */
+  idempotencyKey: (payload: z.infer<Schema>) => string;
+  links?: (payload: z.infer<Schema>) => JobLinks;
+  limits?: JobLimits;
+  /** Expected run time; on SIGTERM a job that cannot finish in the grace left is handed back at once. Default: timeoutMs. */
+  estimateMs?: (payload: z.infer<Schema>) => number;
+  schedule?: JobSchedule<z.input<Schema>>;
+}
+
+/** Identity function that keeps the literal types of a definition. */
+export function defineJob<const Name extends string, Schema extends z.ZodType>(
+  definition: JobDefinition<Name, Schema>,
+): JobDefinition<Name, Schema> {
+  return definition;
+}
+
+export type AnyJobDefinition = JobDefinition<string, z.ZodType>;
+export type PayloadOf<D> = D extends JobDefinition<string, infer S> ? z.input<S> : never;
+export type DefinitionNamed<Defs extends readonly AnyJobDefinition[], N extends string> = Extract<Defs[number], { name: N }>;

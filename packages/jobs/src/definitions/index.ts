@@ -1,0 +1,26 @@
+import { noop } from './noop.ts';
+import { payrollFanout } from './payroll-fanout.ts';
+import { pollBank } from './poll-bank.ts';
+import { renderSlip } from './render-slip.ts';
+import { sendBankStatusEmail } from './send-bank-status-email.ts';
+import { sendReminderEmail } from './send-reminder-email.ts';
+import { sendSlipEmail } from './send-slip-email.ts';
+import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
+
+export { noop, payrollFanout, pollBank, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, sweepStuckJobs };
+export * from './shared.ts';
+
+/** Every job Beton knows: the typed enqueue and each worker's task list come from here. */
+export const jobDefinitions = [
+  renderSlip,
+  sendSlipEmail,
+  sendReminderEmail,
+  sendBankStatusEmail,
+  payrollFanout,
+  sweepStuckJobs,
+  pollBank,
+  noop,
+] as const;
+
+export type BetonJobs = typeof jobDefinitions;
+export type BetonJobName = BetonJobs[number]['name'];

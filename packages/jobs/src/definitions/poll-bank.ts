@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { defineJob } from '../definition.ts';
+
+/** Every 15 minutes: ask the bank which salaries were credited (R1 recurring, R11). */
+export const pollBank = defineJob({
+  name: 'poll-bank',
+  queue: 'maintenance',
+  schema: z.object({ dueAt: z.string() }),
+  timeoutMs: 25_000,
+  retry: { maxAttempts: 3 },
+  idempotencyKey: (p) => `bank-poll:${p.dueAt}`,
+  schedule: { cron: '*/15 * * * *', timeZone: 'UTC', payload: (dueAt) => ({ dueAt }) },
+});

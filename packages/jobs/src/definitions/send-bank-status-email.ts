@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineJob } from '../definition.ts';
+import { EMAIL_PROVIDER_LIMITS } from './shared.ts';
+
+/** One status email to a company's HR per bank poll that found credited salaries. */
+export const sendBankStatusEmail = defineJob({
+  name: 'send-bank-status-email',
+  queue: 'send-email',
+  schema: z.object({ companyId: z.string().uuid(), pollWindow: z.string(), credited: z.number().int().nonnegative() }),
+  timeoutMs: 30_000,
+  idempotencyKey: (p) => `bank-status:${p.companyId}:${p.pollWindow}`,
+  links: (p) => ({ companyId: p.companyId }),
+  limits: EMAIL_PROVIDER_LIMITS,
+});

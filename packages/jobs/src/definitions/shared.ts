@@ -1,0 +1,15 @@
+import { z } from 'zod';
+
+/** 'YYYY-MM', the month a payroll pays. */
+export const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
+
+/** The email provider's account limits (SPEC R4): 45 in flight, 40 per second, across all workers. */
+export const EMAIL_PROVIDER_LIMITS = {
+  concurrency: { key: 'email-provider', max: 45 },
+  rate: { key: 'email-provider', perSecond: 40 },
+} as const;
+
+/** Key of one slip: `slip:2026-11:emp-48213`, `slip:2026-11:emp-48213:resend-1` for an explicit resend. */
+export function slipKey(p: { month: string; employeeId: number; resend?: number | undefined }): string {
+  return `slip:${p.month}:emp-${p.employeeId}${p.resend ? `:resend-${p.resend}` : ''}`;
+}

@@ -1,0 +1,398 @@
+import { Logger as GraphileLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { z } from 'zod';
+import { retryDelayMs, retryPolicy, canRetry } from '../backoff.ts';
+import { addWakeups, inTransaction, type Pool } from '../db.ts';
+import type { AnyJobDefinition, QueueName } from '../definition.ts';
+import { classifyError, TransientError, type ClassifiedError } from '../errors.ts';
+import { acquireSlot, LimitWaitAborted, waitForRate, type LimiterStore, type SlotLease } from '../limits.ts';
+import type { Logger } from '../logger.ts';
+import { checkTimeouts } from './config-check.ts';
+
+export interface HandlerContext {
+  jobId: number;
+  attempt: number;
+  maxAttempts: number;
+  idempotencyKey: string;
+  workerId: string;
+  /** Aborted at the job's timeout and when the job is handed back on shutdown. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export type JobHandler<Payload = any> = (payload: Payload, ctx: HandlerContext) => Promise<void>;
+
+/** A raw graphile-worker task that is not a tracked Beton job (e.g. the schedule tick). */
+export type RawTask = Task;
+
+export interface WorkerEvents {
+  onStart?(e: { task: string; queue: string; jobId: number; attempt: number }): void;
+  onFinish?(e: { task: string; queue: string; jobId: number; attempt: number; outcome: AttemptOutcome; durationMs: number; error?: ClassifiedError }): void;
+  onLimitWait?(e: { limit: string; waitedMs: number }): void;
+}
+
+export type AttemptOutcome = 'done' | 'retrying' | 'failed' | 'handed_back';
+
+export interface StartWorkerOptions {
+  pool: Pool;
+  /** Every definition of the product (enqueue targets); the worker runs those of `queue`. */
+  definitions: readonly AnyJobDefinition[];
+  handlers: Record<string, JobHandler>;
+  queue: QueueName;
+  /** Jobs run at once in this process. */
+  concurrency: number;
+  /** Where global limits are held (PostgreSQL or Redis). */
+  limiter: LimiterStore;
+  logger: Logger;
+  /** Extra graphile-worker tasks (not tracked) this process also runs. */
+  rawTasks?: Record<string, RawTask>;
+  /** graphile-worker crontab for this process (UTC), e.g. the once-a-minute schedule tick. */
+  crontab?: string;
+  /** Default: 30000. */
+  shutdownGraceMs?: number;
+  /** Default: 60000. */
+  visibilityTimeoutMs?: number;
+  /** How often the worker row and its running jobs are touched. Default: 10000. */
+  heartbeatMs?: number;
+  /** graphile-worker poll interval for future jobs, ms. Default: 1000. */
+  pollIntervalMs?: number;
+  workerId?: string;
+  events?: WorkerEvents;
+  /** Randomness of the backoff (tests). Default: Math.random. */
+  random?: () => number;
+  /** Let the event loop keep running until stop() (tests call stop()). Default: true. */
+}
+
+export interface RunningWorker {
+  workerId: string;
+  /** False once shutdown started (the readiness probe). */
+  readonly ready: boolean;
+  /** Jobs in hand now. */
+  readonly active: number;
+  /**
+   * Graceful shutdown (R10): stop fetching, let jobs finish, hand back at once those that
+   * cannot finish before the grace period ends, hand back the rest at its end. A second
+   * call hands everything back at once.
+   */
+  stop(reason?: string): Promise<void>;
+  /** Resolves when the worker has stopped. */
+  done: Promise<void>;
+}
+
+interface ActiveJob {
+  jobId: number;
+  seq: number;
+  attempt: number;
+  attemptId: number;
+  def: AnyJobDefinition;
+  startedAt: number;
+  estimateMs: number;
+  controller: AbortController;
+  handedBack: boolean;
+  settle: (value: 'handed_back') => void;
+}
+
+const wakeupSchema = z.object({ jobId: z.number().int(), seq: z.number().int() });
+
+export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  const {
+    pool,
+    definitions,
+    handlers,
+    queue,
+    concurrency,
+    limiter,
+    logger,
+    shutdownGraceMs = 30_000,
+    visibilityTimeoutMs = 60_000,
+    heartbeatMs = 10_000,
+    pollIntervalMs = 1000,
+    events = {},
+    random = Math.random,
+  } = options;
+  const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${queue}:${randomUUID().slice(0, 8)}`;
+  const mine = definitions.filter((d) => d.queue === queue);
+  checkTimeouts(mine, { visibilityTimeoutMs, shutdownGraceMs });
+  for (const def of mine) if (!handlers[def.name]) throw new Error(`No handler for job "${def.name}" (queue ${queue})`);
+
+  const active = new Map<number, ActiveJob>();
+  const waiting = new Set<AbortController>();
+  let stopping = false;
+  let deadline = Infinity;
+
+  await pool.query(
+    `insert into workers (id, host, pid, queue, started_at, last_seen) values ($1, $2, $3, $4, now(), now())
+     on conflict (id) do update set last_seen = now(), stopped_at = null`,
+    [workerId, os.hostname(), process.pid, queue],
+  );
+
+  /** Hands a claimed job back to the queue: not a failed attempt, another worker takes it now. */
+  async function handBack(job: ActiveJob, why: string): Promise<void> {
+    if (job.handedBack) return;
+    job.handedBack = true;
+    job.controller.abort(new Error(`handed back: ${why}`));
+    job.settle('handed_back');
+    await inTransaction(pool, undefined, async (client) => {
+      const { rows } = await client.query<{ wakeup_seq: number }>(
+        `update jobs set status = 'queued', attempts = attempts - 1, wakeup_seq = wakeup_seq + 1, worker_id = null,
+                run_at = now(), updated_at = now()
+         where id = $1 and status = 'running' and attempts = $2 returning wakeup_seq`,
+        [job.jobId, job.attempt],
+      );
+      await client.query(
+        `update job_attempts set outcome = 'handed_back', finished_at = now(), duration_ms = $2, error_message = $3 where id = $1`,
+        [job.attemptId, Math.round(performance.now() - job.startedAt), `handed back: ${why}`],
+      );
+      if (rows[0]) await addWakeups(client, job.def.name, [{ jobId: job.jobId, seq: rows[0].wakeup_seq, runAt: null }]);
+    });
+    logger.info({ jobId: job.jobId, task: job.def.name, attempt: job.attempt, outcome: 'handed_back', why }, 'job handed back');
+    events.onFinish?.({ task: job.def.name, queue, jobId: job.jobId, attempt: job.attempt, outcome: 'handed_back', durationMs: performance.now() - job.startedAt });
+  }
+
+  /** A wake-up taken but not yet claimed (waiting on a limit) when shutdown came: re-issue it. */
+  async function reissueWakeup(def: AnyJobDefinition, jobId: number, seq: number): Promise<void> {
+    await inTransaction(pool, undefined, async (client) => {
+      const { rows } = await client.query<{ wakeup_seq: number }>(
+        `update jobs set wakeup_seq = wakeup_seq + 1, updated_at = now() where id = $1 and wakeup_seq = $2 returning wakeup_seq`,
+        [jobId, seq],
+      );
+      if (rows[0]) await addWakeups(client, def.name, [{ jobId, seq: rows[0].wakeup_seq, runAt: null }]);
+    });
+  }
+
+  async function finish(job: ActiveJob, outcome: { ok: true } | { ok: false; error: ClassifiedError }, durationMs: number): Promise<AttemptOutcome> {
+    const policy = retryPolicy(job.def.retry);
+    return inTransaction(pool, undefined, async (client) => {
+      if (outcome.ok) {
+        await client.query(
+          `update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
+           where id = $1 and status = 'running' and attempts = $2`,
+          [job.jobId, job.attempt],
+        );
+        await client.query(`update job_attempts set outcome = 'done', finished_at = now(), duration_ms = $2 where id = $1`, [job.attemptId, Math.round(durationMs)]);
+        return 'done';
+      }
+      const { error } = outcome;
+      const retry = error.kind === 'transient' && canRetry(job.attempt, policy);
+      const delay = retry ? retryDelayMs({ attempt: job.attempt, policy, retryAfterMs: error.retryAfterMs, random }) : null;
+      const { rows } = await client.query<{ wakeup_seq: number; run_at: Date }>(
+        `update jobs set status = $3::"JobStatus", last_error = $4, last_error_kind = $5::"ErrorKind", last_error_code = $6,
+                run_at = case when $7::int is null then run_at else now() + make_interval(secs => $7::float8 / 1000) end,
+                wakeup_seq = wakeup_seq + case when $7::int is null then 0 else 1 end,
+                finished_at = case when $7::int is null then now() else null end,
+                worker_id = null, updated_at = now()
+         where id = $1 and status = 'running' and attempts = $2
+         returning wakeup_seq, run_at`,
+        [job.jobId, job.attempt, retry ? 'retrying' : 'failed', error.message, error.kind, error.code, delay],
+      );
+      await client.query(
+        `update job_attempts set outcome = $2::"AttemptOutcome", finished_at = now(), duration_ms = $3, error_kind = $4::"ErrorKind",
+                error_code = $5, error_message = $6, error_stack = $7, retry_delay_ms = $8 where id = $1`,
+        [job.attemptId, retry ? 'retrying' : 'failed', Math.round(durationMs), error.kind, error.code, error.message, error.stack ?? null, delay],
+      );
+      if (retry && rows[0]) await addWakeups(client, job.def.name, [{ jobId: job.jobId, seq: rows[0].wakeup_seq, runAt: rows[0].run_at }]);
+      return retry ? 'retrying' : 'failed';
+    });
+  }
+
+  function trackedTask(def: AnyJobDefinition): Task {
+    const handler = handlers[def.name]!;
+    return async (raw) => {
+      const { jobId, seq } = wakeupSchema.parse(raw);
+      if (stopping) return reissueWakeup(def, jobId, seq);
+
+      // 1. Global concurrency slot, waited for without holding a connection or an attempt.
+      let lease: SlotLease | undefined;
+      const waitAbort = new AbortController();
+      waiting.add(waitAbort);
+      try {
+        if (def.limits?.concurrency) {
+          lease = await acquireSlot(limiter, {
+            key: def.limits.concurrency.key,
+            max: def.limits.concurrency.max,
+            holder: `${workerId}:${jobId}:${seq}`,
+            ttlMs: def.timeoutMs + 30_000,
+            signal: waitAbort.signal,
+          });
+          events.onLimitWait?.({ limit: def.limits.concurrency.key, waitedMs: lease.waitedMs });
+        }
+      } catch (error) {
+        if (error instanceof LimitWaitAborted) return reissueWakeup(def, jobId, seq);
+        throw error;
+      } finally {
+        waiting.delete(waitAbort);
+      }
+
+      try {
+        // 2. Claim: queued/retrying → running, one more attempt, its history row.
+        const { rows } = await pool.query<{ attempts: number; max_attempts: number; payload: unknown; idempotency_key: string; attempt_id: number }>(
+          `with c as (
+             update jobs set status = 'running', attempts = attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
+             where id = $1 and wakeup_seq = $2 and status in ('queued', 'retrying')
+             returning id, attempts, max_attempts, payload, idempotency_key)
+           , a as (insert into job_attempts (job_id, attempt, worker_id) select id, attempts, $3 from c returning id)
+           select c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id from c, a`,
+          [jobId, seq, workerId],
+        );
+        const claimed = rows[0];
+        if (!claimed) {
+          logger.debug({ jobId, seq, task: def.name }, 'stale wake-up ignored');
+          return;
+        }
+        const controller = new AbortController();
+        let settle!: (v: 'handed_back') => void;
+        const handedBackPromise = new Promise<'handed_back'>((resolve) => (settle = resolve));
+        const job: ActiveJob = {
+          jobId,
+          seq,
+          attempt: claimed.attempts,
+          attemptId: claimed.attempt_id,
+          def,
+          startedAt: performance.now(),
+          estimateMs: def.timeoutMs,
+          controller,
+          handedBack: false,
+          settle,
+        };
+        active.set(jobId, job);
+        const log = logger.child({ jobId, task: def.name, attempt: job.attempt });
+        log.info({ queue, event: 'start' }, 'job started');
+        events.onStart?.({ task: def.name, queue, jobId, attempt: job.attempt });
+
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<{ ok: false; error: ClassifiedError }>((resolve) => {
+          timer = setTimeout(() => {
+            const error = new TransientError('timeout', `${def.name} exceeded its timeout of ${def.timeoutMs} ms`);
+            controller.abort(error);
+            resolve({ ok: false, error: classifyError(error) });
+          }, def.timeoutMs);
+        });
+        const run = (async (): Promise<{ ok: true } | { ok: false; error: ClassifiedError }> => {
+          try {
+            const payload = def.schema.parse(claimed.payload); // queued jobs may carry an older shape
+            job.estimateMs = def.estimateMs?.(payload) ?? def.timeoutMs;
+            if (stopping && performance.now() + job.estimateMs > deadline) void handBack(job, 'cannot finish within the shutdown grace period');
+            if (def.limits?.rate) {
+              const waited = await waitForRate(limiter, { key: def.limits.rate.key, perSecond: def.limits.rate.perSecond, signal: controller.signal });
+              events.onLimitWait?.({ limit: def.limits.rate.key, waitedMs: waited });
+            }
+            await handler(payload, {
+              jobId,
+              attempt: job.attempt,
+              maxAttempts: claimed.max_attempts,
+              idempotencyKey: claimed.idempotency_key,
+              workerId,
+              signal: controller.signal,
+              log,
+            });
+            return { ok: true };
+          } catch (error) {
+            return { ok: false, error: classifyError(controller.signal.aborted && controller.signal.reason instanceof TransientError ? controller.signal.reason : error) };
+          }
+        })();
+        const result = await Promise.race([run, timedOut, handedBackPromise]);
+        clearTimeout(timer);
+        active.delete(jobId);
+        if (result === 'handed_back' || job.handedBack) return;
+        const durationMs = performance.now() - job.startedAt;
+        const outcome = await finish(job, result, durationMs);
+        const fields = { queue, event: 'finish', outcome, durationMs: Math.round(durationMs), ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }) };
+        if (outcome === 'done') log.info(fields, 'job done');
+        else log.warn(fields, `job ${outcome}`);
+        events.onFinish?.({ task: def.name, queue, jobId, attempt: job.attempt, outcome, durationMs, ...(result.ok ? {} : { error: result.error }) });
+      } finally {
+        await lease?.release().catch((error) => logger.error({ err: error }, 'slot release failed'));
+      }
+    };
+  }
+
+  const taskList: TaskList = { ...options.rawTasks };
+  for (const def of mine) taskList[def.name] = trackedTask(def);
+
+  const graphileLogger = new GraphileLogger(() => (level, message, meta) => {
+    const fn = level === 'error' ? logger.error : level === 'warning' ? logger.warn : logger.debug;
+    fn.call(logger, { graphile: meta }, message);
+  });
+  const runner: Runner = await run({
+    pgPool: pool,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: pollIntervalMs,
+    taskList,
+    ...(options.crontab ? { crontab: options.crontab } : {}),
+    logger: graphileLogger,
+    // Beton aborts handlers itself (timeouts, hand-back); graphile's own abort must not come first.
+    gracefulShutdownAbortTimeout: shutdownGraceMs + 60_000,
+    preset: {
+      worker: {
+        // >= 0: with the default -1 a job finishing during shutdown stays locked for 4 h (FACTS).
+        completeJobBatchDelay: 0,
+        failJobBatchDelay: 0,
+      },
+    },
+  });
+
+  const heartbeat = setInterval(() => {
+    pool
+      .query(
+        `with w as (update workers set last_seen = now() where id = $1)
+         update jobs set heartbeat_at = now() where worker_id = $1 and status = 'running'`,
+        [workerId],
+      )
+      .catch((error) => logger.warn({ err: error }, 'heartbeat failed'));
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  let stopPromise: Promise<void> | undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+
+  async function handBackAll(why: string): Promise<void> {
+    for (const w of waiting) w.abort();
+    await Promise.all([...active.values()].map((job) => handBack(job, why).catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed'))));
+  }
+
+  const worker: RunningWorker = {
+    workerId,
+    get ready() {
+      return !stopping;
+    },
+    get active() {
+      return active.size;
+    },
+    done,
+    stop(reason = 'stop requested') {
+      if (stopPromise) {
+        // Second signal: hand everything back now and let the first stop() finish fast.
+        logger.warn({ reason }, 'second stop request: handing back every job now');
+        void handBackAll('forced shutdown');
+        return stopPromise;
+      }
+      stopping = true;
+      const graceStarted = performance.now();
+      // Leave a margin to write the hand-backs and exit before SIGKILL.
+      deadline = graceStarted + Math.max(0, shutdownGraceMs - Math.min(2000, shutdownGraceMs * 0.1));
+      logger.info({ reason, active: active.size, graceMs: shutdownGraceMs }, 'graceful shutdown started');
+      stopPromise = (async () => {
+        for (const w of waiting) w.abort();
+        const late = [...active.values()].filter((job) => job.startedAt + job.estimateMs > deadline);
+        const handBacks = late.map((job) => handBack(job, 'cannot finish within the shutdown grace period'));
+        const graceTimer = setTimeout(() => void handBackAll('shutdown grace period over'), Math.max(0, deadline - performance.now()));
+        try {
+          await Promise.all(handBacks);
+          await runner.stop(reason);
+        } finally {
+          clearTimeout(graceTimer);
+          clearInterval(heartbeat);
+          await pool.query(`update workers set stopped_at = now(), last_seen = now() where id = $1`, [workerId]).catch(() => {});
+          logger.info({ ms: Math.round(performance.now() - graceStarted) }, 'worker stopped');
+          resolveDone();
+        }
+      })();
+      return stopPromise;
+    },
+  };
+  runner.promise.catch((error) => logger.error({ err: error }, 'graphile-worker runner failed'));
+  return worker;
+}

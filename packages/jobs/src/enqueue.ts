@@ -1,0 +1,120 @@
+import type { AnyJobDefinition, DefinitionNamed, JobLinks, PayloadOf } from './definition.ts';
+import { DEFAULT_RETRY_POLICY } from './backoff.ts';
+import { addWakeups, inTransaction, type Pool, type PoolClient } from './db.ts';
+import type { JobStatus } from './transitions.ts';
+
+export interface EnqueueOptions {
+  /** Not before this time (a delayed job). Default: now. */
+  runAt?: Date;
+  /** Overrides the key the definition derives from the payload. */
+  idempotencyKey?: string;
+  /** Join the caller's transaction instead of opening one. */
+  client?: PoolClient;
+}
+
+export interface EnqueuedJob {
+  id: number;
+  idempotencyKey: string;
+  status: JobStatus;
+  /** False when a job with the same idempotency key already existed (it is returned instead). */
+  created: boolean;
+}
+
+export interface EnqueueManyResult {
+  created: number;
+  existing: number;
+  ids: number[];
+}
+
+export class UnknownJobError extends Error {
+  override readonly name = 'UnknownJobError';
+  constructor(name: string, known: string[]) {
+    super(`Unknown job "${name}". Known jobs: ${known.join(', ')}`);
+  }
+}
+
+/**
+ * A typed enqueue over a registry of definitions. Every enqueue writes the `jobs` row
+ * (status queued) and the graphile-worker wake-up in ONE transaction; a duplicate
+ * idempotency key returns the existing job instead of creating a second one.
+ */
+export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(pool: Pool, definitions: Defs) {
+  const byName = new Map<string, AnyJobDefinition>(definitions.map((d) => [d.name, d]));
+
+  function definition(name: string): AnyJobDefinition {
+    const def = byName.get(name);
+    if (!def) throw new UnknownJobError(name, [...byName.keys()]);
+    return def;
+  }
+
+  async function enqueueMany<N extends Defs[number]['name']>(
+    name: N,
+    items: ReadonlyArray<{ payload: PayloadOf<DefinitionNamed<Defs, N>>; runAt?: Date; idempotencyKey?: string }>,
+    options: { client?: PoolClient } = {},
+  ): Promise<EnqueueManyResult> {
+    const def = definition(name);
+    const rows = items.map((item) => {
+      const payload = def.schema.parse(item.payload); // bad input is refused before anything is written
+      const links: JobLinks = def.links?.(payload) ?? {};
+      return {
+        payload: JSON.stringify(payload),
+        key: item.idempotencyKey ?? def.idempotencyKey(payload),
+        runAt: item.runAt ?? null,
+        companyId: links.companyId ?? null,
+        payrollRunId: links.payrollRunId ?? null,
+        employeeId: links.employeeId ?? null,
+      };
+    });
+    if (rows.length === 0) return { created: 0, existing: 0, ids: [] };
+    const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
+    return inTransaction(pool, options.client, async (client) => {
+      const inserted = await client.query<{ id: number; run_at: Date }>(
+        `insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, updated_at)
+         select $1, $2, t.payload, 'queued', $3, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, now()
+         from unnest($4::jsonb[], $5::text[], $6::timestamptz[], $7::uuid[], $8::uuid[], $9::int[])
+           as t(payload, key, run_at, company_id, payroll_run_id, employee_id)
+         on conflict (idempotency_key) do nothing
+         returning id, run_at`,
+        [
+          def.name,
+          def.queue,
+          maxAttempts,
+          rows.map((r) => r.payload),
+          rows.map((r) => r.key),
+          rows.map((r) => r.runAt),
+          rows.map((r) => r.companyId),
+          rows.map((r) => r.payrollRunId),
+          rows.map((r) => r.employeeId),
+        ],
+      );
+      await addWakeups(client, def.name, inserted.rows.map((r) => ({ jobId: r.id, seq: 0, runAt: r.run_at })));
+      let ids = inserted.rows.map((r) => r.id);
+      if (inserted.rowCount !== rows.length) {
+        const all = await client.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [rows.map((r) => r.key)]);
+        ids = all.rows.map((r) => r.id);
+      }
+      return { created: inserted.rowCount ?? 0, existing: rows.length - (inserted.rowCount ?? 0), ids };
+    });
+  }
+
+  async function enqueue<N extends Defs[number]['name']>(
+    name: N,
+    payload: PayloadOf<DefinitionNamed<Defs, N>>,
+    options: EnqueueOptions = {},
+  ): Promise<EnqueuedJob> {
+    const def = definition(name);
+    const key = options.idempotencyKey ?? def.idempotencyKey(def.schema.parse(payload));
+    const item = { payload, idempotencyKey: key, ...(options.runAt ? { runAt: options.runAt } : {}) };
+    return inTransaction(pool, options.client, async (client) => {
+      const result = await enqueueMany(name, [item], { client });
+      const row = (
+        await client.query<{ id: number; status: JobStatus }>('select id, status from jobs where idempotency_key = $1', [key])
+      ).rows[0]!;
+      return { id: row.id, idempotencyKey: key, status: row.status, created: result.created === 1 };
+    });
+  }
+
+  return { enqueue, enqueueMany, definition, definitions };
+}
+
+export type JobClient<Defs extends readonly AnyJobDefinition[]> = ReturnType<typeof createJobClient<Defs>>;

@@ -1,0 +1,153 @@
+/**
+ * Error classification in one place (SPEC R6). Transient errors are retried with backoff;
+ * permanent errors fail the job at once (one attempt, into the DLQ).
+ */
+
+export type ErrorKind = 'transient' | 'permanent';
+
+/** Machine-readable reason, stored on the job and shown to HR and admins. */
+export type ErrorCode =
+  | 'provider_unavailable'
+  | 'rate_limited'
+  | 'timeout'
+  | 'connection_reset'
+  | 'invalid_recipient'
+  | 'invalid_payload'
+  | 'rejected'
+  | 'unexpected'
+  | (string & {});
+
+export abstract class JobError extends Error {
+  abstract readonly kind: ErrorKind;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export class TransientError extends JobError {
+  override readonly name = 'TransientError';
+  readonly kind = 'transient' as const;
+  /** Wait at least this long before the next attempt (a 429's reset time). */
+  readonly retryAfterMs: number | undefined;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+    super(code, message, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+export class PermanentError extends JobError {
+  override readonly name = 'PermanentError';
+  readonly kind = 'permanent' as const;
+}
+
+export interface ClassifiedError {
+  kind: ErrorKind;
+  code: ErrorCode;
+  message: string;
+  stack: string | undefined;
+  retryAfterMs: number | undefined;
+}
+
+/** Anything thrown becomes an Error once, so the rest of the engine can rely on it. */
+export function coerceError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  if (typeof thrown === 'string') return new Error(thrown);
+  try {
+    return new Error(`Non-error thrown: ${JSON.stringify(thrown)}`);
+  } catch {
+    return new Error(`Non-error thrown: ${String(thrown)}`);
+  }
+}
+
+const TRANSIENT_NETWORK_CODES: Record<string, ErrorCode> = {
+  ECONNRESET: 'connection_reset',
+  EPIPE: 'connection_reset',
+  ECONNREFUSED: 'provider_unavailable',
+  EHOSTUNREACH: 'provider_unavailable',
+  ENOTFOUND: 'provider_unavailable',
+  EAI_AGAIN: 'provider_unavailable',
+  ETIMEDOUT: 'timeout',
+  ESOCKETTIMEDOUT: 'timeout',
+  ECONNABORTED: 'timeout',
+  UND_ERR_SOCKET: 'connection_reset',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+};
+
+/** HTTP status → error. 408, 429 and 5xx are transient; any other 4xx is permanent. */
+export function errorFromHttpStatus(
+  status: number,
+  message: string,
+  options: { retryAfterMs?: number; code?: ErrorCode; cause?: unknown } = {},
+): JobError {
+  const cause = options.cause === undefined ? {} : { cause: options.cause };
+  if (status === 429) {
+    return new TransientError('rate_limited', message, {
+      ...cause,
+      ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+    });
+  }
+  if (status === 408) return new TransientError('timeout', message, cause);
+  if (status >= 500) return new TransientError(options.code ?? 'provider_unavailable', message, cause);
+  if (status >= 400) return new PermanentError(options.code ?? 'rejected', message, cause);
+  return new TransientError('unexpected', message, cause);
+}
+
+/** Parses `Retry-After` (seconds or HTTP date) or `X-RateLimit-Reset` (unix seconds). */
+export function retryAfterFromHeaders(headers: Record<string, unknown> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const get = (name: string) => {
+    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
+    return undefined;
+  };
+  const retryAfter = get('retry-after');
+  if (retryAfter !== undefined) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(String(retryAfter));
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  const reset = Number(get('x-ratelimit-reset'));
+  if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset * 1000 - now);
+  return undefined;
+}
+
+function httpStatusOf(error: Error): number | undefined {
+  const e = error as { status?: unknown; statusCode?: unknown; code?: unknown; response?: { status?: unknown; statusCode?: unknown } };
+  for (const v of [e.status, e.statusCode, e.response?.status, e.response?.statusCode, e.code]) {
+    if (typeof v === 'number' && v >= 100 && v <= 599) return v;
+  }
+  return undefined;
+}
+
+/** The table of SPEC R6, applied to anything a handler throws. */
+export function classifyError(thrown: unknown): ClassifiedError {
+  const error = coerceError(thrown);
+  const out = (kind: ErrorKind, code: ErrorCode, retryAfterMs?: number): ClassifiedError => ({
+    kind,
+    code,
+    message: error.message,
+    stack: error.stack,
+    retryAfterMs,
+  });
+  if (error instanceof TransientError) return out('transient', error.code, error.retryAfterMs);
+  if (error instanceof PermanentError) return out('permanent', error.code);
+  if (error.name === 'ZodError') return out('permanent', 'invalid_payload');
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return out('transient', 'timeout');
+  const status = httpStatusOf(error);
+  if (status !== undefined) {
+    const headers = (error as { response?: { headers?: Record<string, unknown> } }).response?.headers;
+    const mapped = errorFromHttpStatus(status, error.message, { retryAfterMs: retryAfterFromHeaders(headers) ?? 0 });
+    return out(mapped.kind, mapped.code, mapped instanceof TransientError && status === 429 ? mapped.retryAfterMs : undefined);
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && code in TRANSIENT_NETWORK_CODES) return out('transient', TRANSIENT_NETWORK_CODES[code]!);
+  const causeCode = ((error as { cause?: NodeJS.ErrnoException }).cause)?.code;
+  if (typeof causeCode === 'string' && causeCode in TRANSIENT_NETWORK_CODES) return out('transient', TRANSIENT_NETWORK_CODES[causeCode]!);
+  return out('transient', 'unexpected');
+}

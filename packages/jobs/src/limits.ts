@@ -1,0 +1,170 @@
+import type { Redis } from 'ioredis';
+import type { Pool } from './db.ts';
+
+/**
+ * Limits held across every worker process on every machine (SPEC R4): a concurrency
+ * limit (leased slots that expire if a holder dies) and a rate limit (GCRA: each start
+ * reserves the next free instant `1/rate` after the previous one, so no 1-second window
+ * ever holds more than `rate` starts — a fixed window would allow 2× at its edges).
+ * Waiting never holds a database connection: a slot is polled with backoff, a rate
+ * reservation is slept out.
+ */
+export interface LimiterStore {
+  /** Takes a free or expired slot of `key` (0..max-1); null when all are held. */
+  tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null>;
+  releaseSlot(key: string, slot: number, holder: string): Promise<void>;
+  /** Reserves the next start; returns how long to wait before starting, ms. */
+  reserveStart(key: string, perSecond: number): Promise<number>;
+  /** Slots currently held per key (for the admin queues page). */
+  slotsInUse(key: string): Promise<number>;
+}
+
+export class PostgresLimiterStore implements LimiterStore {
+  private readonly prepared = new Set<string>();
+  constructor(private readonly pool: Pool) {}
+
+  async tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null> {
+    const prepared = `${key}:${max}`;
+    if (!this.prepared.has(prepared)) {
+      await this.pool.query(
+        `insert into limiter_slots (key, slot) select $1, g from generate_series(0, $2::int - 1) g on conflict do nothing`,
+        [key, max],
+      );
+      this.prepared.add(prepared);
+    }
+    const { rows } = await this.pool.query<{ slot: number }>(
+      `update limiter_slots s set holder = $3, expires_at = now() + make_interval(secs => $4::float8 / 1000)
+       from (select slot from limiter_slots
+             where key = $1 and slot < $2 and (holder is null or expires_at < now())
+             order by slot limit 1 for update skip locked) free
+       where s.key = $1 and s.slot = free.slot
+       returning s.slot`,
+      [key, max, holder, ttlMs],
+    );
+    return rows[0]?.slot ?? null;
+  }
+
+  async releaseSlot(key: string, slot: number, holder: string): Promise<void> {
+    await this.pool.query(`update limiter_slots set holder = null, expires_at = null where key = $1 and slot = $2 and holder = $3`, [key, slot, holder]);
+  }
+
+  async reserveStart(key: string, perSecond: number): Promise<number> {
+    const { rows } = await this.pool.query<{ wait_ms: number }>(
+      `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => 1.0 / $2))
+       on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => 1.0 / $2)
+       returning greatest(0, extract(epoch from (tat - make_interval(secs => 1.0 / $2) - clock_timestamp())) * 1000)::float8 as wait_ms`,
+      [key, perSecond],
+    );
+    return rows[0]?.wait_ms ?? 0;
+  }
+
+  async slotsInUse(key: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `select count(*)::int as n from limiter_slots where key = $1 and holder is not null and expires_at >= now()`,
+      [key],
+    );
+    return rows[0]?.n ?? 0;
+  }
+}
+
+const ACQUIRE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
+return 0`;
+
+const RESERVE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local interval = 1000 / tonumber(ARGV[1])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+tat = tat + interval
+redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(tat - now + 1000))
+return tostring(tat - interval - now)`;
+
+/** The same limits in Redis (used when REDIS_URL is set): a sorted set of leases and a GCRA key. */
+export class RedisLimiterStore implements LimiterStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'beton:limit:',
+  ) {}
+
+  async tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null> {
+    const r = (await this.redis.eval(ACQUIRE_LUA, 1, `${this.prefix}slots:${key}`, max, holder, ttlMs)) as number;
+    return r < 0 ? null : 0;
+  }
+
+  async releaseSlot(key: string, _slot: number, holder: string): Promise<void> {
+    await this.redis.zrem(`${this.prefix}slots:${key}`, holder);
+  }
+
+  async reserveStart(key: string, perSecond: number): Promise<number> {
+    const wait = Number(await this.redis.eval(RESERVE_LUA, 1, `${this.prefix}rate:${key}`, perSecond));
+    return Math.max(0, wait);
+  }
+
+  async slotsInUse(key: string): Promise<number> {
+    return this.redis.zcount(`${this.prefix}slots:${key}`, Date.now(), '+inf');
+  }
+}
+
+export class LimitWaitAborted extends Error {
+  override readonly name = 'LimitWaitAborted';
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new LimitWaitAborted('wait aborted'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new LimitWaitAborted('wait aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface SlotLease {
+  release(): Promise<void>;
+  /** How long the caller waited for the slot, ms. */
+  waitedMs: number;
+}
+
+/** Waits (polling with jittered backoff, no connection held) for a slot; abortable. */
+export async function acquireSlot(
+  store: LimiterStore,
+  opts: { key: string; max: number; holder: string; ttlMs: number; signal?: AbortSignal },
+): Promise<SlotLease> {
+  const started = performance.now();
+  let delay = 10;
+  for (;;) {
+    const slot = await store.tryAcquireSlot(opts.key, opts.max, opts.holder, opts.ttlMs);
+    if (slot !== null) {
+      let released = false;
+      return {
+        waitedMs: performance.now() - started,
+        release: async () => {
+          if (released) return;
+          released = true;
+          await store.releaseSlot(opts.key, slot, opts.holder);
+        },
+      };
+    }
+    await sleep(delay / 2 + Math.random() * delay, opts.signal);
+    delay = Math.min(delay * 1.5, 250);
+  }
+}
+
+/** Reserves a start under the rate limit and sleeps until it; returns the wait, ms. */
+export async function waitForRate(store: LimiterStore, opts: { key: string; perSecond: number; signal?: AbortSignal }): Promise<number> {
+  const wait = await store.reserveStart(opts.key, opts.perSecond);
+  if (wait > 0) await sleep(wait, opts.signal);
+  return wait;
+}

@@ -1,0 +1,108 @@
+import { Cron } from 'croner';
+import type { AnyJobDefinition } from './definition.ts';
+import { inTransaction, type Pool, type PoolClient } from './db.ts';
+import type { createJobClient } from './enqueue.ts';
+
+/**
+ * Time-zone-aware schedules (R1) on top of graphile-worker's UTC cron: a once-a-minute
+ * tick (de-duplicated across schedulers by graphile-worker's known_crontabs) asks every
+ * schedule which due times fell in the last few minutes and enqueues each once — the
+ * `schedule_runs` row per (schedule, due time) and the job's idempotency key make a tick
+ * that runs twice enqueue once.
+ */
+export interface ScheduleEntry {
+  /** Stable id, e.g. 'sweep-stuck-jobs' or 'payroll:<companyId>'. */
+  id: string;
+  cron: string;
+  timeZone: string;
+  job: string;
+  payload: (dueAt: Date) => unknown;
+  idempotencyKey?: (dueAt: Date) => string;
+}
+
+export type ScheduleSource = (client: PoolClient) => Promise<ScheduleEntry[]>;
+
+export class InvalidScheduleError extends Error {
+  override readonly name = 'InvalidScheduleError';
+}
+
+export function parseSchedule(cron: string, timeZone: string): Cron {
+  try {
+    return new Cron(cron, { timezone: timeZone, paused: true, mode: '5-part' });
+  } catch (error) {
+    throw new InvalidScheduleError(`Invalid schedule "${cron}" in ${timeZone}: ${(error as Error).message}`);
+  }
+}
+
+/** Due times of `cron` in `timeZone` within (from, to]. */
+export function dueTimes(cron: string, timeZone: string, from: Date, to: Date): Date[] {
+  const schedule = parseSchedule(cron, timeZone);
+  const out: Date[] = [];
+  let cursor = from;
+  for (;;) {
+    const next = schedule.nextRun(cursor);
+    if (!next || next > to) break;
+    out.push(next);
+    cursor = next;
+  }
+  return out;
+}
+
+/** The next `count` due times after `after` (the admin schedules page). */
+export function nextDueTimes(cron: string, timeZone: string, count: number, after = new Date()): Date[] {
+  return parseSchedule(cron, timeZone).nextRuns(count, after);
+}
+
+/** Schedules declared on job definitions (the built-in recurring jobs). */
+export function definitionSchedules(definitions: readonly AnyJobDefinition[]): ScheduleEntry[] {
+  return definitions.flatMap((def) =>
+    def.schedule
+      ? [{
+          id: def.name,
+          cron: def.schedule.cron,
+          timeZone: def.schedule.timeZone ?? 'UTC',
+          job: def.name,
+          payload: (dueAt: Date) => def.schedule!.payload(dueAt.toISOString()),
+        }]
+      : [],
+  );
+}
+
+export interface TickOptions {
+  pool: Pool;
+  jobs: Pick<ReturnType<typeof createJobClient>, 'enqueue'>;
+  sources: ScheduleSource[];
+  /** The tick's time. Default: now (tests inject a clock). */
+  now?: Date;
+  /** How far back a tick looks for due times it may have missed. Default: 5 min. */
+  lookbackMs?: number;
+  /** Who enqueued (diagnostics). */
+  by: string;
+}
+
+export interface TickResult {
+  enqueued: Array<{ scheduleId: string; dueAt: Date; jobId: number }>;
+}
+
+export async function runScheduleTick({ pool, jobs, sources, now = new Date(), lookbackMs = 5 * 60_000, by }: TickOptions): Promise<TickResult> {
+  const from = new Date(now.getTime() - lookbackMs);
+  const enqueued: TickResult['enqueued'] = [];
+  const entries = (await Promise.all(sources.map((source) => inTransaction(pool, undefined, source)))).flat();
+  for (const entry of entries) {
+    for (const dueAt of dueTimes(entry.cron, entry.timeZone, from, now)) {
+      await inTransaction(pool, undefined, async (client) => {
+        const { rowCount } = await client.query(
+          `insert into schedule_runs (schedule_id, due_at, enqueued_by) values ($1, $2, $3) on conflict do nothing`,
+          [entry.id, dueAt, by],
+        );
+        if (!rowCount) return; // another tick (or another scheduler) already enqueued this due time
+        const job = await jobs.enqueue(entry.job as never, entry.payload(dueAt) as never, {
+          client,
+          idempotencyKey: entry.idempotencyKey?.(dueAt) ?? `schedule:${entry.id}:${dueAt.toISOString()}`,
+        });
+        enqueued.push({ scheduleId: entry.id, dueAt, jobId: job.id });
+      });
+    }
+  }
+  return { enqueued };
+}

@@ -1,0 +1,150 @@
+import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineJob } from '../src/definition.ts';
+import { createJobClient } from '../src/enqueue.ts';
+import { PermanentError, TransientError } from '../src/errors.ts';
+import type { RunningWorker } from '../src/engine/worker.ts';
+import { attemptsOf, jobRow, testWorker, waitFor } from './helpers.ts';
+
+const flaky = defineJob({
+  name: 'test-flaky',
+  queue: 'maintenance',
+  schema: z.object({ key: z.string(), failTimes: z.number().int(), permanent: z.boolean().optional() }),
+  timeoutMs: 5_000,
+  retry: { baseMs: 40, capMs: 400 },
+  idempotencyKey: (p) => `flaky:${p.key}`,
+});
+const render = defineJob({
+  name: 'test-render',
+  queue: 'pdf-render',
+  schema: z.object({ key: z.string() }),
+  timeoutMs: 5_000,
+  idempotencyKey: (p) => `render:${p.key}`,
+});
+const definitions = [flaky, render] as const;
+
+describe('job engine', () => {
+  let db: TestDatabase;
+  let worker: RunningWorker;
+  const calls = new Map<string, number>();
+  const callTimes = new Map<string, number[]>();
+
+  beforeAll(async () => {
+    db = await createTestDatabase('engine');
+    worker = await testWorker(db.pool, {
+      definitions,
+      queue: 'maintenance',
+      concurrency: 4,
+      random: () => 0.5,
+      handlers: {
+        'test-flaky': async (p: z.infer<typeof flaky.schema>) => {
+          const n = (calls.get(p.key) ?? 0) + 1;
+          calls.set(p.key, n);
+          callTimes.set(p.key, [...(callTimes.get(p.key) ?? []), Date.now()]);
+          if (p.permanent) throw new PermanentError('invalid_recipient', `${p.key}: address rejected`);
+          if (n <= p.failTimes) throw new TransientError('provider_unavailable', `503 number ${n}`);
+        },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await db?.drop();
+  });
+
+  const jobs = () => createJobClient(db.pool, definitions);
+
+  it('retries a transient failure with jittered backoff and ends done with N+1 attempts', async () => {
+    const job = await jobs().enqueue('test-flaky', { key: 'twice', failTimes: 2 });
+    expect(job.created).toBe(true);
+    await waitFor('done', async () => (await jobRow(db.pool, job.id)).status === 'done');
+    const row = await jobRow(db.pool, job.id);
+    expect(row.attempts).toBe(3);
+    const history = await attemptsOf(db.pool, job.id);
+    expect(history.map((a) => a.outcome)).toEqual(['retrying', 'retrying', 'done']);
+    // random() = 0.5 → waits of 0.5 × min(400, 40 × 2^n): 40 ms, then 80 ms.
+    expect(history.map((a) => a.retry_delay_ms)).toEqual([40, 80, null]);
+    const times = callTimes.get('twice')!;
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(35);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(75);
+  });
+
+  it('fails a permanent error at once: one attempt, no retry', async () => {
+    const job = await jobs().enqueue('test-flaky', { key: 'bad-address', failTimes: 0, permanent: true });
+    await waitFor('failed', async () => (await jobRow(db.pool, job.id)).status === 'failed');
+    const row = await jobRow(db.pool, job.id);
+    expect(row).toMatchObject({ attempts: 1, last_error_kind: 'permanent', last_error_code: 'invalid_recipient' });
+    expect((await attemptsOf(db.pool, job.id)).map((a) => a.outcome)).toEqual(['failed']);
+  });
+
+  it('puts a job that failed transiently six times in the DLQ with its full history', async () => {
+    const job = await jobs().enqueue('test-flaky', { key: 'always', failTimes: 99 });
+    await waitFor('failed', async () => (await jobRow(db.pool, job.id)).status === 'failed', 30_000);
+    const history = await attemptsOf(db.pool, job.id);
+    expect(history.map((a) => a.outcome)).toEqual(['retrying', 'retrying', 'retrying', 'retrying', 'retrying', 'failed']);
+    expect(history.every((a) => a.error_code === 'provider_unavailable' && a.error_stack?.includes('TransientError'))).toBe(true);
+    expect(calls.get('always')).toBe(6);
+    expect((await jobRow(db.pool, job.id)).attempts).toBe(6);
+  });
+
+  it('returns the existing job for a duplicate idempotency key', async () => {
+    const first = await jobs().enqueue('test-flaky', { key: 'once', failTimes: 0 });
+    const second = await jobs().enqueue('test-flaky', { key: 'once', failTimes: 0 });
+    expect(second).toMatchObject({ id: first.id, created: false });
+    const many = await jobs().enqueueMany('test-flaky', [{ payload: { key: 'once', failTimes: 0 } }, { payload: { key: 'once-b', failTimes: 0 } }]);
+    expect(many).toMatchObject({ created: 1, existing: 1 });
+    const { rows } = await db.pool.query(`select count(*)::int as n from jobs where idempotency_key = 'flaky:once'`);
+    expect(rows[0].n).toBe(1);
+    await waitFor('once done', async () => calls.get('once') === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls.get('once')).toBe(1);
+  });
+
+  it('enqueues atomically: a transaction that dies after the insert leaves neither row nor job', async () => {
+    const client = await db.pool.connect();
+    const count = async () => (await db.pool.query(`select (select count(*) from jobs where idempotency_key = 'flaky:atomic')::int as rows, (select count(*) from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'test-flaky' and j.payload::text like '%"seq"%' and (j.payload->>'jobId')::bigint not in (select id from jobs))::int as orphans`)).rows[0];
+    try {
+      await client.query('begin');
+      await jobs().enqueue('test-flaky', { key: 'atomic', failTimes: 0 }, { client });
+      // The process dies here, before commit: the server rolls the transaction back.
+      const pid = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
+      await db.pool.query('select pg_terminate_backend($1)', [pid]);
+      await expect(client.query('commit')).rejects.toThrow();
+    } finally {
+      client.release(true);
+    }
+    expect(await count()).toEqual({ rows: 0, orphans: 0 });
+  });
+
+  it('does not run a delayed job before its time', async () => {
+    const runAt = new Date(Date.now() + 1500);
+    const job = await jobs().enqueue('test-flaky', { key: 'delayed', failTimes: 0 }, { runAt });
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await jobRow(db.pool, job.id)).status).toBe('queued');
+    expect(calls.get('delayed')).toBeUndefined();
+    await waitFor('delayed done', async () => (await jobRow(db.pool, job.id)).status === 'done');
+    expect(callTimes.get('delayed')![0]!).toBeGreaterThanOrEqual(runAt.getTime() - 5);
+  });
+
+  it('never lets a worker of one queue take another queue\'s job', async () => {
+    const job = await jobs().enqueue('test-render', { key: 'r1' });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await jobRow(db.pool, job.id)).status).toBe('queued');
+  });
+
+  it('refuses bad payloads at enqueue and unknown job names', async () => {
+    await expect(jobs().enqueue('test-flaky', { key: 1 } as never)).rejects.toThrow();
+    await expect(jobs().enqueue('nope' as never, {} as never)).rejects.toThrow(/Unknown job "nope"/);
+  });
+
+  it('fails an old payload that no longer validates permanently (invalid_payload)', async () => {
+    const job = await jobs().enqueue('test-flaky', { key: 'old-shape', failTimes: 0 });
+    // Simulate a job queued by an older release, before `failTimes` existed.
+    await db.pool.query(`update jobs set payload = '{"key":"old-shape"}' where id = $1 and status = 'queued'`, [job.id]);
+    await waitFor('settled', async () => ['failed', 'done'].includes((await jobRow(db.pool, job.id)).status));
+    const row = await jobRow(db.pool, job.id);
+    if (row.status === 'failed') expect(row).toMatchObject({ attempts: 1, last_error_code: 'invalid_payload' });
+  });
+});
