@@ -1,0 +1,34 @@
+import { countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs } from '@beton/dashboard';
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { adminProcedure } from '../trpc.ts';
+
+const filter = z.object({
+  companyId: z.string().uuid().optional(),
+  task: z.string().max(100).optional(),
+  errorCode: z.string().max(100).optional(),
+  from: z.date().optional(),
+  to: z.date().optional(),
+  q: z.string().max(200).optional(),
+});
+const ids = z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000) });
+
+export const adminRouter = {
+  failedList: adminProcedure
+    .input(filter.extend({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
+    .query(({ ctx, input }) => {
+      const { limit, offset, ...f } = input;
+      return listFailedJobs(ctx.pool, f, { limit, offset });
+    }),
+  failedCount: adminProcedure.input(filter).query(({ ctx, input }) => countFailedJobs(ctx.pool, input)),
+  failedFacets: adminProcedure.query(({ ctx }) => failedFacets(ctx.pool)),
+  job: adminProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
+  retry: adminProcedure.input(ids).mutation(({ ctx, input }) => retryJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
+  retryMatching: adminProcedure.input(filter).mutation(({ ctx, input }) => retryJobs(ctx.pool, { filter: input }, ctx.actor)),
+  discard: adminProcedure.input(ids).mutation(({ ctx, input }) => discardJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
+  discardMatching: adminProcedure.input(filter).mutation(({ ctx, input }) => discardJobs(ctx.pool, { filter: input }, ctx.actor)),
+  queues: adminProcedure.query(({ ctx }) => queuesOverview(ctx.pool)),
+  workers: adminProcedure.query(({ ctx }) => listWorkers(ctx.pool)),
+  stuck: adminProcedure.query(({ ctx }) => listStuckJobs(ctx.pool)),
+  schedules: adminProcedure.query(({ ctx }) => listSchedules(ctx.pool)),
+} satisfies TRPCRouterRecord;

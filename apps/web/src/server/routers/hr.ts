@@ -1,0 +1,46 @@
+import { employeeDetail, listEmployees, listRunProgress, runForApproval, runProgress, slipJobStatus, SLIP_STATUSES, updateEmployeeEmail, assertEmployeeInCompany } from '@beton/dashboard';
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { approvePayroll, resendSlip } from '../payroll-adapter.ts';
+import { hrProcedure, jobs } from '../trpc.ts';
+
+const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
+const runId = z.object({ runId: z.string().uuid() });
+const employeeId = z.number().int().positive().max(2_147_483_647);
+const jobId = z.number().int().positive();
+
+export const runsRouter = {
+  list: hrProcedure.query(({ ctx }) => listRunProgress(ctx.pool, ctx.companyId)),
+  get: hrProcedure.input(runId).query(({ ctx, input }) => runProgress(ctx.pool, ctx.companyId, input.runId)),
+  approve: hrProcedure.input(runId).mutation(async ({ ctx, input }) => {
+    const run = await runForApproval(ctx.pool, ctx.companyId, input.runId);
+    return approvePayroll({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, month: run.month, approvedBy: ctx.actor });
+  }),
+} satisfies TRPCRouterRecord;
+
+export const employeesRouter = {
+  list: hrProcedure
+    .input(z.object({
+      month,
+      search: z.string().max(100).optional(),
+      status: z.enum(SLIP_STATUSES).optional(),
+      limit: z.number().int().min(1).max(100).default(25),
+      offset: z.number().int().min(0).max(1_000_000).default(0),
+    }))
+    .query(({ ctx, input }) => listEmployees(ctx.pool, ctx.companyId, input)),
+  get: hrProcedure.input(z.object({ id: employeeId })).query(({ ctx, input }) => employeeDetail(ctx.pool, ctx.companyId, input.id)),
+  // The address is validated by the service (a field error, nothing saved), not here, so
+  // the form gets one consistent error shape.
+  updateEmail: hrProcedure
+    .input(z.object({ id: employeeId, email: z.string().max(320) }))
+    .output(z.object({ email: z.string() }))
+    .mutation(({ ctx, input }) => updateEmployeeEmail(ctx.pool, ctx.companyId, input.id, input.email, ctx.actor)),
+  resend: hrProcedure
+    .input(z.object({ id: employeeId, month }))
+    .output(z.object({ jobId: z.number() }))
+    .mutation(async ({ ctx, input }) => {
+      await assertEmployeeInCompany(ctx.pool, ctx.companyId, input.id);
+      return resendSlip({ pool: ctx.pool, jobs: jobs(ctx), employeeId: input.id, month: input.month, requestedBy: ctx.actor });
+    }),
+  resendStatus: hrProcedure.input(z.object({ jobId })).query(({ ctx, input }) => slipJobStatus(ctx.pool, ctx.companyId, input.jobId)),
+} satisfies TRPCRouterRecord;

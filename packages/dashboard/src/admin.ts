@@ -1,0 +1,204 @@
+import { definitionSchedules, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs } from '@beton/jobs';
+import { notFound } from './errors.ts';
+import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
+
+export interface FailedFilter {
+  companyId?: string | undefined;
+  task?: string | undefined;
+  errorCode?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  q?: string | undefined;
+}
+
+/** The WHERE clause of the DLQ filter, shared by list, count, retry-all and discard-all. */
+function failedWhere(f: FailedFilter, first = 1): { sql: string; params: unknown[] } {
+  const params: unknown[] = [f.companyId ?? null, f.task ?? null, f.errorCode ?? null, f.from ?? null, f.to ?? null, f.q?.trim() ? `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null];
+  const p = (i: number) => `$${first + i}`;
+  return {
+    sql: `j.status = 'failed'
+      and (${p(0)}::uuid is null or j.company_id = ${p(0)})
+      and (${p(1)}::text is null or j.task_name = ${p(1)})
+      and (${p(2)}::text is null or j.last_error_code = ${p(2)})
+      and (${p(3)}::timestamptz is null or j.finished_at >= ${p(3)})
+      and (${p(4)}::timestamptz is null or j.finished_at < ${p(4)})
+      and (${p(5)}::text is null or j.last_error ilike ${p(5)})`,
+    params,
+  };
+}
+
+export interface FailedJobRow {
+  id: number; taskName: string; queue: string; companyId: string | null; companyName: string | null; employeeId: number | null;
+  attempts: number; lastErrorCode: string | null; lastErrorKind: string | null; lastError: string | null; finishedAt: Date | null;
+}
+
+export async function listFailedJobs(pool: Pool, filter: FailedFilter, page: { limit: number; offset: number }): Promise<{ rows: FailedJobRow[]; total: number }> {
+  const w = failedWhere(filter, 3);
+  const [list, count] = await Promise.all([
+    pool.query<{ id: number; task_name: string; queue: string; company_id: string | null; company_name: string | null; employee_id: number | null; attempts: number; last_error_code: string | null; last_error_kind: string | null; last_error: string | null; finished_at: Date | null }>(
+      `select j.id, j.task_name, j.queue, j.company_id, c.name as company_name, j.employee_id, j.attempts, j.last_error_code, j.last_error_kind, j.last_error, j.finished_at
+       from jobs j left join companies c on c.id = j.company_id where ${w.sql} order by j.finished_at desc nulls last, j.id desc limit $1 offset $2`,
+      [page.limit, page.offset, ...w.params]),
+    countFailedJobs(pool, filter),
+  ]);
+  return {
+    total: count,
+    rows: list.rows.map((r) => ({
+      id: r.id, taskName: r.task_name, queue: r.queue, companyId: r.company_id, companyName: r.company_name, employeeId: r.employee_id,
+      attempts: r.attempts, lastErrorCode: r.last_error_code, lastErrorKind: r.last_error_kind, lastError: r.last_error, finishedAt: r.finished_at,
+    })),
+  };
+}
+
+export async function countFailedJobs(pool: Pool, filter: FailedFilter): Promise<number> {
+  const w = failedWhere(filter);
+  const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from jobs j where ${w.sql}`, w.params);
+  return rows[0]?.n ?? 0;
+}
+
+/** Values the DLQ filters offer: error codes, tasks and companies that currently have failed jobs. */
+export async function failedFacets(pool: Pool): Promise<{ errorCodes: Array<{ code: string; n: number }>; tasks: string[]; companies: Array<{ id: string; name: string }> }> {
+  const [codes, tasks, companies] = await Promise.all([
+    pool.query<{ code: string; n: number }>(`select coalesce(last_error_code, 'unknown') as code, count(*)::int as n from jobs where status = 'failed' group by 1 order by 2 desc`),
+    pool.query<{ task_name: string }>(`select distinct task_name from jobs where status = 'failed' order by 1`),
+    pool.query<{ id: string; name: string }>(`select id, name from companies order by name`),
+  ]);
+  return { errorCodes: codes.rows, tasks: tasks.rows.map((r) => r.task_name), companies: companies.rows };
+}
+
+export async function failedJobDetail(pool: Pool, jobId: number) {
+  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; payload: unknown; attempts: number; max_attempts: number; idempotency_key: string; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; last_error_kind: string | null; company_id: string | null; employee_id: number | null; payroll_run_id: string | null }>(
+    `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id from jobs where id = $1`,
+    [jobId],
+  );
+  const j = rows[0];
+  if (!j) throw notFound('Job');
+  const attempts = await pool.query<{ attempt: number; worker_id: string | null; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; error_kind: string | null; error_code: string | null; error_message: string | null; error_stack: string | null; retry_delay_ms: number | null }>(
+    `select attempt, worker_id, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack, retry_delay_ms from job_attempts where job_id = $1 order by attempt, id`,
+    [jobId],
+  );
+  return {
+    id: j.id, taskName: j.task_name, queue: j.queue, status: j.status, payload: j.payload, attempts: j.attempts, maxAttempts: j.max_attempts,
+    idempotencyKey: j.idempotency_key, runAt: j.run_at, finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
+    lastErrorKind: j.last_error_kind, companyId: j.company_id, employeeId: j.employee_id, payrollRunId: j.payroll_run_id,
+    attemptLog: attempts.rows.map((a) => ({
+      attempt: a.attempt, workerId: a.worker_id, startedAt: a.started_at, finishedAt: a.finished_at, durationMs: a.duration_ms, outcome: a.outcome,
+      errorKind: a.error_kind, errorCode: a.error_code, errorMessage: a.error_message, errorStack: a.error_stack, retryDelayMs: a.retry_delay_ms,
+    })),
+  };
+}
+
+/** Retry one job or every failed job matching the filter; audited by @beton/jobs with the actor. */
+export async function retryJobs(pool: Pool, target: { ids: number[] } | { filter: FailedFilter }, actor: string): Promise<{ retried: number }> {
+  let ids: number[];
+  if ('ids' in target) ids = target.ids;
+  else {
+    const w = failedWhere(target.filter);
+    ids = (await pool.query<{ id: number }>(`select j.id from jobs j where ${w.sql}`, w.params)).rows.map((r) => r.id);
+  }
+  if (ids.length === 0) return { retried: 0 };
+  const retried = await retryFailedJobs(pool, { ids }, actor);
+  return { retried: retried.length };
+}
+
+/**
+ * Discard failed jobs (one, or all matching the filter): the rows are deleted with their
+ * attempts; the audit log keeps who discarded what (keys and errors).
+ */
+export async function discardJobs(pool: Pool, target: { ids: number[] } | { filter: FailedFilter }, actor: string): Promise<{ discarded: number }> {
+  const w = 'ids' in target ? { sql: `j.status = 'failed' and j.id = any($1::bigint[])`, params: [target.ids] as unknown[] } : failedWhere(target.filter);
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const { rows } = await client.query<{ id: number; idempotency_key: string; last_error_code: string | null }>(
+      `delete from jobs j where ${w.sql} returning j.id, j.idempotency_key, j.last_error_code`, w.params,
+    );
+    if (rows.length) {
+      await client.query(`insert into audit_log (actor, action, details) values ($1, 'discard-failed-jobs', $2)`, [actor, JSON.stringify({ jobs: rows })]);
+    }
+    await client.query('commit');
+    return { discarded: rows.length };
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export interface QueueView {
+  queue: string;
+  counts: StatusCounts;
+  oldestWaitingSeconds: number | null;
+  perMinute: Array<{ minute: Date; done: number; failed: number }>;
+}
+
+/** Per queue: depth by status, oldest waiting job, last 60 minutes of finished attempts; limiter slots in use. */
+export async function queuesOverview(pool: Pool, now = new Date()) {
+  const [stats, oldest, chart, limits] = await Promise.all([
+    queueStats(pool),
+    pool.query<{ queue: string; age: number }>(
+      `select queue, extract(epoch from ($1::timestamptz - min(run_at)))::float8 as age from jobs where status = 'queued' and run_at <= $1 group by queue`, [now]),
+    pool.query<{ queue: string; minute: Date; done: number; failed: number }>(
+      `select j.queue, date_trunc('minute', a.finished_at) as minute,
+              count(*) filter (where a.outcome = 'done')::int as done, count(*) filter (where a.outcome <> 'done')::int as failed
+       from job_attempts a join jobs j on j.id = a.job_id
+       where a.finished_at > $1::timestamptz - interval '60 minutes' group by 1, 2 order by 2`, [now]),
+    pool.query<{ key: string; in_use: number; max: number }>(
+      `select key, count(*) filter (where holder is not null and expires_at > $1)::int as in_use, count(*)::int as max from limiter_slots group by key`, [now]),
+  ]);
+  const queues = new Set([...Object.keys(stats), ...oldest.rows.map((r) => r.queue), ...chart.rows.map((r) => r.queue), ...jobDefinitions.map((d) => d.queue)]);
+  const views: QueueView[] = [...queues].sort().map((queue) => ({
+    queue,
+    counts: { ...emptyCounts(), ...(stats[queue] ?? {}) },
+    oldestWaitingSeconds: oldest.rows.find((r) => r.queue === queue)?.age ?? null,
+    perMinute: chart.rows.filter((r) => r.queue === queue).map((r) => ({ minute: r.minute, done: r.done, failed: r.failed })),
+  }));
+  const limitDefs = jobDefinitions.flatMap((d) => ('limits' in d && d.limits ? [{ queue: d.queue, limits: d.limits }] : []));
+  return { queues: views, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), limitDefs };
+}
+
+export async function listWorkers(pool: Pool) {
+  const { rows } = await pool.query<{ id: string; host: string; pid: number; queue: string; started_at: Date; last_seen: Date; stopped_at: Date | null }>(
+    `select id, host, pid, queue, started_at, last_seen, stopped_at from workers order by stopped_at nulls first, last_seen desc limit 200`,
+  );
+  return rows.map((r) => ({ id: r.id, host: r.host, pid: r.pid, queue: r.queue, startedAt: r.started_at, lastSeen: r.last_seen, stoppedAt: r.stopped_at }));
+}
+
+export async function listStuckJobs(pool: Pool, now = new Date()) {
+  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; worker_id: string | null; started_at: Date; heartbeat_at: Date | null }>(
+    `select id, task_name, queue, worker_id, started_at, heartbeat_at from jobs
+     where status = 'running' and started_at < $1::timestamptz - make_interval(secs => $2) order by started_at limit 200`,
+    [now, STUCK_AFTER_MS / 1000],
+  );
+  return rows.map((r) => ({ id: r.id, taskName: r.task_name, queue: r.queue, workerId: r.worker_id, startedAt: r.started_at, heartbeatAt: r.heartbeat_at }));
+}
+
+export interface ScheduleView {
+  id: string;
+  kind: 'payroll' | 'builtin';
+  label: string;
+  cron: string;
+  timeZone: string;
+  job: string;
+  next: Date[];
+  lastRun: Date | null;
+}
+
+/** Every company's payroll schedule and the built-in recurring jobs, with next due times and last run. */
+export async function listSchedules(pool: Pool, now = new Date()): Promise<ScheduleView[]> {
+  const [companies, last] = await Promise.all([
+    pool.query<{ id: string; name: string; payroll_schedule: string; time_zone: string }>(`select id, name, payroll_schedule, time_zone from companies order by name`),
+    pool.query<{ schedule_id: string; due_at: Date }>(`select schedule_id, max(due_at) as due_at from schedule_runs group by schedule_id`),
+  ]);
+  const lastOf = new Map(last.rows.map((r) => [r.schedule_id, r.due_at]));
+  const safeNext = (cron: string, tz: string) => { try { return nextDueTimes(cron, tz, 3, now); } catch { return []; } };
+  const builtin: ScheduleView[] = definitionSchedules(jobDefinitions).map((s) => ({
+    id: s.id, kind: 'builtin', label: s.id, cron: s.cron, timeZone: s.timeZone, job: s.job, next: safeNext(s.cron, s.timeZone), lastRun: lastOf.get(s.id) ?? null,
+  }));
+  const payroll: ScheduleView[] = companies.rows.map((c) => ({
+    id: `payroll:${c.id}`, kind: 'payroll', label: `Payroll · ${c.name}`, cron: c.payroll_schedule, timeZone: c.time_zone, job: 'payroll-fanout',
+    next: safeNext(c.payroll_schedule, c.time_zone), lastRun: lastOf.get(`payroll:${c.id}`) ?? null,
+  }));
+  return [...builtin, ...payroll];
+}

@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { AppError, notFound } from './errors.ts';
+import type { Pool } from './types.ts';
+
+/** What HR sees per employee for one month. */
+export const SLIP_STATUSES = ['none', 'queued', 'running', 'retrying', 'rendered', 'sent', 'failed'] as const;
+export type SlipStatus = (typeof SLIP_STATUSES)[number];
+
+export interface EmployeeRow {
+  id: number;
+  code: string;
+  nameLatin: string;
+  nameBengali: string;
+  email: string;
+  slipStatus: SlipStatus;
+  lastErrorCode: string | null;
+}
+
+export interface ListEmployeesInput {
+  month: string;
+  search?: string | undefined;
+  status?: SlipStatus | undefined;
+  limit: number;
+  offset: number;
+}
+
+// The newest slip job (render or email) of the employee for the month decides the status:
+// its email job done → sent; a render done whose email is not yet created → rendered.
+const SLIP_STATUS_SQL = `
+  case when s.status is null then 'none'
+       when s.status = 'done' and s.task_name = 'send-slip-email' then 'sent'
+       when s.status = 'done' then 'rendered'
+       else s.status::text end`;
+
+const LATEST_SLIP_JOB = `
+  left join lateral (
+    select j.status, j.task_name, j.last_error_code from jobs j
+    where j.employee_id = e.id and j.task_name in ('render-slip', 'send-slip-email') and j.payload->>'month' = $2
+    order by j.id desc limit 1
+  ) s on true`;
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** One company's employees, searched and filtered in the database, one page at a time. */
+export async function listEmployees(pool: Pool, companyId: string, input: ListEmployeesInput): Promise<{ rows: EmployeeRow[]; total: number }> {
+  const search = input.search?.trim() ? `%${escapeLike(input.search.trim())}%` : null;
+  const { rows } = await pool.query<{ id: number; code: string; name_latin: string; name_bengali: string; email: string; slip_status: SlipStatus; last_error_code: string | null; total: number }>(
+    `select * , count(*) over ()::int as total from (
+       select e.id, e.code, e.name_latin, e.name_bengali, e.email, ${SLIP_STATUS_SQL} as slip_status,
+              case when s.status = 'failed' then s.last_error_code end as last_error_code
+       from employees e ${LATEST_SLIP_JOB}
+       where e.company_id = $1
+         and ($3::text is null or e.name_latin ilike $3 or e.name_bengali ilike $3 or e.code ilike $3 or e.email ilike $3)
+     ) t
+     where $4::text is null or t.slip_status = $4
+     order by t.code
+     limit $5 offset $6`,
+    [companyId, input.month, search, input.status ?? null, input.limit, input.offset],
+  );
+  return {
+    total: rows[0]?.total ?? (input.offset > 0 ? await countOnly(pool, companyId, input, search) : 0),
+    rows: rows.map((r) => ({ id: r.id, code: r.code, nameLatin: r.name_latin, nameBengali: r.name_bengali, email: r.email, slipStatus: r.slip_status, lastErrorCode: r.last_error_code })),
+  };
+}
+
+async function countOnly(pool: Pool, companyId: string, input: ListEmployeesInput, search: string | null): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `select count(*)::int as n from (
+       select ${SLIP_STATUS_SQL} as slip_status from employees e ${LATEST_SLIP_JOB}
+       where e.company_id = $1 and ($3::text is null or e.name_latin ilike $3 or e.name_bengali ilike $3 or e.code ilike $3 or e.email ilike $3)
+     ) t where $4::text is null or t.slip_status = $4`,
+    [companyId, input.month, search, input.status ?? null],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export interface AttemptView {
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date | null;
+  durationMs: number | null;
+  outcome: string;
+  workerId: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+export interface JobView {
+  id: number;
+  taskName: string;
+  status: string;
+  idempotencyKey: string;
+  month: string | null;
+  attempts: number;
+  runAt: Date;
+  finishedAt: Date | null;
+  lastError: string | null;
+  lastErrorCode: string | null;
+  attemptLog: AttemptView[];
+}
+
+export interface EmployeeDetail {
+  id: number;
+  code: string;
+  nameLatin: string;
+  nameBengali: string;
+  email: string;
+  months: Array<{ month: string; jobs: JobView[]; slips: Array<{ id: number; key: string; bytes: number; createdAt: Date }> }>;
+}
+
+/** An employee of the company with slip history per month and every attempt; another company's id is NOT_FOUND. */
+export async function employeeDetail(pool: Pool, companyId: string, employeeId: number): Promise<EmployeeDetail> {
+  const emp = await pool.query<{ id: number; code: string; name_latin: string; name_bengali: string; email: string }>(
+    `select id, code, name_latin, name_bengali, email from employees where company_id = $1 and id = $2`, [companyId, employeeId],
+  );
+  const e = emp.rows[0];
+  if (!e) throw notFound('Employee');
+  const [jobs, attempts, slips] = await Promise.all([
+    pool.query<{ id: number; task_name: string; status: string; idempotency_key: string; month: string | null; attempts: number; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null }>(
+      `select id, task_name, status, idempotency_key, payload->>'month' as month, attempts, run_at, finished_at, last_error, last_error_code
+       from jobs where employee_id = $1 order by id desc limit 200`, [employeeId]),
+    pool.query<{ job_id: number; attempt: number; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; worker_id: string | null; error_code: string | null; error_message: string | null }>(
+      `select a.job_id, a.attempt, a.started_at, a.finished_at, a.duration_ms, a.outcome, a.worker_id, a.error_code, a.error_message
+       from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.attempt`, [employeeId]),
+    pool.query<{ id: number; month: string; key: string; bytes: number; created_at: Date }>(
+      `select id, month, key, bytes, created_at from slips where employee_id = $1 order by month desc, id desc`, [employeeId]),
+  ]);
+  const months = new Map<string, EmployeeDetail['months'][number]>();
+  const monthOf = (m: string | null) => {
+    const key = m ?? '—';
+    if (!months.has(key)) months.set(key, { month: key, jobs: [], slips: [] });
+    return months.get(key)!;
+  };
+  for (const j of jobs.rows) {
+    monthOf(j.month).jobs.push({
+      id: j.id, taskName: j.task_name, status: j.status, idempotencyKey: j.idempotency_key, month: j.month, attempts: j.attempts, runAt: j.run_at,
+      finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
+      attemptLog: attempts.rows.filter((a) => a.job_id === j.id).map((a) => ({
+        attempt: a.attempt, startedAt: a.started_at, finishedAt: a.finished_at, durationMs: a.duration_ms, outcome: a.outcome,
+        workerId: a.worker_id, errorCode: a.error_code, errorMessage: a.error_message,
+      })),
+    });
+  }
+  for (const s of slips.rows) monthOf(s.month).slips.push({ id: s.id, key: s.key, bytes: s.bytes, createdAt: s.created_at });
+  return {
+    id: e.id, code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email,
+    months: [...months.values()].sort((a, b) => b.month.localeCompare(a.month)),
+  };
+}
+
+export const employeeEmail = z.string().trim().toLowerCase().pipe(z.email('Not a valid email address'));
+
+/** HR fixes an address: validated (a bad one is a field error and nothing is saved), scoped, audited. */
+export async function updateEmployeeEmail(pool: Pool, companyId: string, employeeId: number, email: string, actor: string): Promise<{ email: string }> {
+  const parsed = employeeEmail.safeParse(email);
+  if (!parsed.success) throw new AppError('INVALID_INPUT', 'Not a valid email address', { email: parsed.error.issues[0]?.message ?? 'Not a valid email address' });
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const { rows } = await client.query<{ old: string }>(
+      `update employees e set email = $3, updated_at = now() from (select id, email as old from employees where company_id = $1 and id = $2 for update) o
+       where e.id = o.id returning o.old`,
+      [companyId, employeeId, parsed.data],
+    );
+    if (!rows[0]) throw notFound('Employee');
+    await client.query(`insert into audit_log (actor, action, details) values ($1, 'update-employee-email', $2)`, [
+      actor, JSON.stringify({ companyId, employeeId, from: rows[0].old, to: parsed.data }),
+    ]);
+    await client.query('commit');
+    return { email: parsed.data };
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Throws NOT_FOUND unless the employee belongs to the company. */
+export async function assertEmployeeInCompany(pool: Pool, companyId: string, employeeId: number): Promise<void> {
+  const { rowCount } = await pool.query(`select 1 from employees where company_id = $1 and id = $2`, [companyId, employeeId]);
+  if (!rowCount) throw notFound('Employee');
+}
+
+/** A slip PDF, only for the company's own employees (null → 404). */
+export async function slipPdf(pool: Pool, companyId: string | null, slipId: number): Promise<{ pdf: Buffer; filename: string } | null> {
+  const { rows } = await pool.query<{ pdf: Buffer; month: string; code: string }>(
+    `select s.pdf, s.month, e.code from slips s join employees e on e.id = s.employee_id where s.id = $1 and ($2::uuid is null or e.company_id = $2)`,
+    [slipId, companyId],
+  );
+  const r = rows[0];
+  return r ? { pdf: r.pdf, filename: `slip-${r.month}-${r.code}.pdf` } : null;
+}
+
+/** Live status of a resend: the render job and the email job it leads to. */
+export async function slipJobStatus(pool: Pool, companyId: string, jobId: number): Promise<{ render: string; email: string | null; overall: string; error: string | null }> {
+  const { rows } = await pool.query<{ status: string; idempotency_key: string; last_error: string | null }>(
+    `select status, idempotency_key, last_error from jobs where id = $1 and company_id = $2`, [jobId, companyId],
+  );
+  const job = rows[0];
+  if (!job) throw notFound('Job');
+  const email = await pool.query<{ status: string; last_error: string | null }>(
+    `select status, last_error from jobs where idempotency_key = $1`, [`${job.idempotency_key}:email`],
+  );
+  const e = email.rows[0];
+  const overall = job.status !== 'done' ? job.status : e ? e.status : 'running';
+  return { render: job.status, email: e?.status ?? null, overall, error: e?.last_error ?? job.last_error };
+}

@@ -1,0 +1,6 @@
+export * from './errors.ts';
+export * from './types.ts';
+export * from './time.ts';
+export * from './runs.ts';
+export * from './employees.ts';
+export * from './admin.ts';

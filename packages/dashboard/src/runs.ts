@@ -1,0 +1,143 @@
+import { AppError, notFound } from './errors.ts';
+import { formatDuration, localHhMm, zonedTime } from './time.ts';
+import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
+
+export const SLIP_RENDER_TASK = 'render-slip';
+export const SLIP_EMAIL_TASK = 'send-slip-email';
+/** Throughput is measured over this window. */
+export const THROUGHPUT_WINDOW_S = 300;
+
+export interface RunProgress {
+  id: string;
+  month: string;
+  status: string;
+  startedAt: Date;
+  approvedAt: Date | null;
+  approvedBy: string | null;
+  employeeCount: number;
+  /** Jobs per status, per task (render, email). */
+  render: StatusCounts;
+  email: StatusCounts;
+  /** Slips whose email job is done. */
+  sent: number;
+  /** Failed jobs + jobs running longer than 10 min. */
+  stuck: number;
+  failed: number;
+  runningTooLong: number;
+  /** Slips not yet sent and not failed. */
+  remaining: number;
+  /** The story's one line: "49,992 sent, 8 stuck". */
+  line: string;
+  /** Emails done per second over the last 5 minutes. */
+  throughputPerSecond: number;
+  deadline: Date;
+  eta: Eta;
+}
+
+export type Eta =
+  | { kind: 'done'; text: string }
+  | { kind: 'idle'; text: string }
+  | { kind: 'on-time' | 'late'; finishAt: Date; text: string };
+
+/**
+ * The delivery deadline of a run: `deadline` local time (default 09:00) on the 1st — the
+ * run's own day when it started on a 1st (the scheduled 02:00 run), else the next 1st.
+ */
+export function runDeadline(startedAt: Date, timeZone: string, deadline = '09:00'): Date {
+  const local = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(startedAt);
+  const [y, m, d] = local.split('-').map(Number) as [number, number, number];
+  const [hh, mm] = deadline.split(':').map(Number) as [number, number];
+  if (d === 1) return zonedTime(timeZone, y, m, 1, hh, mm);
+  return zonedTime(timeZone, m === 12 ? y + 1 : y, m === 12 ? 1 : m + 1, 1, hh, mm);
+}
+
+export function estimate(p: { remaining: number; rate: number; deadline: Date; now: Date; timeZone: string; total: number }): Eta {
+  if (p.remaining <= 0) return { kind: 'done', text: `All ${p.total.toLocaleString('en-US')} slips handled` };
+  if (p.rate <= 0) return { kind: 'idle', text: 'No slips sent in the last 5 minutes; no estimate' };
+  const finishAt = new Date(p.now.getTime() + (p.remaining / p.rate) * 1000);
+  const margin = p.deadline.getTime() - finishAt.getTime();
+  const at = localHhMm(finishAt, p.timeZone);
+  const deadline = localHhMm(p.deadline, p.timeZone);
+  return margin >= 0
+    ? { kind: 'on-time', finishAt, text: `At the current rate finishes at ${at}, ${formatDuration(margin)} before the ${deadline} deadline` }
+    : { kind: 'late', finishAt, text: `Warning: at the current rate finishes at ${at}, ${formatDuration(margin)} after the ${deadline} deadline` };
+}
+
+interface RunRow {
+  id: string; month: string; status: string; started_at: Date; approved_at: Date | null; approved_by: string | null;
+  employee_count: number; time_zone: string; deadline: string;
+}
+
+const RUN_COLUMNS = `r.id, r.month, r.status, r.started_at, r.approved_at, r.approved_by, r.employee_count, c.time_zone, c.deadline`;
+
+/** Progress of every payroll run of one company (newest first). HR-scoped: `companyId` is the session's. */
+export async function listRunProgress(pool: Pool, companyId: string, options: { limit?: number; now?: Date } = {}): Promise<RunProgress[]> {
+  const { rows } = await pool.query<RunRow>(
+    `select ${RUN_COLUMNS} from payroll_runs r join companies c on c.id = r.company_id
+     where r.company_id = $1 order by r.month desc limit $2`,
+    [companyId, options.limit ?? 12],
+  );
+  return progressOf(pool, rows, options.now ?? new Date());
+}
+
+/** One run's progress; a run of another company is NOT_FOUND. */
+export async function runProgress(pool: Pool, companyId: string, runId: string, now = new Date()): Promise<RunProgress> {
+  const { rows } = await pool.query<RunRow>(
+    `select ${RUN_COLUMNS} from payroll_runs r join companies c on c.id = r.company_id where r.company_id = $1 and r.id = $2`,
+    [companyId, runId],
+  );
+  if (!rows[0]) throw notFound('Payroll run');
+  return (await progressOf(pool, rows, now))[0]!;
+}
+
+async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunProgress[]> {
+  if (runs.length === 0) return [];
+  // One pass over the (payroll_run_id, status) index for all runs shown.
+  const { rows } = await pool.query<{ run: string; task: string; status: keyof StatusCounts; n: number; too_long: number; recent: number }>(
+    `select payroll_run_id as run, task_name as task, status, count(*)::int as n,
+            count(*) filter (where status = 'running' and started_at < $2::timestamptz - make_interval(secs => $3))::int as too_long,
+            count(*) filter (where status = 'done' and finished_at > $2::timestamptz - make_interval(secs => $4))::int as recent
+     from jobs where payroll_run_id = any($1::uuid[]) and task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
+     group by 1, 2, 3`,
+    [runs.map((r) => r.id), now, STUCK_AFTER_MS / 1000, THROUGHPUT_WINDOW_S],
+  );
+  return runs.map((run) => {
+    const render = emptyCounts();
+    const email = emptyCounts();
+    let runningTooLong = 0;
+    let recent = 0;
+    for (const row of rows) {
+      if (row.run !== run.id) continue;
+      const target = row.task === SLIP_EMAIL_TASK ? email : render;
+      target[row.status] += row.n;
+      runningTooLong += row.too_long;
+      if (row.task === SLIP_EMAIL_TASK) recent += row.recent;
+    }
+    const total = Math.max(run.employee_count, render.queued + render.running + render.retrying + render.done + render.failed);
+    const sent = email.done;
+    const failed = render.failed + email.failed;
+    const stuck = failed + runningTooLong;
+    const remaining = Math.max(0, total - sent - failed);
+    const throughputPerSecond = recent / THROUGHPUT_WINDOW_S;
+    const deadline = runDeadline(run.started_at, run.time_zone, run.deadline);
+    return {
+      id: run.id, month: run.month, status: run.status, startedAt: run.started_at, approvedAt: run.approved_at, approvedBy: run.approved_by,
+      employeeCount: total, render, email, sent, stuck, failed, runningTooLong, remaining,
+      line: `${sent.toLocaleString('en-US')} sent, ${stuck.toLocaleString('en-US')} stuck`,
+      throughputPerSecond,
+      deadline,
+      eta: estimate({ remaining, rate: throughputPerSecond, deadline, now, timeZone: run.time_zone, total }),
+    };
+  });
+}
+
+/** Guards the approve action: the run must belong to the company. Returns its month. */
+export async function runForApproval(pool: Pool, companyId: string, runId: string): Promise<{ month: string; approvedAt: Date | null }> {
+  const { rows } = await pool.query<{ month: string; approved_at: Date | null }>(
+    `select month, approved_at from payroll_runs where company_id = $1 and id = $2`, [companyId, runId],
+  );
+  if (!rows[0]) throw notFound('Payroll run');
+  return { month: rows[0].month, approvedAt: rows[0].approved_at };
+}
+
+export { AppError };

@@ -1,0 +1,43 @@
+/** Wall-clock parts of `date` in `timeZone`. */
+function parts(date: Date, timeZone: string): Record<string, number> {
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  });
+  const out: Record<string, number> = {};
+  for (const p of fmt.formatToParts(date)) if (p.type !== 'literal') out[p.type] = Number(p.value);
+  return out;
+}
+
+/** The UTC instant of a local wall-clock time in `timeZone` (fixed-offset zones like Asia/Dhaka are exact; DST zones resolve to the first match). */
+export function zonedTime(timeZone: string, year: number, month: number, day: number, hour: number, minute: number): Date {
+  const guess = Date.UTC(year, month - 1, day, hour, minute);
+  const p = parts(new Date(guess), timeZone);
+  const asUtc = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  return new Date(guess - (asUtc - guess));
+}
+
+/**
+ * The delivery deadline of a payroll month: `deadline` (e.g. "09:00") local time on the
+ * 1st of the month AFTER the paid month (the 2026-11 slips are due 2026-12-01 09:00).
+ */
+export function payrollDeadline(month: string, timeZone: string, deadline = '09:00'): Date {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const [hh, mm] = deadline.split(':').map(Number) as [number, number];
+  const nextYear = m === 12 ? y + 1 : y;
+  const nextMonth = m === 12 ? 1 : m + 1;
+  return zonedTime(timeZone, nextYear, nextMonth, 1, hh, mm);
+}
+
+/** "09:00" style local time of `date` in `timeZone`. */
+export function localHhMm(date: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(Math.abs(ms) / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min`;
+  return `${s} s`;
+}
