@@ -223,16 +223,6 @@ CREATE TABLE "rate_limits" (
     CONSTRAINT "rate_limits_pkey" PRIMARY KEY ("key")
 );
 
--- CreateTable
-CREATE TABLE "bank_polls" (
-    "due_at" TIMESTAMPTZ(3) NOT NULL,
-    "as_of" TIMESTAMPTZ(3) NOT NULL,
-    "credited" INTEGER NOT NULL,
-    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "bank_polls_pkey" PRIMARY KEY ("due_at")
-);
-
 -- CreateIndex
 CREATE INDEX "employees_company_id_name_latin_idx" ON "employees"("company_id", "name_latin");
 
