@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import type { AnyJobDefinition } from './definition.ts';
 import { inTransaction, type Pool, type PoolClient } from './db.ts';
-import type { createJobClient } from './enqueue.ts';
+import type { EnqueuedJob, EnqueueOptions } from './enqueue.ts';
 
 /**
  * Time-zone-aware schedules (R1) on top of graphile-worker's UTC cron: a once-a-minute
@@ -28,7 +28,7 @@ export class InvalidScheduleError extends Error {
 
 export function parseSchedule(cron: string, timeZone: string): Cron {
   try {
-    return new Cron(cron, { timezone: timeZone, paused: true, mode: '5-part' });
+    return new Cron(cron, { timezone: timeZone, paused: true });
   } catch (error) {
     throw new InvalidScheduleError(`Invalid schedule "${cron}" in ${timeZone}: ${(error as Error).message}`);
   }
@@ -70,7 +70,8 @@ export function definitionSchedules(definitions: readonly AnyJobDefinition[]): S
 
 export interface TickOptions {
   pool: Pool;
-  jobs: Pick<ReturnType<typeof createJobClient>, 'enqueue'>;
+  /** Any job client; schedules name their job at run time. */
+  jobs: { enqueue(name: never, payload: never, options?: EnqueueOptions): Promise<EnqueuedJob> };
   sources: ScheduleSource[];
   /** The tick's time. Default: now (tests inject a clock). */
   now?: Date;
