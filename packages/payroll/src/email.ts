@@ -1,0 +1,72 @@
+import type { Pool } from '@beton/db';
+import { PermanentError, TransientError } from '@beton/jobs';
+import { providerAnswered, type Mailer, type OutgoingEmail } from './mailer.ts';
+
+export interface DeliverOptions {
+  /**
+   * After a send whose outcome is unknown (lost ack, timeout), how long the provider's
+   * activity feed may lag before "not found" can be trusted. Default: 10 s.
+   */
+  activitySettleMs?: number;
+}
+
+export type DeliveryResult = { sent: true; messageId: string; alreadySent: boolean };
+
+/**
+ * Exactly-once email (R7). Before sending, the delivery row for the key is consulted:
+ * already sent → done without sending. The attempt is recorded before the call; success
+ * stores the provider's message id. When an earlier attempt's outcome is unknown, the
+ * provider is asked whether it accepted a message with this key before sending again.
+ */
+export async function deliverEmail(deps: { pool: Pool; mailer: Mailer }, email: OutgoingEmail, options: DeliverOptions = {}): Promise<DeliveryResult> {
+  const { pool, mailer } = deps;
+  const settleMs = options.activitySettleMs ?? 10_000;
+  const key = email.idempotencyKey;
+  const { rows } = await pool.query<{ status: string; provider_message_id: string | null; attempts: number; unknown_for_ms: number | null }>(
+    `insert into email_deliveries (idempotency_key, recipient, status, attempts) values ($1, $2, 'sending', 0)
+     on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
+     returning status, provider_message_id, attempts,
+       case when outcome_unknown_since is null then null else (extract(epoch from now() - outcome_unknown_since) * 1000)::int end as unknown_for_ms`,
+    [key, email.to],
+  );
+  const delivery = rows[0]!;
+  if (delivery.status === 'sent') return { sent: true, messageId: delivery.provider_message_id ?? '', alreadySent: true };
+
+  if (delivery.unknown_for_ms !== null) {
+    const accepted = await mailer.findAccepted(key);
+    if (accepted) {
+      await pool.query(
+        `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), outcome_unknown_since = null where idempotency_key = $1`,
+        [key, accepted],
+      );
+      return { sent: true, messageId: accepted, alreadySent: true };
+    }
+    if (delivery.unknown_for_ms < settleMs) {
+      throw new TransientError('outcome_unknown', `the provider may still be recording an earlier attempt for ${key}; checking again later`, {
+        retryAfterMs: settleMs - delivery.unknown_for_ms,
+      });
+    }
+  }
+
+  // Record the attempt before the call; the send's outcome is unknown until it answers.
+  await pool.query(
+    `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = now() where idempotency_key = $1`,
+    [key, email.to],
+  );
+  try {
+    const messageId = await mailer.send(email);
+    await pool.query(
+      `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null where idempotency_key = $1`,
+      [key, messageId],
+    );
+    return { sent: true, messageId, alreadySent: false };
+  } catch (error) {
+    const definite = providerAnswered(error); // a 4xx/5xx answer: certainly not accepted
+    await pool.query(
+      `update email_deliveries set status = $3::"DeliveryStatus", last_error = $2,
+              outcome_unknown_since = case when $4 then null else outcome_unknown_since end where idempotency_key = $1`,
+      [key, (error as Error).message, error instanceof PermanentError ? 'failed' : 'sending', definite],
+    );
+    throw error;
+  }
+}

@@ -1,0 +1,118 @@
+import type { Pool } from '@beton/db';
+import type { BetonJobs, JobClient, LockService } from '@beton/jobs';
+import { assertMonth } from './month.ts';
+
+export interface FanoutDeps {
+  pool: Pool;
+  jobs: JobClient<BetonJobs>;
+  lock: LockService;
+  /** This server/process, recorded as the run's creator and the lock's owner. */
+  by: string;
+  /** Lock TTL, longer than the fan-out. Default: 900 s (SPEC R11). */
+  lockTtlMs?: number;
+}
+
+export type FanoutResult =
+  | { status: 'created'; runId: string; enqueued: number; ms: number }
+  | { status: 'exists'; runId: string }
+  | { status: 'locked' };
+
+export class CompanyNotFoundError extends Error {
+  override readonly name = 'CompanyNotFoundError';
+  constructor(id: string) {
+    super(`No company with id ${id}`);
+  }
+}
+
+/**
+ * The monthly run of one company (R1 scheduled, R11): take `lock:payroll:<company>:<month>`,
+ * insert the unique payroll_runs row, and enqueue one render-slip job per employee — the
+ * row and the jobs in one transaction. Another server holding the lock, or a row that
+ * already exists, means the run happened elsewhere: skip quietly. Only enqueues; never renders.
+ */
+export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, month: string): Promise<FanoutResult> {
+  assertMonth(month);
+  const { pool, jobs, lock, by, lockTtlMs = 900_000 } = deps;
+  const started = performance.now();
+  const key = `lock:payroll:${companyId}:${month}`;
+  if (!(await lock.tryAcquire(key, by, lockTtlMs))) return { status: 'locked' };
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const company = await client.query('select 1 from companies where id = $1', [companyId]);
+      if (!company.rowCount) throw new CompanyNotFoundError(companyId);
+      const inserted = await client.query<{ id: string }>(
+        `insert into payroll_runs (company_id, month, status, created_by) values ($1, $2, 'enqueuing', $3)
+         on conflict (company_id, month) do nothing returning id`,
+        [companyId, month, by],
+      );
+      const runId = inserted.rows[0]?.id;
+      if (!runId) {
+        await client.query('rollback');
+        const existing = await pool.query<{ id: string }>('select id from payroll_runs where company_id = $1 and month = $2', [companyId, month]);
+        return { status: 'exists', runId: existing.rows[0]!.id };
+      }
+      const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [companyId]);
+      const result = await jobs.enqueueMany(
+        'render-slip',
+        employees.rows.map((e) => ({ payload: { companyId, employeeId: e.id, month, payrollRunId: runId } })),
+        { client },
+      );
+      await client.query(
+        `update payroll_runs set status = 'running', employee_count = $2, enqueued_at = now() where id = $1`,
+        [runId, employees.rowCount],
+      );
+      await client.query('commit');
+      return { status: 'created', runId, enqueued: result.created, ms: Math.round(performance.now() - started) };
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  } finally {
+    await lock.release(key, by).catch(() => {});
+  }
+}
+
+export interface PayrollRunSummary {
+  month: string;
+  companies: number;
+  created: number;
+  existing: number;
+  locked: number;
+  enqueued: number;
+  ms: number;
+}
+
+/** Every company's run for `month` (or one company's), a few companies at a time. */
+export async function runPayroll(
+  deps: FanoutDeps,
+  month: string,
+  options: { companyId?: string; parallel?: number; onProgress?: (done: number, total: number) => void } = {},
+): Promise<PayrollRunSummary> {
+  assertMonth(month);
+  const started = performance.now();
+  const ids = options.companyId
+    ? [options.companyId]
+    : (await deps.pool.query<{ id: string }>('select id from companies order by name')).rows.map((r) => r.id);
+  const summary: PayrollRunSummary = { month, companies: ids.length, created: 0, existing: 0, locked: 0, enqueued: 0, ms: 0 };
+  let next = 0;
+  let done = 0;
+  const lane = async () => {
+    while (next < ids.length) {
+      const id = ids[next++]!;
+      const r = await runCompanyPayroll(deps, id, month);
+      if (r.status === 'created') {
+        summary.created++;
+        summary.enqueued += r.enqueued;
+      } else if (r.status === 'exists') summary.existing++;
+      else summary.locked++;
+      options.onProgress?.(++done, ids.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.parallel ?? 4, ids.length) }, lane));
+  summary.ms = Math.round(performance.now() - started);
+  return summary;
+}

@@ -1,0 +1,115 @@
+import { Client } from '@sendgrid/client';
+import { MailService, type MailDataRequired } from '@sendgrid/mail';
+import { errorFromHttpStatus, PermanentError, retryAfterFromHeaders, TransientError, classifyError } from '@beton/jobs';
+
+export interface MailerOptions {
+  apiKey: string;
+  /** The provider's API root; the simulator's URL in development and tests. Default: SendGrid's. */
+  baseUrl?: string;
+  /** Per-request timeout, ms. Default: 20000 (inside the job's 30 s). */
+  timeoutMs?: number;
+  from?: { email: string; name: string };
+}
+
+export interface OutgoingEmail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** Travels as a custom arg, so the provider can be asked later whether it accepted it. */
+  idempotencyKey: string;
+  attachment?: { filename: string; content: Uint8Array; type: string };
+}
+
+export interface Mailer {
+  /** Sends; resolves with the provider's message id, or throws a classified Transient/PermanentError. */
+  send(email: OutgoingEmail): Promise<string>;
+  /** Asks the provider (Email Activity API) for an accepted message with this key. */
+  findAccepted(idempotencyKey: string): Promise<string | null>;
+}
+
+interface SendGridErrorBody {
+  errors?: Array<{ message?: string; field?: string | null }>;
+}
+
+const answered = new WeakSet<Error>();
+
+/** True when the provider answered (so it certainly did not accept the message). */
+export function providerAnswered(error: unknown): boolean {
+  return error instanceof Error && answered.has(error);
+}
+
+/** Turns a SendGrid client failure into Beton's error classes (SPEC R6). */
+export function providerError(thrown: unknown): Error {
+  const e = thrown as { code?: unknown; message?: string; response?: { headers?: Record<string, unknown>; body?: SendGridErrorBody } };
+  if (typeof e.code === 'number') {
+    const reasons = (e.response?.body?.errors ?? []).map((x) => `${x.message ?? 'error'}${x.field ? ` (${x.field})` : ''}`).join('; ');
+    const message = `provider answered ${e.code}${reasons ? `: ${reasons}` : ''}`;
+    const invalidRecipient = e.code === 400 && (e.response?.body?.errors ?? []).some((x) => /\.email$/.test(x.field ?? ''));
+    const retryAfterMs = retryAfterFromHeaders(e.response?.headers);
+    const error = errorFromHttpStatus(e.code, message, {
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(invalidRecipient ? { code: 'invalid_recipient' } : {}),
+      cause: thrown,
+    });
+    answered.add(error);
+    return error;
+  }
+  const c = classifyError(thrown);
+  return c.kind === 'permanent' ? new PermanentError(c.code, c.message, { cause: thrown }) : new TransientError(c.code, c.message, { cause: thrown });
+}
+
+export function createMailer(options: MailerOptions): Mailer {
+  const client = new Client();
+  client.setApiKey(options.apiKey);
+  // setApiKey resets the base URL, so the simulator's URL is set after it.
+  if (options.baseUrl) client.setDefaultRequest('baseUrl', options.baseUrl);
+  // Passed through to axios, which the client uses; its typings only list SendGrid's own keys.
+  client.setDefaultRequest('timeout' as 'method', (options.timeoutMs ?? 20_000) as never);
+  const mail = new MailService();
+  mail.setClient(client);
+  const from = options.from ?? { email: 'payroll@beton.example', name: 'Beton Payroll / বেতন' };
+
+  return {
+    async send(email) {
+      const message: MailDataRequired = {
+        to: email.to,
+        from,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        customArgs: { idempotency_key: email.idempotencyKey },
+        ...(email.attachment
+          ? {
+              attachments: [{
+                filename: email.attachment.filename,
+                type: email.attachment.type,
+                disposition: 'attachment',
+                content: Buffer.from(email.attachment.content).toString('base64'),
+              }],
+            }
+          : {}),
+      };
+      try {
+        const [response] = await mail.send(message);
+        const id = response.headers['x-message-id'];
+        return String(Array.isArray(id) ? id[0] : (id ?? ''));
+      } catch (error) {
+        throw providerError(error);
+      }
+    },
+    async findAccepted(idempotencyKey) {
+      try {
+        const [, body] = await client.request({
+          method: 'GET',
+          url: '/v3/messages',
+          qs: { limit: 1, query: `unique_args['idempotency_key']="${idempotencyKey.replaceAll('"', '\\"')}"` },
+        });
+        const first = (body as { messages?: Array<{ msg_id?: string }> }).messages?.[0];
+        return first?.msg_id ? first.msg_id.split('.')[0]! : null;
+      } catch (error) {
+        throw providerError(error);
+      }
+    },
+  };
+}

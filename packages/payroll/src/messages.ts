@@ -1,0 +1,32 @@
+import { formatTaka, monthNames, toBengaliDigits } from '@beton/pdf';
+
+const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+export function slipEmail(p: { nameLatin: string; nameBengali: string; company: string; month: string; netPay: number }) {
+  const m = monthNames(p.month);
+  const subject = `Salary slip ${m.en} / বেতন স্লিপ ${m.bn} — ${p.company}`;
+  const text = [
+    `Dear ${p.nameLatin},`,
+    `your salary slip for ${m.en} is attached. Net pay: ${formatTaka(p.netPay)}.`,
+    '',
+    `প্রিয় ${p.nameBengali},`,
+    `${m.bn} মাসের বেতন স্লিপ সংযুক্ত করা হলো। নিট বেতন: ৳ ${toBengaliDigits(p.netPay.toFixed(2))}।`,
+    '',
+    `— ${p.company}`,
+  ].join('\n');
+  const html = `<p>${text.split('\n').map(escape).join('<br>')}</p>`;
+  return { subject, text, html };
+}
+
+export function reminderEmail(p: { nameLatin: string; nameBengali: string; company: string; month: string }) {
+  const m = monthNames(p.month);
+  const subject = `Payroll approved for ${m.en} / ${m.bn} মাসের বেতন অনুমোদিত`;
+  const text = `Dear ${p.nameLatin}, ${p.company} approved payroll for ${m.en}; your salary is on its way.\n\nপ্রিয় ${p.nameBengali}, ${p.company} ${m.bn} মাসের বেতন অনুমোদন করেছে; আপনার বেতন শীঘ্রই পৌঁছাবে।`;
+  return { subject, text, html: `<p>${text.split('\n').map(escape).join('<br>')}</p>` };
+}
+
+export function bankStatusEmail(p: { company: string; credited: number; window: string }) {
+  const subject = `${p.credited} salaries credited / ${toBengaliDigits(p.credited)} জনের বেতন জমা হয়েছে`;
+  const text = `${p.company}: the bank reports ${p.credited} salaries credited (poll ${p.window}).\n${p.company}: ব্যাংক ${toBengaliDigits(p.credited)} জনের বেতন জমা হওয়ার খবর দিয়েছে।`;
+  return { subject, text, html: `<p>${text.split('\n').map(escape).join('<br>')}</p>` };
+}

@@ -1,0 +1,30 @@
+/** 'YYYY-MM' helpers. A run on the 1st pays the month before (Dec 1 → '2026-11'). */
+
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+
+export class InvalidMonthError extends Error {
+  override readonly name = 'InvalidMonthError';
+  constructor(value: string) {
+    super(`Invalid month "${value}": expected YYYY-MM, e.g. 2026-11`);
+  }
+}
+
+export function assertMonth(value: string): string {
+  if (!MONTH.test(value)) throw new InvalidMonthError(value);
+  return value;
+}
+
+/** The calendar date of `instant` in `timeZone`: { year, month (1-12), day }. */
+export function localDate(instant: Date, timeZone: string): { year: number; month: number; day: number } {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  return { year: get('year'), month: get('month'), day: get('day') };
+}
+
+/** The month a run due at `dueAt` (company time zone) pays: the previous calendar month. */
+export function payrollMonthFor(dueAt: Date, timeZone: string): string {
+  const { year, month } = localDate(dueAt, timeZone);
+  const y = month === 1 ? year - 1 : year;
+  const m = month === 1 ? 12 : month - 1;
+  return `${y}-${String(m).padStart(2, '0')}`;
+}

@@ -1,0 +1,85 @@
+import type { Pool, PoolClient } from '@beton/db';
+import type { BetonJobs, JobClient } from '@beton/jobs';
+import { PermanentError } from '@beton/jobs';
+import type { SlipData } from '@beton/pdf';
+import { createHash } from 'node:crypto';
+
+interface Salary {
+  basic: number;
+  houseRent: number;
+  medical: number;
+  conveyance: number;
+  tax: number;
+  providentFund: number;
+}
+
+/** What a slip prints, from the employee row and their salary components. */
+export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<SlipData & { companyId: string }> {
+  const { rows } = await db.query<{ company_id: string; company: string; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary }>(
+    `select e.company_id, c.name as company, e.code, e.name_latin, e.name_bengali, e.email, e.bank_account, e.salary
+     from employees e join companies c on c.id = e.company_id where e.id = $1`,
+    [employeeId],
+  );
+  const e = rows[0];
+  if (!e) throw new PermanentError('employee_not_found', `Employee ${employeeId} does not exist (deleted after the job was queued?)`);
+  const s = e.salary;
+  const earnings = [
+    { labelEn: 'Basic salary', labelBn: 'মূল বেতন', amount: s.basic },
+    { labelEn: 'House rent', labelBn: 'বাড়ি ভাড়া', amount: s.houseRent },
+    { labelEn: 'Medical allowance', labelBn: 'চিকিৎসা ভাতা', amount: s.medical },
+    { labelEn: 'Conveyance', labelBn: 'যাতায়াত ভাতা', amount: s.conveyance },
+  ];
+  const deductions = [
+    { labelEn: 'Income tax', labelBn: 'আয়কর', amount: s.tax },
+    { labelEn: 'Provident fund', labelBn: 'ভবিষ্য তহবিল', amount: s.providentFund },
+  ];
+  const sum = (lines: { amount: number }[]) => lines.reduce((a, l) => a + l.amount, 0);
+  return {
+    companyId: e.company_id,
+    company: { name: e.company },
+    employee: { code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email, bankAccount: e.bank_account },
+    month,
+    earnings,
+    deductions,
+    netPay: sum(earnings) - sum(deductions),
+  };
+}
+
+export interface RenderSlipPayload {
+  companyId: string;
+  employeeId: number;
+  month: string;
+  payrollRunId?: string | undefined;
+  resend?: number | undefined;
+}
+
+/**
+ * The render-slip job: load the data, render the PDF (in the worker's thread pool, via
+ * `render`), then store the PDF with its checksum and enqueue the email in one transaction.
+ */
+export async function renderSlipAndQueueEmail(
+  deps: { pool: Pool; jobs: JobClient<BetonJobs>; render: (data: SlipData) => Promise<Uint8Array> },
+  payload: RenderSlipPayload,
+  key: string,
+): Promise<{ bytes: number; sha256: string }> {
+  const { companyId: _ignored, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
+  const pdf = await deps.render(data);
+  const sha256 = createHash('sha256').update(pdf).digest('hex');
+  const client = await deps.pool.connect();
+  try {
+    await client.query('begin');
+    await client.query(
+      `insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, $5, $6)
+       on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, created_at = now()`,
+      [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength],
+    );
+    await deps.jobs.enqueue('send-slip-email', payload, { client });
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  return { bytes: pdf.byteLength, sha256 };
+}
