@@ -1,0 +1,19 @@
+import type { Pool } from '@beton/db';
+import type { BetonJobs, JobClient, JobHandler, LockService } from '@beton/jobs';
+import type { BankClient, Mailer } from '@beton/payroll';
+import type { WorkerConfig } from '../config.ts';
+import type { RenderPool } from '../render-pool.ts';
+
+/** What handlers may use; each handler is a few lines over a domain service. */
+export interface HandlerDeps {
+  pool: Pool;
+  jobs: JobClient<BetonJobs>;
+  lock: LockService;
+  mailer: Mailer;
+  bank: BankClient | undefined;
+  renderPool: RenderPool | undefined;
+  config: WorkerConfig;
+  workerId: string;
+}
+
+export type HandlerFactory = (deps: HandlerDeps) => JobHandler;

@@ -1,0 +1,28 @@
+import type { BetonJobName, JobHandler } from '@beton/jobs';
+import type { HandlerDeps, HandlerFactory } from './deps.ts';
+import { noopHandler } from './noop.ts';
+import { payrollFanoutHandler } from './payroll-fanout.ts';
+import { pollBankHandler } from './poll-bank.ts';
+import { renderSlipHandler } from './render-slip.ts';
+import { sendBankStatusEmailHandler } from './send-bank-status-email.ts';
+import { sendReminderEmailHandler } from './send-reminder-email.ts';
+import { sendSlipEmailHandler } from './send-slip-email.ts';
+import { sweepStuckJobsHandler } from './sweep-stuck-jobs.ts';
+
+/** One handler per job definition; the type makes a definition without a handler a compile error. */
+const factories: Record<BetonJobName, HandlerFactory> = {
+  'render-slip': renderSlipHandler,
+  'send-slip-email': sendSlipEmailHandler,
+  'send-reminder-email': sendReminderEmailHandler,
+  'send-bank-status-email': sendBankStatusEmailHandler,
+  'payroll-fanout': payrollFanoutHandler,
+  'sweep-stuck-jobs': sweepStuckJobsHandler,
+  'poll-bank': pollBankHandler,
+  noop: noopHandler,
+};
+
+export function createHandlers(deps: HandlerDeps): Record<string, JobHandler> {
+  return Object.fromEntries(Object.entries(factories).map(([name, make]) => [name, make(deps)]));
+}
+
+export type { HandlerDeps };

@@ -1,0 +1,3 @@
+import type { HandlerFactory } from './deps.ts';
+
+export const noopHandler: HandlerFactory = () => async () => {};

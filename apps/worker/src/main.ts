@@ -1,0 +1,137 @@
+/**
+ * `beton-worker --queue <pdf-render|send-email|maintenance>`: one worker process per queue
+ * (SPEC R2/R3). The maintenance process is also the scheduler: it ticks the time-zone-aware
+ * schedules (the monthly payroll fan-out, the stuck-job sweeper, the bank poll).
+ */
+import { checkDatabase, createPool, DatabaseUnreachableError } from '@beton/db';
+import {
+  createJobClient,
+  createLogger,
+  definitionSchedules,
+  jobDefinitions,
+  PostgresLimiterStore,
+  PostgresLock,
+  RedisLimiterStore,
+  RedisLock,
+  runScheduleTick,
+  startWorker,
+  type JobClient,
+  type BetonJobs,
+  type LimiterStore,
+  type LockService,
+} from '@beton/jobs';
+import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
+import { companyPayrollSchedules, createBankClient, createMailer } from '@beton/payroll';
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { ConfigError, loadConfig } from './config.ts';
+import { createHandlers } from './handlers/index.ts';
+import { startHealthServer } from './health-server.ts';
+import { createRenderPool } from './render-pool.ts';
+import { tuneDefinitions } from './tune.ts';
+
+async function main() {
+  const config = loadConfig();
+  const log = createLogger({ level: config.logLevel, name: `worker-${config.queue}` });
+  await checkDatabase(config.databaseUrl);
+  const pool = createPool({ url: config.databaseUrl, max: config.dbPoolMax, applicationName: `beton-worker-${config.queue}` });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
+  const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);
+  const lock: LockService = redis ? new RedisLock(redis) : new PostgresLock(pool);
+  const definitions = tuneDefinitions(jobDefinitions, config);
+  const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
+  const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores) : undefined;
+  const mailer = createMailer({ apiKey: config.sendgrid.apiKey, ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}) });
+  const bank = config.bank ? createBankClient(config.bank) : undefined;
+
+  const metrics = createMetrics({
+    defaultLabels: { service: `worker-${config.queue}` },
+    collectDbPool: () => [pgPoolStats('worker', pool)],
+  });
+
+  const isScheduler = config.queue === 'maintenance';
+  const workerId = config.workerId ?? `${os.hostname()}:${process.pid}:${config.queue}:${randomUUID().slice(0, 8)}`;
+  const tick = (now?: Date) =>
+    runScheduleTick({
+      pool,
+      jobs,
+      sources: [async () => definitionSchedules(definitions), companyPayrollSchedules],
+      ...(now ? { now } : {}),
+      lookbackMs: Math.max(5 * 60_000, config.scheduleTickMs * 2),
+      by: workerId,
+    });
+  const useGraphileCron = isScheduler && config.scheduleTickMs >= 60_000;
+
+  const worker = await startWorker({
+    pool,
+    definitions,
+    queue: config.queue,
+    concurrency: config.concurrency,
+    limiter,
+    logger: log,
+    shutdownGraceMs: config.shutdownGraceMs,
+    visibilityTimeoutMs: config.visibilityTimeoutMs,
+    heartbeatMs: config.heartbeatMs,
+    workerId,
+    handlers: createHandlers({ pool, jobs, lock, mailer, bank, renderPool, config, workerId }),
+    ...(useGraphileCron
+      ? {
+          rawTasks: {
+            'beton:schedule-tick': async (payload) => {
+              const ts = (payload as { _cron?: { ts?: string } })._cron?.ts;
+              const result = await tick(ts ? new Date(ts) : undefined);
+              if (result.enqueued.length) log.info({ enqueued: result.enqueued }, 'schedules enqueued');
+            },
+          },
+          crontab: '* * * * * beton:schedule-tick ?max=1',
+        }
+      : {}),
+    events: {
+      onStart: (e) => metrics.jobStarted(e),
+      onFinish: (e) => {
+        metrics.jobFinished({ task: e.task, queue: e.queue, outcome: e.outcome, durationSeconds: e.durationMs / 1000 });
+        if (e.outcome === 'retrying' && e.error) metrics.jobRetried({ task: e.task, errorCode: e.error.code });
+        if (e.error?.code === 'rate_limited') metrics.providerRateLimitedSeen();
+      },
+      onLimitWait: (e) => metrics.limiterWaited(e.limit, e.waitedMs / 1000),
+    },
+  });
+  let localTick: NodeJS.Timeout | undefined;
+  if (isScheduler && !useGraphileCron) {
+    localTick = setInterval(() => void tick().catch((error) => log.error({ err: error }, 'schedule tick failed')), config.scheduleTickMs);
+  }
+
+  const health = await startHealthServer({ port: config.healthPort, metrics, isReady: () => worker.ready });
+  log.info({ workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' }, 'worker started');
+  // Parents (npm start, the drill, tests) read this line to know the worker is up.
+  process.stdout.write(`${JSON.stringify({ msg: 'worker ready', workerId, queue: config.queue, pid: process.pid, health: health.url })}\n`);
+
+  let signals = 0;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    signals++;
+    if (localTick) clearInterval(localTick);
+    if (signals > 1) {
+      await worker.stop(`second ${signal}`);
+      return;
+    }
+    await worker.stop(signal);
+    await renderPool?.close();
+    await health.close();
+    redis?.disconnect();
+    await pool.end();
+    log.info({ signal }, 'exiting with code 0');
+    process.exit(0);
+  };
+  process.on('SIGTERM', (s) => void shutdown(s));
+  process.on('SIGINT', (s) => void shutdown(s));
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError || error instanceof DatabaseUnreachableError || error?.name === 'EngineConfigError') {
+    process.stderr.write(`beton-worker: ${error.message}\n`);
+  } else {
+    process.stderr.write(`beton-worker: ${error?.stack ?? error}\n`);
+  }
+  process.exit(1);
+});
