@@ -8,3 +8,4 @@ export * from './month.ts';
 export * from './schedule-source.ts';
 export * from './send.ts';
 export * from './slip.ts';
+export * from './plan.ts';
