@@ -1,3 +1,9 @@
-export default function Home() {
-  return <main className="p-8"><h1 className="text-2xl font-semibold">Beton · বেতন</h1></main>;
+import { redirect } from 'next/navigation';
+import { currentUser } from '../server/session.ts';
+
+export const dynamic = 'force-dynamic';
+
+export default async function Home() {
+  const user = await currentUser();
+  redirect(!user ? '/login' : user.role === 'ADMIN' ? '/admin/failed' : '/runs');
 }

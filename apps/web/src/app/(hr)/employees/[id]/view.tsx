@@ -1,0 +1,101 @@
+'use client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { TRPCClientError } from '@trpc/client';
+import { useEffect, useState } from 'react';
+import { Button, Card, L, StatusBadge, fmtTime } from '../../../../components/ui.tsx';
+import { useTRPC } from '../../../../lib/trpc.tsx';
+
+function fieldError(error: unknown, field: string): string | null {
+  if (error instanceof TRPCClientError) {
+    const fe = (error.data as { fieldErrors?: Record<string, string | string[]> } | undefined)?.fieldErrors?.[field];
+    if (fe) return Array.isArray(fe) ? fe[0] ?? null : fe;
+  }
+  return null;
+}
+
+export function EmployeeView({ id }: { id: number }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const detail = useQuery(trpc.employees.get.queryOptions({ id }));
+  const [email, setEmail] = useState('');
+  useEffect(() => { if (detail.data) setEmail(detail.data.email); }, [detail.data?.email]);
+  const updateEmail = useMutation(trpc.employees.updateEmail.mutationOptions({
+    onSuccess: () => qc.invalidateQueries({ queryKey: trpc.employees.get.queryKey({ id }) }),
+  }));
+  const [month, setMonth] = useState(() => new Date().toISOString().slice(0, 7));
+  useEffect(() => { const m = detail.data?.months.find((x) => /^\d{4}-\d{2}$/.test(x.month))?.month; if (m) setMonth(m); }, [detail.data?.months.length]);
+  const resend = useMutation(trpc.employees.resend.mutationOptions());
+  const jobId = resend.data?.jobId;
+  const status = useQuery({
+    ...trpc.employees.resendStatus.queryOptions({ jobId: jobId ?? 0 }),
+    enabled: jobId !== undefined,
+    refetchInterval: (q) => (q.state.data && ['done', 'failed'].includes(q.state.data.overall) ? false : 1_000),
+  });
+  useEffect(() => { if (status.data?.overall === 'done' || status.data?.overall === 'failed') void qc.invalidateQueries({ queryKey: trpc.employees.get.queryKey({ id }) }); }, [status.data?.overall]);
+
+  if (detail.error) return <Card><p role="alert" className="text-red-700">{detail.error.message}</p></Card>;
+  if (!detail.data) return <p>Loading…</p>;
+  const e = detail.data;
+  const emailError = fieldError(updateEmail.error, 'email') ?? (updateEmail.error ? updateEmail.error.message : null);
+  return (
+    <div className="space-y-4">
+      <div>
+        <h1 className="text-2xl font-semibold">{e.nameLatin} <span lang="bn" className="text-slate-500">{e.nameBengali}</span></h1>
+        <p className="font-mono text-sm text-slate-500">{e.code}</p>
+      </div>
+      <div className="grid gap-4 md:grid-cols-2">
+        <Card>
+          <h2 className="mb-2 font-semibold"><L en="Email address" bn="ইমেইল ঠিকানা" /></h2>
+          <form className="space-y-2" noValidate onSubmit={(ev) => { ev.preventDefault(); updateEmail.mutate({ id, email }); }}>
+            <input aria-label="email" name="email" value={email} onChange={(ev) => setEmail(ev.target.value)} aria-invalid={!!emailError}
+              className={`w-full rounded border px-2 py-1.5 ${emailError ? 'border-red-500' : 'border-slate-300'}`} />
+            {emailError && <p role="alert" data-testid="email-error" className="text-sm text-red-700">{emailError}</p>}
+            {updateEmail.isSuccess && <p data-testid="email-saved" className="text-sm text-emerald-700">Saved · সংরক্ষিত</p>}
+            <Button type="submit" disabled={updateEmail.isPending}><L en="Save email" bn="ইমেইল সংরক্ষণ" /></Button>
+          </form>
+        </Card>
+        <Card>
+          <h2 className="mb-2 font-semibold"><L en="Resend slip" bn="স্লিপ আবার পাঠান" /></h2>
+          <div className="flex flex-wrap items-center gap-2">
+            <input aria-label="resend month" type="month" value={month} onChange={(ev) => setMonth(ev.target.value)} className="rounded border border-slate-300 px-2 py-1" />
+            <Button disabled={resend.isPending} onClick={() => resend.mutate({ id, month })}><L en="Resend slip" bn="আবার পাঠান" /></Button>
+          </div>
+          {resend.error && <p role="alert" className="mt-2 text-sm text-red-700">{resend.error.message}</p>}
+          {jobId !== undefined && (
+            <p className="mt-2 text-sm" data-testid="resend-status">Job #{jobId}: <StatusBadge status={status.data?.overall ?? 'queued'} />
+              {status.data?.error && <span className="ml-2 text-red-700">{status.data.error}</span>}</p>
+          )}
+        </Card>
+      </div>
+      <h2 className="text-lg font-semibold"><L en="Slip history" bn="স্লিপের ইতিহাস" /></h2>
+      {e.months.length === 0 && <Card>No slips yet · এখনও কোনো স্লিপ নেই</Card>}
+      {e.months.map((m) => (
+        <Card key={m.month}>
+          <div className="mb-2 flex flex-wrap items-center gap-3">
+            <h3 className="font-semibold">{m.month}</h3>
+            {m.slips.map((s) => (
+              <a key={s.id} className="text-sm text-indigo-700 underline" href={`/api/slips/${s.id}/pdf`} target="_blank" rel="noreferrer">PDF ({Math.round(s.bytes / 1024)} KB)</a>
+            ))}
+          </div>
+          <ul className="space-y-2 text-sm">
+            {m.jobs.map((j) => (
+              <li key={j.id} className="rounded border border-slate-100 p-2">
+                <div className="flex flex-wrap items-center gap-2"><span className="font-mono">#{j.id}</span> {j.taskName} <StatusBadge status={j.status} /> <span className="text-xs text-slate-500">{j.idempotencyKey}</span></div>
+                {j.attemptLog.length > 0 && (
+                  <table className="mt-1 w-full text-xs"><tbody>
+                    {j.attemptLog.map((a) => (
+                      <tr key={a.attempt} className="border-t border-slate-100">
+                        <td className="pr-2">#{a.attempt}</td><td className="pr-2">{fmtTime(a.startedAt)}</td><td className="pr-2">{a.durationMs ?? '—'} ms</td>
+                        <td className="pr-2"><StatusBadge status={a.outcome} /></td><td className="text-red-700">{a.errorCode} {a.errorMessage}</td>
+                      </tr>
+                    ))}
+                  </tbody></table>
+                )}
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ))}
+    </div>
+  );
+}

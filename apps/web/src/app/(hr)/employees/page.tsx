@@ -1,0 +1,72 @@
+'use client';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useEffect, useState } from 'react';
+import { Button, Card, L, StatusBadge } from '../../../components/ui.tsx';
+import { useTRPC } from '../../../lib/trpc.tsx';
+
+const STATUSES = ['', 'none', 'queued', 'running', 'retrying', 'rendered', 'sent', 'failed'] as const;
+const PAGE = 25;
+
+function thisMonth(): string {
+  return new Date().toISOString().slice(0, 7);
+}
+
+export default function EmployeesPage() {
+  const trpc = useTRPC();
+  const runs = useQuery(trpc.runs.list.queryOptions());
+  const [month, setMonth] = useState<string | null>(null);
+  const [search, setSearch] = useState('');
+  const [debounced, setDebounced] = useState('');
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>('');
+  const [offset, setOffset] = useState(0);
+  useEffect(() => { const t = setTimeout(() => { setDebounced(search); setOffset(0); }, 250); return () => clearTimeout(t); }, [search]);
+  const effectiveMonth = month ?? runs.data?.[0]?.month ?? (runs.isLoading ? null : thisMonth());
+  const list = useQuery({
+    ...trpc.employees.list.queryOptions({ month: effectiveMonth ?? thisMonth(), search: debounced || undefined, status: status || undefined, limit: PAGE, offset }),
+    enabled: effectiveMonth !== null,
+    placeholderData: keepPreviousData,
+  });
+  const total = list.data?.total ?? 0;
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold"><L en="Employees" bn="কর্মচারী" /></h1>
+      <Card className="flex flex-wrap items-end gap-3">
+        <label className="text-sm"><L en="Search" bn="খুঁজুন" />
+          <input aria-label="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, code, email" className="mt-1 block w-56 rounded border border-slate-300 px-2 py-1" />
+        </label>
+        <label className="text-sm"><L en="Slip status" bn="স্লিপের অবস্থা" />
+          <select aria-label="status" value={status} onChange={(e) => { setStatus(e.target.value as typeof status); setOffset(0); }} className="mt-1 block rounded border border-slate-300 px-2 py-1">
+            {STATUSES.map((s) => <option key={s} value={s}>{s || 'all'}</option>)}
+          </select>
+        </label>
+        <label className="text-sm"><L en="Month" bn="মাস" />
+          <input aria-label="month" type="month" value={effectiveMonth ?? ''} onChange={(e) => { setMonth(e.target.value); setOffset(0); }} className="mt-1 block rounded border border-slate-300 px-2 py-1" />
+        </label>
+        <span className="ml-auto text-sm text-slate-600" data-testid="employee-total">{total.toLocaleString('en-US')} employees</span>
+      </Card>
+      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <table className="min-w-full text-sm">
+          <thead className="bg-slate-50 text-left text-slate-600">
+            <tr><th className="p-2">Code</th><th className="p-2"><L en="Name" bn="নাম" /></th><th className="p-2"><L en="Email" bn="ইমেইল" /></th><th className="p-2"><L en="Slip" bn="স্লিপ" /></th></tr>
+          </thead>
+          <tbody>
+            {list.data?.rows.map((e) => (
+              <tr key={e.id} className="border-t border-slate-100 hover:bg-slate-50">
+                <td className="p-2 font-mono"><Link className="text-indigo-700 underline" href={`/employees/${e.id}`}>{e.code}</Link></td>
+                <td className="p-2">{e.nameLatin}<div lang="bn" className="text-xs text-slate-500">{e.nameBengali}</div></td>
+                <td className="p-2 break-all">{e.email}</td>
+                <td className="p-2"><StatusBadge status={e.slipStatus} />{e.lastErrorCode && <span className="ml-1 text-xs text-red-700">{e.lastErrorCode}</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="flex items-center gap-3 text-sm">
+        <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>← Prev</Button>
+        <span>{total === 0 ? 0 : offset + 1}–{Math.min(offset + PAGE, total)} / {total}</span>
+        <Button variant="secondary" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>Next →</Button>
+      </div>
+    </div>
+  );
+}

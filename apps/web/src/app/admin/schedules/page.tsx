@@ -1,0 +1,33 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import { Card, L } from '../../../components/ui.tsx';
+import { useTRPC } from '../../../lib/trpc.tsx';
+
+function inZone(d: Date | string, timeZone: string): string {
+  return new Date(d).toLocaleString('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export default function SchedulesPage() {
+  const trpc = useTRPC();
+  const schedules = useQuery(trpc.admin.schedules.queryOptions());
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold"><L en="Schedules" bn="সময়সূচি" /></h1>
+      <Card className="overflow-x-auto">
+        <table className="min-w-full text-sm">
+          <thead className="text-left text-slate-600"><tr><th className="p-2">Schedule</th><th className="p-2">Cron</th><th className="p-2">Time zone</th><th className="p-2">Next runs</th><th className="p-2">Last run</th></tr></thead>
+          <tbody>
+            {schedules.data?.map((s) => (
+              <tr key={s.id} className="border-t border-slate-100 align-top">
+                <td className="p-2">{s.label}<div className="text-xs text-slate-500">{s.job}</div></td>
+                <td className="p-2 font-mono">{s.cron}</td><td className="p-2">{s.timeZone}</td>
+                <td className="p-2">{s.next.map((d) => <div key={String(d)}>{inZone(d, s.timeZone)}</div>)}</td>
+                <td className="p-2">{s.lastRun ? inZone(s.lastRun, s.timeZone) : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+    </div>
+  );
+}

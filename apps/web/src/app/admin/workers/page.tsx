@@ -1,0 +1,32 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import { Card, L, fmtTime } from '../../../components/ui.tsx';
+import { useTRPC } from '../../../lib/trpc.tsx';
+
+export default function WorkersPage() {
+  const trpc = useTRPC();
+  const workers = useQuery({ ...trpc.admin.workers.queryOptions(), refetchInterval: 5_000 });
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold"><L en="Workers" bn="ওয়ার্কার" /></h1>
+      <Card className="overflow-x-auto">
+        <table className="min-w-full text-sm">
+          <thead className="text-left text-slate-600"><tr><th className="p-2">Worker</th><th className="p-2">Queue</th><th className="p-2">Host</th><th className="p-2">PID</th><th className="p-2">Last seen</th><th className="p-2">State</th></tr></thead>
+          <tbody>
+            {workers.data?.map((w) => {
+              const silent = Date.now() - new Date(w.lastSeen).getTime() > 60_000;
+              return (
+                <tr key={w.id} className="border-t border-slate-100">
+                  <td className="p-2 font-mono">{w.id}</td><td className="p-2">{w.queue}</td><td className="p-2">{w.host}</td><td className="p-2">{w.pid}</td>
+                  <td className="p-2">{fmtTime(w.lastSeen)}</td>
+                  <td className={`p-2 ${w.stoppedAt ? 'text-slate-500' : silent ? 'text-red-700' : 'text-emerald-700'}`}>{w.stoppedAt ? 'stopped' : silent ? 'silent' : 'alive'}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {workers.data?.length === 0 && <p className="p-2 text-sm text-slate-500">No workers have reported · কোনো ওয়ার্কার নেই</p>}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+'use client';
+import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
+import { usePathname, useRouter } from 'next/navigation';
+import { useTRPC } from '../lib/trpc.tsx';
+import { L } from './ui.tsx';
+
+const HR_LINKS = [
+  { href: '/runs', en: 'Payroll runs', bn: 'বেতন রান' },
+  { href: '/employees', en: 'Employees', bn: 'কর্মচারী' },
+];
+const ADMIN_LINKS = [
+  { href: '/admin/failed', en: 'Failed jobs', bn: 'ব্যর্থ কাজ' },
+  { href: '/admin/queues', en: 'Queues', bn: 'কিউ' },
+  { href: '/admin/workers', en: 'Workers', bn: 'ওয়ার্কার' },
+  { href: '/admin/schedules', en: 'Schedules', bn: 'সময়সূচি' },
+];
+
+export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const path = usePathname();
+  const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSettled: () => router.push('/login') }));
+  const links = role === 'ADMIN' ? ADMIN_LINKS : HR_LINKS;
+  return (
+    <header className="border-b border-slate-200 bg-white">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+        <span className="font-semibold text-indigo-700">Beton · বেতন</span>
+        <nav className="flex flex-wrap gap-4 text-sm">
+          {links.map((l) => (
+            <Link key={l.href} href={l.href} className={path.startsWith(l.href) ? 'font-semibold text-indigo-700' : 'text-slate-600 hover:text-slate-900'}>
+              <L en={l.en} bn={l.bn} />
+            </Link>
+          ))}
+        </nav>
+        <div className="ml-auto flex items-center gap-3 text-sm text-slate-600">
+          <span data-testid="who">{who}</span>
+          <button className="underline" onClick={() => signOut.mutate()}>Sign out · প্রস্থান</button>
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,244 @@
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import superjson from 'superjson';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRouter, type AppRouter } from '../src/server/root.ts';
+import { createWebFixture, type WebFixture } from './fixtures.ts';
+import { startWebServer, type WebServer } from './server.ts';
+
+let fx: WebFixture;
+let web: WebServer;
+
+beforeAll(async () => {
+  fx = await createWebFixture();
+  web = await startWebServer(fx.url);
+}, 240_000);
+
+afterAll(async () => {
+  await web?.stop();
+  await fx?.drop();
+});
+
+async function signIn(email: string, password: string): Promise<string> {
+  const res = await fetch(`${web.url}/api/trpc/auth.signIn`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ json: { email, password } }),
+  });
+  expect(res.status).toBe(200);
+  const cookie = res.headers.get('set-cookie')!;
+  expect(cookie).toMatch(/HttpOnly/);
+  expect(cookie).toMatch(/SameSite=Lax/);
+  return cookie.split(';')[0]!;
+}
+
+function client(cookie?: string) {
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${web.url}/api/trpc`, transformer: superjson, headers: () => (cookie ? { cookie } : {}) })],
+  });
+}
+
+type Call = ReturnType<typeof client>;
+/** Calls any procedure by its path with `input`. */
+async function call(c: Call, path: string, input: unknown): Promise<unknown> {
+  const [group, name] = path.split('.') as [string, string];
+  const proc = (c as unknown as Record<string, Record<string, { query?: (i: unknown) => Promise<unknown>; mutate?: (i: unknown) => Promise<unknown> }>>)[group]![name]!;
+  const type = (appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)[path]!._def.type;
+  return type === 'mutation' ? proc.mutate!(input) : proc.query!(input);
+}
+
+async function errorCode(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'OK';
+  } catch (error) {
+    if (error instanceof TRPCClientError) return (error.data as { code: string }).code;
+    throw error;
+  }
+}
+
+/**
+ * Every procedure, with an input that names company B's objects. A procedure missing here
+ * fails the "whole router" test, so a new one must say how it is scoped.
+ *   NOT_FOUND: takes an id; B's id must answer NOT_FOUND to an HR of A.
+ *   FORBIDDEN: admin-only.
+ *   SCOPED:    no id; the answer must hold only company A's rows.
+ *   SELF:      about the caller only.
+ */
+type Expect = 'NOT_FOUND' | 'FORBIDDEN' | 'SCOPED' | 'SELF' | 'PUBLIC';
+function table(): Record<string, { input: unknown; hr: Expect }> {
+  const [, b] = fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
+  const emp = b.employeeIds[0]!;
+  const job = b.jobIds[0]!;
+  return {
+    'auth.signIn': { input: { email: 'nobody@example.com', password: 'x' }, hr: 'PUBLIC' },
+    'auth.signOut': { input: undefined, hr: 'SELF' },
+    'auth.me': { input: undefined, hr: 'SELF' },
+    'runs.list': { input: undefined, hr: 'SCOPED' },
+    'runs.get': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
+    'runs.approve': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
+    'employees.list': { input: { month: fx.month, limit: 100, offset: 0 }, hr: 'SCOPED' },
+    'employees.get': { input: { id: emp }, hr: 'NOT_FOUND' },
+    'employees.updateEmail': { input: { id: emp, email: 'new@example.com' }, hr: 'NOT_FOUND' },
+    'employees.resend': { input: { id: emp, month: fx.month }, hr: 'NOT_FOUND' },
+    'employees.resendStatus': { input: { jobId: job }, hr: 'NOT_FOUND' },
+    'admin.failedList': { input: { companyId: b.id }, hr: 'FORBIDDEN' },
+    'admin.failedCount': { input: {}, hr: 'FORBIDDEN' },
+    'admin.failedFacets': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.job': { input: { id: job }, hr: 'FORBIDDEN' },
+    'admin.retry': { input: { ids: [job] }, hr: 'FORBIDDEN' },
+    'admin.retryMatching': { input: {}, hr: 'FORBIDDEN' },
+    'admin.discard': { input: { ids: [job] }, hr: 'FORBIDDEN' },
+    'admin.discardMatching': { input: {}, hr: 'FORBIDDEN' },
+    'admin.queues': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.workers': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.stuck': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.schedules': { input: undefined, hr: 'FORBIDDEN' },
+  };
+}
+
+const procedures = () => Object.keys(appRouter._def.procedures).sort();
+
+describe('web API over HTTP', () => {
+  it('GET /api/health answers 200 {ok:true}', async () => {
+    const res = await fetch(`${web.url}/api/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it('every procedure of the router is in the scoping table', () => {
+    expect(procedures()).toEqual(Object.keys(table()).sort());
+  });
+
+  it('unauthenticated → UNAUTHORIZED (HTTP 401) for every procedure but sign-in', async () => {
+    const anon = client();
+    for (const path of procedures()) {
+      const { input, hr } = table()[path]!;
+      if (hr === 'PUBLIC') continue;
+      expect([path, await errorCode(call(anon, path, input))]).toEqual([path, 'UNAUTHORIZED']);
+    }
+    const res = await fetch(`${web.url}/api/trpc/runs.list`);
+    expect(res.status).toBe(401);
+  });
+
+  it("an HR of company A gets NOT_FOUND for company B's ids, FORBIDDEN for admin procedures, only A's rows from lists", async () => {
+    const [a, b] = fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
+    const hr = client(await signIn(a.hrEmail, a.hrPassword));
+    const before = await fx.pool.query(`select count(*)::int as n, max(updated_at) as t from employees where company_id = $1`, [b.id]);
+    for (const path of procedures()) {
+      const { input, hr: expected } = table()[path]!;
+      if (expected === 'PUBLIC' || expected === 'SELF') continue;
+      if (expected === 'SCOPED') {
+        const result = (await call(hr, path, input)) as unknown;
+        const text = JSON.stringify(result);
+        expect(text, path).not.toContain(b.id);
+        for (const id of b.employeeIds.slice(0, 20)) expect(text, path).not.toMatch(new RegExp(`"id":${id}[,}]`));
+        continue;
+      }
+      expect([path, await errorCode(call(hr, path, input))]).toEqual([path, expected]);
+    }
+    // Nothing of B changed and no job was enqueued for B by A's calls.
+    const after = await fx.pool.query(`select count(*)::int as n, max(updated_at) as t from employees where company_id = $1`, [b.id]);
+    expect(after.rows[0]).toEqual(before.rows[0]);
+    const resends = await fx.pool.query(`select count(*)::int as n from jobs where company_id = $1 and idempotency_key like '%resend%'`, [b.id]);
+    expect(resends.rows[0].n).toBe(0);
+    // A's own objects answer.
+    expect(await errorCode(call(hr, 'employees.get', { id: a.employeeIds[0] }))).toBe('OK');
+    expect(await errorCode(call(hr, 'runs.get', { runId: a.runId }))).toBe('OK');
+  });
+
+  it("a foreign id answers HTTP 404 and a slip PDF of another company is 404", async () => {
+    const [a, b] = fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
+    const cookie = await signIn(a.hrEmail, a.hrPassword);
+    const res = await fetch(`${web.url}/api/trpc/employees.get?input=${encodeURIComponent(JSON.stringify({ json: { id: b.employeeIds[0] } }))}`, { headers: { cookie } });
+    expect(res.status).toBe(404);
+    expect((await fetch(`${web.url}/api/slips/${b.slipId}/pdf`, { headers: { cookie } })).status).toBe(404);
+    const own = await fetch(`${web.url}/api/slips/${a.slipId}/pdf`, { headers: { cookie } });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('content-type')).toBe('application/pdf');
+  });
+
+  it('shows the run progress line', async () => {
+    const [a] = fx.companies;
+    const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
+    const runs = await hr.runs.list.query();
+    expect(runs).toHaveLength(1);
+    const run = runs[0]!;
+    const n = a!.employeeIds.length;
+    const failed = a!.employeeIds.filter((_, i) => i % 20 === 1 || i % 20 === 2).length;
+    const queued = a!.employeeIds.filter((_, i) => i % 20 === 4).length;
+    const sent = n - failed - queued - 1;
+    expect(run.line).toBe(`${sent} sent, ${failed + 1} stuck`);
+    expect(run.throughputPerSecond).toBeCloseTo(sent / 300, 5);
+  });
+
+  it('invalid email on edit → BAD_REQUEST with a field error, nothing saved', async () => {
+    const [a] = fx.companies;
+    const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
+    const id = a!.employeeIds[5]!;
+    const before = (await fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email;
+    try {
+      await hr.employees.updateEmail.mutate({ id, email: 'not-an-address@@example' });
+      expect.fail('should have been refused');
+    } catch (error) {
+      expect(error).toBeInstanceOf(TRPCClientError);
+      const data = (error as TRPCClientError<AppRouter>).data as { code: string; httpStatus: number; fieldErrors: Record<string, string> };
+      expect(data.code).toBe('BAD_REQUEST');
+      expect(data.httpStatus).toBe(400);
+      expect(data.fieldErrors.email).toBeTruthy();
+    }
+    expect((await fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email).toBe(before);
+    const ok = await hr.employees.updateEmail.mutate({ id, email: ' Fixed.Address@Example.com ' });
+    expect(ok.email).toBe('fixed.address@example.com');
+    const audit = await fx.pool.query(`select actor from audit_log where action = 'update-employee-email'`);
+    expect(audit.rows.map((r) => r.actor)).toEqual([`hr:${a!.hrEmail}`]);
+  });
+
+  it('double resend → one job', async () => {
+    const [a] = fx.companies;
+    const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
+    const id = a!.employeeIds[7]!;
+    const [one, two] = await Promise.all([hr.employees.resend.mutate({ id, month: fx.month }), hr.employees.resend.mutate({ id, month: fx.month })]);
+    const three = await hr.employees.resend.mutate({ id, month: fx.month });
+    expect(new Set([one.jobId, two.jobId, three.jobId]).size).toBe(1);
+    const jobs = await fx.pool.query(`select idempotency_key from jobs where employee_id = $1 and idempotency_key like '%resend%'`, [id]);
+    expect(jobs.rows.map((r) => r.idempotency_key)).toEqual([`slip:${fx.month}:emp-${id}:resend-1`]);
+    const status = await hr.employees.resendStatus.query({ jobId: one.jobId });
+    expect(status.overall).toBe('queued');
+  });
+
+  it('admin-only procedures refuse HR with FORBIDDEN (HTTP 403); admin retries all matching, audited', async () => {
+    const [a] = fx.companies;
+    const hrCookie = await signIn(a!.hrEmail, a!.hrPassword);
+    const res = await fetch(`${web.url}/api/trpc/admin.queues`, { headers: { cookie: hrCookie } });
+    expect(res.status).toBe(403);
+    const admin = client(await signIn(fx.admin.email, fx.admin.password));
+    const filter = { errorCode: 'provider_unavailable' };
+    const count = await admin.admin.failedCount.query(filter);
+    expect(count).toBeGreaterThan(0);
+    const { retried } = await admin.admin.retryMatching.mutate(filter);
+    expect(retried).toBe(count);
+    expect(await admin.admin.failedCount.query(filter)).toBe(0);
+    expect(await admin.admin.failedCount.query({ errorCode: 'invalid_recipient' })).toBeGreaterThan(0);
+    const audit = await fx.pool.query(`select actor from audit_log where action = 'retry-failed-jobs'`);
+    expect(audit.rows.map((r) => r.actor)).toEqual([`admin:${fx.admin.email}`]);
+    // Admin pages' data answers.
+    expect((await admin.admin.queues.query()).queues.length).toBeGreaterThan(0);
+    expect((await admin.admin.schedules.query()).length).toBeGreaterThanOrEqual(fx.companies.length);
+  });
+
+  it('sign-in: a wrong password is UNAUTHORIZED and attempts are rate-limited per email+IP', async () => {
+    const [, , c] = fx.companies;
+    const anon = client();
+    const codes: string[] = [];
+    for (let i = 0; i < 6; i++) codes.push(await errorCode(anon.auth.signIn.mutate({ email: c!.hrEmail, password: 'wrong' })));
+    expect(codes.slice(0, 5)).toEqual(Array(5).fill('UNAUTHORIZED'));
+    expect(codes[5]).toBe('TOO_MANY_REQUESTS');
+  });
+
+  it('sign-out ends the session', async () => {
+    const [a] = fx.companies;
+    const cookie = await signIn(a!.hrEmail, a!.hrPassword);
+    const hr = client(cookie);
+    expect((await hr.auth.me.query()).email).toBe(a!.hrEmail);
+    await hr.auth.signOut.mutate();
+    expect(await errorCode(hr.auth.me.query())).toBe('UNAUTHORIZED');
+  });
+});
