@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 
 /** A bilingual label: English · বাংলা. */
 export function L({ en, bn }: { en: string; bn: string }) {
-  return <>{en} <span lang="bn" className="text-slate-500">· {bn}</span></>;
+  return <>{en} <span lang="bn" className="opacity-70">· {bn}</span></>;
 }
 
 export function Card({ children, className = '' }: { children: ReactNode; className?: string }) {
