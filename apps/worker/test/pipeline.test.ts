@@ -1,0 +1,181 @@
+/**
+ * The payroll night end to end on a small N: real worker processes (scheduler, pdf-render,
+ * send-email), real HTTP to the SendGrid-compatible simulator through @sendgrid/mail, a
+ * real PostgreSQL. Faults: a 503 window, lost acks, invalid addresses, two schedulers.
+ */
+import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
+import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { approvePayroll, createBankClient, pollBankCredits, runPayroll } from '@beton/payroll';
+import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
+
+// The schedulers' run (first test) pays last month; the manual run pays the month before.
+const MONTH = '2026-10';
+
+async function waitUntil<T>(what: string, fn: () => Promise<T | false | null | undefined>, timeoutMs = 90_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
+  let db: TestDatabase;
+  let provider: ProviderSimulator;
+  let bank: BankSimulator;
+  let jobs: JobClient<BetonJobs>;
+  const workers: Managed[] = [];
+  let env: NodeJS.ProcessEnv;
+
+  const settled = async () => {
+    const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying')`);
+    return rows[0]!.n === 0;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('pipeline');
+    await seedDatabase(db.pool, { employees: 90, companies: 3, invalidRate: 0.04, seed: 7 });
+    provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20, ratePerSecond: 40, storeAttachmentBytes: true });
+    bank = await startBankSimulator({});
+    jobs = createJobClient(db.pool, jobDefinitions);
+    env = {
+      DATABASE_URL: db.url,
+      SENDGRID_BASE_URL: provider.url,
+      SENDGRID_API_KEY: 'SG.beton-dev',
+      BANK_API_URL: bank.url,
+      LOG_LEVEL: 'warn',
+      RETRY_BASE_MS: '150',
+      ACTIVITY_SETTLE_MS: '200',
+      SHUTDOWN_GRACE_MS: '30000',
+      HEARTBEAT_MS: '1000',
+      SCHEDULE_TICK_MS: '500',
+      DB_POOL_MAX: '8',
+    };
+    workers.push(spawnWorker({ queue: 'pdf-render', env: { ...env, WORKER_CONCURRENCY: '2' } }));
+    workers.push(spawnWorker({ queue: 'send-email', env }));
+    await Promise.all(workers.map((w) => w.ready));
+  }, 120_000);
+
+  afterAll(async () => {
+    await stopAll(10_000);
+    await provider?.close();
+    await bank?.close();
+    await db?.drop();
+  });
+
+  it('two schedulers started at once create one payroll run per company and exactly N render jobs', async () => {
+    // Every company's schedule fires each minute; the tick looks back 5 minutes, so both
+    // schedulers see a due time at once and race for it.
+    await db.pool.query(`update companies set payroll_schedule = '* * * * *', time_zone = 'Asia/Dhaka'`);
+    const schedulers = [spawnWorker({ name: 'scheduler-a', queue: 'maintenance', env }), spawnWorker({ name: 'scheduler-b', queue: 'maintenance', env })];
+    workers.push(...schedulers);
+    await Promise.all(schedulers.map((s) => s.ready));
+    const month = await waitUntil('payroll runs', async () => {
+      const { rows } = await db.pool.query<{ month: string; n: number }>(`select month, count(*)::int as n from payroll_runs group by month`);
+      return rows.length === 1 && rows[0]!.n === 3 ? rows[0]!.month : null;
+    });
+    await new Promise((r) => setTimeout(r, 2000)); // let the second scheduler's ticks run too
+    const runs = await db.pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from payroll_runs group by company_id`);
+    expect(runs.rows).toHaveLength(3);
+    expect(runs.rows.every((r) => r.n === 1)).toBe(true);
+    const renders = await db.pool.query<{ n: number; distinct: number }>(
+      `select count(*)::int as n, count(distinct employee_id)::int as distinct from jobs where task_name = 'render-slip' and payload->>'month' = $1`,
+      [month],
+    );
+    expect(renders.rows[0]).toEqual({ n: 90, distinct: 90 });
+    await Promise.all(schedulers.map((s) => s.stop(20_000)));
+    await waitUntil('first month settled', settled, 120_000);
+  }, 180_000);
+
+  it('delivers exactly one slip per valid employee through a 503 window and 5 % lost acks; invalid addresses fail once with the reason', async () => {
+    provider.reset();
+    provider.unavailableFor(3_000);
+    provider.setDropAckFraction(0.05);
+    const summary = await runPayroll({ pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'test' }, MONTH);
+    expect(summary.enqueued).toBe(90);
+    await waitUntil('run settled', settled, 150_000);
+    provider.setDropAckFraction(0);
+
+    const employees = await db.pool.query<{ id: number; email: string }>('select id, email from employees order by id');
+    const invalid = employees.rows.filter((e) => !/^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$/.test(e.email));
+    expect(invalid.length).toBeGreaterThan(0);
+    for (const e of employees.rows) {
+      const got = provider.messages({ customArgs: { idempotency_key: `slip:${MONTH}:emp-${e.id}` } });
+      expect(got.length, `messages for employee ${e.id} <${e.email}>`).toBe(invalid.includes(e) ? 0 : 1);
+    }
+    const failed = await db.pool.query<{ employee_id: number; attempts: number; last_error_code: string; last_error: string }>(
+      `select employee_id, attempts, last_error_code, last_error from jobs where task_name = 'send-slip-email' and payload->>'month' = $1 and status = 'failed'`,
+      [MONTH],
+    );
+    expect(failed.rows.map((r) => r.employee_id).sort()).toEqual(invalid.map((e) => e.id).sort());
+    for (const f of failed.rows) {
+      // Attempts that met the 503 window were transient; the provider's 400 ended the job at
+      // once: exactly one invalid_recipient attempt, and it is the last one.
+      const history = await db.pool.query<{ outcome: string; error_code: string }>(
+        `select a.outcome, a.error_code from job_attempts a join jobs j on j.id = a.job_id
+         where j.task_name = 'send-slip-email' and j.employee_id = $1 and j.payload->>'month' = $2 order by a.attempt`,
+        [f.employee_id, MONTH],
+      );
+      expect(history.rows.at(-1)).toEqual({ outcome: 'failed', error_code: 'invalid_recipient' });
+      expect(history.rows.slice(0, -1).every((a) => a.outcome === 'retrying' && a.error_code === 'provider_unavailable')).toBe(true);
+      expect(f.attempts).toBe(history.rows.length);
+      expect(f.last_error_code).toBe('invalid_recipient');
+      expect(f.last_error).toMatch(/valid address/);
+    }
+    const stats = provider.stats();
+    expect(stats.responses['503'] ?? 0).toBeGreaterThan(0);
+    expect(stats.responses['429'] ?? 0).toBe(0);
+    expect(stats.droppedAcks).toBeGreaterThan(0);
+  }, 200_000);
+
+  it('a fixed address retried from the DLQ is delivered exactly once', async () => {
+    const failed = await db.pool.query<{ id: number; employee_id: number }>(
+      `select id, employee_id from jobs where task_name = 'send-slip-email' and payload->>'month' = $1 and status = 'failed' order by id limit 1`,
+      [MONTH],
+    );
+    const job = failed.rows[0]!;
+    await db.pool.query(`update employees set email = 'fixed.' || id || '@beton-fixed.example.com' where id = $1`, [job.employee_id]);
+    const { retryFailedJobs } = await import('@beton/jobs');
+    expect(await retryFailedJobs(db.pool, { ids: [job.id] }, 'test')).toEqual([job.id]);
+    await waitUntil('retried job done', async () => (await db.pool.query(`select status from jobs where id = $1`, [job.id])).rows[0].status === 'done');
+    expect(provider.messages({ customArgs: { idempotency_key: `slip:${MONTH}:emp-${job.employee_id}` } })).toHaveLength(1);
+    expect(provider.messages({ to: `fixed.${job.employee_id}@beton-fixed.example.com` })).toHaveLength(1);
+  }, 60_000);
+
+  it('the bank poll from two schedulers sends one status email per company per change', async () => {
+    const emps = await db.pool.query<{ bank_account: string }>('select bank_account from employees order by id limit 30');
+    bank.register(emps.rows.map((e, i) => ({ reference: `sal-${MONTH}-${i}`, accountNumber: e.bank_account, amount: 1000 })));
+    bank.creditAll();
+    const client = createBankClient({ baseUrl: bank.url, apiKey: 'bank-dev-key' });
+    const dueAt = '2026-12-01T03:15:00.000Z';
+    const poll = (by: string) => pollBankCredits({ pool: db.pool, bank: client, jobs, lock: new PostgresLock(db.pool), by }, dueAt);
+    const results = await Promise.all([poll('server-a'), poll('server-b')]);
+    expect(results.filter((r) => r.status === 'polled')).toHaveLength(1);
+    const companies = results.find((r) => r.status === 'polled')!.companies;
+    expect(companies).toBeGreaterThan(0);
+    // A later window with nothing new sends nothing.
+    const later = await pollBankCredits({ pool: db.pool, bank: client, jobs, lock: new PostgresLock(db.pool), by: 'server-a' }, '2026-12-01T03:30:00.000Z');
+    expect(later).toMatchObject({ status: 'polled', credited: 0, companies: 0 });
+    await waitUntil('status emails sent', settled);
+    const sent = provider.messages().filter((m) => String(m.customArgs?.idempotency_key ?? '').startsWith('bank-status:'));
+    expect(sent).toHaveLength(companies);
+  }, 60_000);
+
+  it('the approval reminder does not go before its 30 minutes', async () => {
+    const company = (await db.pool.query<{ id: string }>('select id from companies order by name limit 1')).rows[0]!.id;
+    const now = new Date();
+    const later = await approvePayroll({ pool: db.pool, jobs }, { companyId: company, month: MONTH, approvedBy: 'hr', now });
+    expect(later.runAt.getTime() - now.getTime()).toBe(30 * 60_000);
+    const { rows } = await db.pool.query<{ n: number; min: Date }>(`select count(*)::int as n, min(run_at) as min from jobs where task_name = 'send-reminder-email'`);
+    expect(rows[0]!.n).toBe(later.reminders);
+    expect(rows[0]!.min.getTime()).toBeGreaterThanOrEqual(now.getTime() + 30 * 60_000 - 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    const ran = await db.pool.query(`select count(*)::int as n from jobs where task_name = 'send-reminder-email' and status <> 'queued'`);
+    expect(ran.rows[0].n).toBe(0);
+    expect(provider.messages().filter((m) => String(m.customArgs?.idempotency_key ?? '').startsWith('reminder:'))).toHaveLength(0);
+  }, 30_000);
+});

@@ -1,0 +1,118 @@
+/**
+ * Child processes of the product (workers, the web server) started by `npm start`, the
+ * drill and the end-to-end tests: spawned directly on Node (so signals reach them), their
+ * output kept, readiness awaited, and every one of them stopped at the end.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+export interface Managed {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  /** Last lines of output (stdout and stderr). */
+  lines: string[];
+  /** Resolves when a line matching `readyWhen` appears; rejects if the process exits first. */
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly running: boolean;
+  signal(sig: NodeJS.Signals): void;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface SpawnOptions {
+  name: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  readyWhen?: RegExp;
+  readyTimeoutMs?: number;
+  onLine?: (line: string) => void;
+  keepLines?: number;
+}
+
+const all = new Set<Managed>();
+
+export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60_000, onLine, keepLines = 200 }: SpawnOptions): Managed {
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let running = true;
+  let markReady!: () => void;
+  let failReady!: (e: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
+  if (!readyWhen) markReady();
+  const timer = readyWhen ? setTimeout(() => failReady(new Error(`${name} not ready after ${readyTimeoutMs} ms:\n${lines.slice(-20).join('\n')}`)), readyTimeoutMs) : undefined;
+  timer?.unref();
+  const take = (line: string) => {
+    lines.push(line);
+    if (lines.length > keepLines) lines.shift();
+    if (readyWhen?.test(line)) {
+      clearTimeout(timer);
+      markReady();
+    }
+    onLine?.(line);
+  };
+  createInterface({ input: child.stdout! }).on('line', take);
+  createInterface({ input: child.stderr! }).on('line', take);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => {
+      running = false;
+      clearTimeout(timer);
+      failReady(new Error(`${name} exited (code ${code}, signal ${signal}) before it was ready:\n${lines.slice(-30).join('\n')}`));
+      all.delete(managed);
+      resolve({ code, signal });
+    });
+  });
+  ready.catch(() => {});
+  const managed: Managed = {
+    name,
+    child,
+    pid: child.pid!,
+    lines,
+    ready,
+    exited,
+    get running() {
+      return running;
+    },
+    signal(sig) {
+      if (running) child.kill(sig);
+    },
+    async stop(graceMs = 40_000) {
+      if (!running) return exited;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const result = await exited;
+      clearTimeout(killer);
+      return result;
+    },
+  };
+  all.add(managed);
+  return managed;
+}
+
+/** `beton-worker --queue <queue>` as its own process. */
+export function spawnWorker(options: { name?: string; queue: string; env: NodeJS.ProcessEnv; args?: string[]; onLine?: (line: string) => void }): Managed {
+  return spawnNode({
+    name: options.name ?? `worker-${options.queue}`,
+    args: ['--import', 'tsx', path.join(repoRoot, 'apps/worker/src/main.ts'), '--queue', options.queue, ...(options.args ?? [])],
+    env: { HEALTH_PORT: '0', ...options.env },
+    readyWhen: /"msg":"worker ready"/,
+    ...(options.onLine ? { onLine: options.onLine } : {}),
+  });
+}
+
+/** Stops every process still running (SIGTERM, then SIGKILL). */
+export async function stopAll(graceMs = 40_000): Promise<void> {
+  await Promise.all([...all].map((m) => m.stop(graceMs)));
+}
+
+/** Kills every process at once — for exit handlers. */
+export function killAll(): void {
+  for (const m of all) m.signal('SIGKILL');
+}
