@@ -46,21 +46,44 @@ function escapeLike(s: string): string {
 /** One company's employees, searched and filtered in the database, one page at a time. */
 export async function listEmployees(pool: Pool, companyId: string, input: ListEmployeesInput): Promise<{ rows: EmployeeRow[]; total: number }> {
   const search = input.search?.trim() ? `%${escapeLike(input.search.trim())}%` : null;
-  const { rows } = await pool.query<{ id: number; code: string; name_latin: string; name_bengali: string; email: string; slip_status: SlipStatus; last_error_code: string | null; total: number }>(
-    `select * , count(*) over ()::int as total from (
-       select e.id, e.code, e.name_latin, e.name_bengali, e.email, ${SLIP_STATUS_SQL} as slip_status,
-              case when s.status = 'failed' then s.last_error_code end as last_error_code
-       from employees e ${LATEST_SLIP_JOB}
-       where e.company_id = $1
-         and ($3::text is null or e.name_latin ilike $3 or e.name_bengali ilike $3 or e.code ilike $3 or e.email ilike $3)
-     ) t
-     where $4::text is null or t.slip_status = $4
-     order by t.code
-     limit $5 offset $6`,
-    [companyId, input.month, search, input.status ?? null, input.limit, input.offset],
-  );
+  type Row = { id: number; code: string; name_latin: string; name_bengali: string; email: string; slip_status: SlipStatus; last_error_code: string | null };
+  const searchSql = `($3::text is null or e.name_latin ilike $3 or e.name_bengali ilike $3 or e.code ilike $3 or e.email ilike $3)`;
+  let rows: Row[];
+  let total: number;
+  if (!input.status) {
+    // Without a status filter only the page's rows need their slip status: page first
+    // (employees index), then one lateral lookup per shown row.
+    const [page, count] = await Promise.all([
+      pool.query<Row>(
+        `select e.id, e.code, e.name_latin, e.name_bengali, e.email, ${SLIP_STATUS_SQL} as slip_status,
+                case when s.status = 'failed' then s.last_error_code end as last_error_code
+         from (select * from employees e where e.company_id = $1 and ${searchSql} order by e.code limit $4 offset $5) e
+         ${LATEST_SLIP_JOB}
+         order by e.code`,
+        [companyId, input.month, search, input.limit, input.offset],
+      ),
+      pool.query<{ n: number }>(`select count(*)::int as n from employees e where e.company_id = $1 and ($2::text is null or e.name_latin ilike $2 or e.name_bengali ilike $2 or e.code ilike $2 or e.email ilike $2)`, [companyId, search]),
+    ]);
+    rows = page.rows;
+    total = count.rows[0]?.n ?? 0;
+  } else {
+    const result = await pool.query<Row & { total: number }>(
+      `select *, count(*) over ()::int as total from (
+         select e.id, e.code, e.name_latin, e.name_bengali, e.email, ${SLIP_STATUS_SQL} as slip_status,
+                case when s.status = 'failed' then s.last_error_code end as last_error_code
+         from employees e ${LATEST_SLIP_JOB}
+         where e.company_id = $1 and ${searchSql}
+       ) t
+       where t.slip_status = $4
+       order by t.code
+       limit $5 offset $6`,
+      [companyId, input.month, search, input.status, input.limit, input.offset],
+    );
+    rows = result.rows;
+    total = result.rows[0]?.total ?? (input.offset > 0 ? await countOnly(pool, companyId, input, search) : 0);
+  }
   return {
-    total: rows[0]?.total ?? (input.offset > 0 ? await countOnly(pool, companyId, input, search) : 0),
+    total,
     rows: rows.map((r) => ({ id: r.id, code: r.code, nameLatin: r.name_latin, nameBengali: r.name_bengali, email: r.email, slipStatus: r.slip_status, lastErrorCode: r.last_error_code })),
   };
 }

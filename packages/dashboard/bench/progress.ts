@@ -1,0 +1,74 @@
+/**
+ * Benchmark: the HR progress query for ONE payroll run of 50,000 slips (100,000 jobs:
+ * render + email) and the employees page of a 10,000-employee company. Target (issue 6):
+ * progress under 20 ms.
+ *   npm run bench -w @beton/dashboard            (DATABASE_URL or postgres://postgres@127.0.0.1:5432)
+ */
+import { createDatabaseIfMissing, createPool, dropDatabase, migrateDatabase, seedDatabase, withDatabase } from '@beton/db';
+import { randomBytes } from 'node:crypto';
+import { listEmployees, listRunProgress, runProgress } from '../src/index.ts';
+
+const SLIPS = Number(process.env.BENCH_SLIPS ?? 50_000);
+const server = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
+const name = `beton_bench_${randomBytes(3).toString('hex')}`;
+
+async function time(label: string, n: number, fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 3; i++) await fn(); // warm
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  samples.sort((a, b) => a - b);
+  const p50 = samples[Math.floor(n / 2)]!;
+  const p95 = samples[Math.floor(n * 0.95)]!;
+  console.log(`${label.padEnd(48)} p50 ${p50.toFixed(1)} ms  p95 ${p95.toFixed(1)} ms`);
+  return p50;
+}
+
+await createDatabaseIfMissing(server, name);
+const url = withDatabase(server, name);
+const pool = createPool({ url, max: 4 });
+try {
+  await migrateDatabase(url);
+  await seedDatabase(pool, { employees: SLIPS, companies: 5 });
+  // Put every employee into one run (the "one run of 50,000" case), statuses like mid-run.
+  const { rows: [company] } = await pool.query<{ id: string }>(`select id from companies order by name limit 1`);
+  const run = await pool.query<{ id: string }>(
+    `insert into payroll_runs (id, company_id, month, status, employee_count, created_by) values (gen_random_uuid(), $1, '2026-11', 'running', $2, 'bench') returning id`,
+    [company!.id, SLIPS],
+  );
+  const runId = run.rows[0]!.id;
+  await pool.query(
+    `insert into jobs (task_name, queue, payload, status, max_attempts, idempotency_key, company_id, payroll_run_id, employee_id, started_at, finished_at)
+     select t.task, t.queue, jsonb_build_object('month', '2026-11', 'employeeId', e.id), t.status::"JobStatus", 6, t.key || e.id, $1, $2, e.id, now() - interval '1 minute', now() - (random() * interval '10 minutes')
+     from employees e cross join lateral (values
+       ('render-slip', 'pdf-render', 'done', 'slip:2026-11:emp-'),
+       ('send-slip-email', 'send-email', case when e.id % 10 < 7 then 'done' when e.id % 10 = 7 then 'running' when e.id % 200 = 9 then 'failed' else 'queued' end, 'slip:2026-11:email-emp-')
+     ) as t(task, queue, status, key)`,
+    [company!.id, runId],
+  );
+  await pool.query('vacuum analyze');
+  const { rows: [big] } = await pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from employees group by 1 order by 2 desc limit 1`);
+  console.log(`${SLIPS.toLocaleString('en-US')} slips, ${(SLIPS * 2).toLocaleString('en-US')} jobs in one run; biggest company ${big!.n} employees`);
+  const p50 = await time('runProgress (one run)', 30, () => runProgress(pool, company!.id, runId));
+  await time('listRunProgress (company runs page)', 30, () => listRunProgress(pool, company!.id));
+  await time('listEmployees page 1', 20, () => listEmployees(pool, big!.company_id, { month: '2026-11', limit: 25, offset: 0 }));
+  await time('listEmployees search "rahman"', 20, () => listEmployees(pool, big!.company_id, { month: '2026-11', search: 'rahman', limit: 25, offset: 0 }));
+  await time('listEmployees status=failed', 10, () => listEmployees(pool, big!.company_id, { month: '2026-11', status: 'failed', limit: 25, offset: 0 }));
+  console.log(p50 < 20 ? 'progress query: within the 20 ms budget' : 'progress query: OVER the 20 ms budget');
+  if (process.env.BENCH_EXPLAIN) {
+    const plan = await pool.query(`explain (analyze, buffers) select task_name, status, count(*) from jobs where payroll_run_id = $1 and task_name in ('render-slip','send-slip-email') group by 1, 2`, [runId]);
+    console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
+  // The index proposed for prisma/schema.prisma: @@index([payrollRunId, taskName, status, finishedAt])
+  if (process.env.BENCH_PROPOSED_INDEX) {
+    await pool.query(`create index jobs_run_task_status_finished on jobs (payroll_run_id, task_name, status, finished_at)`);
+    await pool.query('vacuum analyze jobs');
+    await time('runProgress with the proposed index', 30, () => runProgress(pool, company!.id, runId));
+  }
+} finally {
+  await pool.end();
+  await dropDatabase(server, name);
+}
