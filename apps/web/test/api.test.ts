@@ -91,6 +91,7 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'admin.workers': { input: undefined, hr: 'FORBIDDEN' },
     'admin.stuck': { input: undefined, hr: 'FORBIDDEN' },
     'admin.schedules': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.runScheduleNow': { input: { id: `payroll:${b.id}` }, hr: 'FORBIDDEN' },
   };
 }
 
@@ -222,6 +223,12 @@ describe('web API over HTTP', () => {
     // Admin pages' data answers.
     expect((await admin.admin.queues.query()).queues.length).toBeGreaterThan(0);
     expect((await admin.admin.schedules.query()).length).toBeGreaterThanOrEqual(fx.companies.length);
+    // "Run now" on a company's payroll schedule enqueues its fan-out once.
+    const id = `payroll:${fx.companies[2]!.id}`;
+    const first = await admin.admin.runScheduleNow.mutate({ id });
+    const again = await admin.admin.runScheduleNow.mutate({ id });
+    expect([first.created, again.created, again.jobId]).toEqual([true, false, first.jobId]);
+    expect(await errorCode(admin.admin.runScheduleNow.mutate({ id: 'payroll:00000000-0000-4000-8000-000000000000' }))).toBe('NOT_FOUND');
   });
 
   it('sign-in: a wrong password is UNAUTHORIZED and attempts are rate-limited per email+IP', async () => {

@@ -1,4 +1,5 @@
-import { definitionSchedules, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs } from '@beton/jobs';
+import { definitionSchedules, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { payrollMonthFor } from '@beton/payroll/month';
 import { notFound } from './errors.ts';
 import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
 
@@ -201,4 +202,35 @@ export async function listSchedules(pool: Pool, now = new Date()): Promise<Sched
     next: safeNext(c.payroll_schedule, c.time_zone), lastRun: lastOf.get(`payroll:${c.id}`) ?? null,
   }));
   return [...builtin, ...payroll];
+}
+
+/**
+ * "Run now" on the schedules page: enqueue the schedule's job at once, audited. A company's
+ * payroll uses the scheduled run's own key (payroll:<month>:<company>), so pressing it
+ * after the scheduled run (or twice) enqueues nothing new.
+ */
+export async function runScheduleNow(
+  pool: Pool,
+  jobs: Pick<JobClient<BetonJobs>, 'enqueue'>,
+  scheduleId: string,
+  actor: string,
+  now = new Date(),
+): Promise<{ jobId: number; created: boolean }> {
+  let job: { id: number; created: boolean };
+  if (scheduleId.startsWith('payroll:')) {
+    const companyId = scheduleId.slice('payroll:'.length);
+    const { rows } = await pool.query<{ time_zone: string }>(
+      `select time_zone from companies where id::text = $1`, [companyId],
+    );
+    if (!rows[0]) throw notFound('Schedule');
+    job = await jobs.enqueue('payroll-fanout', { companyId, month: payrollMonthFor(now, rows[0].time_zone) });
+  } else {
+    const entry = definitionSchedules(jobDefinitions).find((s) => s.id === scheduleId);
+    if (!entry) throw notFound('Schedule');
+    job = await jobs.enqueue(entry.job as never, entry.payload(now) as never, { idempotencyKey: `schedule:${entry.id}:manual:${now.toISOString()}` });
+  }
+  await pool.query(`insert into audit_log (actor, action, details) values ($1, 'run-schedule-now', $2)`, [
+    actor, JSON.stringify({ scheduleId, jobId: job.id, created: job.created }),
+  ]);
+  return { jobId: job.id, created: job.created };
 }

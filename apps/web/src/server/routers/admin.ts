@@ -1,7 +1,7 @@
-import { countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs } from '@beton/dashboard';
+import { countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { adminProcedure } from '../trpc.ts';
+import { adminProcedure, jobs } from '../trpc.ts';
 
 const filter = z.object({
   companyId: z.string().uuid().optional(),
@@ -31,4 +31,8 @@ export const adminRouter = {
   workers: adminProcedure.query(({ ctx }) => listWorkers(ctx.pool)),
   stuck: adminProcedure.query(({ ctx }) => listStuckJobs(ctx.pool)),
   schedules: adminProcedure.query(({ ctx }) => listSchedules(ctx.pool)),
+  runScheduleNow: adminProcedure
+    .input(z.object({ id: z.string().min(1).max(200) }))
+    .output(z.object({ jobId: z.number(), created: z.boolean() }))
+    .mutation(({ ctx, input }) => runScheduleNow(ctx.pool, jobs(ctx), input.id, ctx.actor)),
 } satisfies TRPCRouterRecord;

@@ -1,4 +1,4 @@
-import { employeeDetail, listEmployees, listRunProgress, runForApproval, runProgress, slipJobStatus, SLIP_STATUSES, updateEmployeeEmail, assertEmployeeInCompany } from '@beton/dashboard';
+import { employeeDetail, listEmployees, listRunProgress, runForApproval, runProgress, slipJobStatus, SLIP_STATUSES, updateEmployeeEmail } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { approvePayroll, resendSlip } from '../payroll-adapter.ts';
@@ -38,9 +38,7 @@ export const employeesRouter = {
   resend: hrProcedure
     .input(z.object({ id: employeeId, month }))
     .output(z.object({ jobId: z.number() }))
-    .mutation(async ({ ctx, input }) => {
-      await assertEmployeeInCompany(ctx.pool, ctx.companyId, input.id);
-      return resendSlip({ pool: ctx.pool, jobs: jobs(ctx), employeeId: input.id, month: input.month, requestedBy: ctx.actor });
-    }),
+    .mutation(({ ctx, input }) =>
+      resendSlip({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, employeeId: input.id, month: input.month, requestedBy: ctx.actor })),
   resendStatus: hrProcedure.input(z.object({ jobId })).query(({ ctx, input }) => slipJobStatus(ctx.pool, ctx.companyId, input.jobId)),
 } satisfies TRPCRouterRecord;

@@ -1,6 +1,6 @@
 'use client';
-import { useQuery } from '@tanstack/react-query';
-import { Card, L } from '../../../components/ui.tsx';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, L } from '../../../components/ui.tsx';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 function inZone(d: Date | string, timeZone: string): string {
@@ -9,13 +9,15 @@ function inZone(d: Date | string, timeZone: string): string {
 
 export default function SchedulesPage() {
   const trpc = useTRPC();
+  const qc = useQueryClient();
   const schedules = useQuery(trpc.admin.schedules.queryOptions());
+  const runNow = useMutation(trpc.admin.runScheduleNow.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.admin.schedules.queryKey() }) }));
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold"><L en="Schedules" bn="সময়সূচি" /></h1>
       <Card className="overflow-x-auto">
         <table className="min-w-full text-sm">
-          <thead className="text-left text-slate-600"><tr><th className="p-2">Schedule</th><th className="p-2">Cron</th><th className="p-2">Time zone</th><th className="p-2">Next runs</th><th className="p-2">Last run</th></tr></thead>
+          <thead className="text-left text-slate-600"><tr><th className="p-2">Schedule</th><th className="p-2">Cron</th><th className="p-2">Time zone</th><th className="p-2">Next runs</th><th className="p-2">Last run</th><th className="p-2" /></tr></thead>
           <tbody>
             {schedules.data?.map((s) => (
               <tr key={s.id} className="border-t border-slate-100 align-top">
@@ -23,6 +25,10 @@ export default function SchedulesPage() {
                 <td className="p-2 font-mono">{s.cron}</td><td className="p-2">{s.timeZone}</td>
                 <td className="p-2">{s.next.map((d) => <div key={String(d)}>{inZone(d, s.timeZone)}</div>)}</td>
                 <td className="p-2">{s.lastRun ? inZone(s.lastRun, s.timeZone) : '—'}</td>
+                <td className="p-2 whitespace-nowrap">
+                  <Button variant="secondary" disabled={runNow.isPending} onClick={() => { if (window.confirm(`Run "${s.label}" now?`)) runNow.mutate({ id: s.id }); }}><L en="Run now" bn="এখনই চালান" /></Button>
+                  {runNow.data && runNow.variables?.id === s.id && <div className="text-xs text-slate-600">{runNow.data.created ? `job #${runNow.data.jobId} enqueued` : `already enqueued (job #${runNow.data.jobId})`}</div>}
+                </td>
               </tr>
             ))}
           </tbody>
