@@ -9,8 +9,11 @@ export type QueueName = (typeof QUEUES)[number];
 export interface JobLimits {
   /** At most this many jobs of the key run at once. */
   concurrency?: { key: string; max: number };
-  /** At most this many jobs of the key start per second. */
-  rate?: { key: string; perSecond: number };
+  /**
+   * At most `perSecond` jobs of the key start in any 1-second window. `toleranceMs`: how
+   * late a start may be after its reserved instant (see waitForRate). Default: 50.
+   */
+  rate?: { key: string; perSecond: number; toleranceMs?: number };
 }
 
 /** Rows the job belongs to; shown to HR and used to scope queries. */

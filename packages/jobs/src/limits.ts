@@ -13,10 +13,20 @@ export interface LimiterStore {
   /** Takes a free or expired slot of `key` (0..max-1); null when all are held. */
   tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null>;
   releaseSlot(key: string, slot: number, holder: string): Promise<void>;
-  /** Reserves the next start; returns how long to wait before starting, ms. */
-  reserveStart(key: string, perSecond: number): Promise<number>;
+  /**
+   * Reserves the next start (GCRA, one start every `1000 / perSecond` ms); resolves with how
+   * long to wait before starting, ms, counted from when the promise resolves, and how long
+   * before that the reservation was computed at most (the round trip, without pool queueing).
+   */
+  reserveStart(key: string, perSecond: number): Promise<RateReservation>;
   /** Slots currently held per key (for the admin queues page). */
   slotsInUse(key: string): Promise<number>;
+}
+
+export interface RateReservation {
+  waitMs: number;
+  /** The reservation was made at most this long before the answer arrived, ms. */
+  uncertaintyMs: number;
 }
 
 export class PostgresLimiterStore implements LimiterStore {
@@ -48,14 +58,24 @@ export class PostgresLimiterStore implements LimiterStore {
     await this.pool.query(`update limiter_slots set holder = null, expires_at = null where key = $1 and slot = $2 and holder = $3`, [key, slot, holder]);
   }
 
-  async reserveStart(key: string, perSecond: number): Promise<number> {
-    const { rows } = await this.pool.query<{ wait_ms: number }>(
-      `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => 1.0 / $2))
-       on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => 1.0 / $2)
-       returning greatest(0, extract(epoch from (tat - make_interval(secs => 1.0 / $2) - clock_timestamp())) * 1000)::float8 as wait_ms`,
-      [key, perSecond],
-    );
-    return rows[0]?.wait_ms ?? 0;
+  async reserveStart(key: string, perSecond: number): Promise<RateReservation> {
+    // `tat` holds whole milliseconds: the interval is rounded up to one, or rounding would
+    // shorten every interval (33.3 ms → 33 ms is 30.3 starts a second, not 30).
+    const intervalMs = Math.ceil(1000 / perSecond);
+    // A connection first, so the round trip measured below is not the pool's queue.
+    const client = await this.pool.connect();
+    try {
+      const sent = performance.now();
+      const { rows } = await client.query<{ wait_ms: number }>(
+        `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => $2::float8 / 1000))
+         on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
+         returning greatest(0, extract(epoch from (tat - make_interval(secs => $2::float8 / 1000) - clock_timestamp())) * 1000)::float8 as wait_ms`,
+        [key, intervalMs],
+      );
+      return { waitMs: rows[0]?.wait_ms ?? 0, uncertaintyMs: performance.now() - sent };
+    } finally {
+      client.release();
+    }
   }
 
   async slotsInUse(key: string): Promise<number> {
@@ -102,9 +122,10 @@ export class RedisLimiterStore implements LimiterStore {
     await this.redis.zrem(`${this.prefix}slots:${key}`, holder);
   }
 
-  async reserveStart(key: string, perSecond: number): Promise<number> {
+  async reserveStart(key: string, perSecond: number): Promise<RateReservation> {
+    const sent = performance.now();
     const wait = Number(await this.redis.eval(RESERVE_LUA, 1, `${this.prefix}rate:${key}`, perSecond));
-    return Math.max(0, wait);
+    return { waitMs: Math.max(0, wait), uncertaintyMs: performance.now() - sent };
   }
 
   async slotsInUse(key: string): Promise<number> {
@@ -162,9 +183,39 @@ export async function acquireSlot(
   }
 }
 
-/** Reserves a start under the rate limit and sleeps until it; returns the wait, ms. */
-export async function waitForRate(store: LimiterStore, opts: { key: string; perSecond: number; signal?: AbortSignal }): Promise<number> {
-  const wait = await store.reserveStart(opts.key, opts.perSecond);
-  if (wait > 0) await sleep(wait, opts.signal);
-  return wait;
+export interface WaitForRateOptions {
+  key: string;
+  /** At most this many starts in any 1-second window. */
+  perSecond: number;
+  /**
+   * How late a start may be after its reserved instant. A start that wakes later than this
+   * (a busy event loop, a slow round trip) takes a new place instead of starting: started
+   * late, it would crowd the starts reserved after it. Starts are spaced
+   * `(1000 + toleranceMs) / perSecond` ms apart so that, late by up to `toleranceMs`, no
+   * 1-second window holds more than `perSecond`. Default: 50 (40/s → one start per 26.25 ms).
+   */
+  toleranceMs?: number;
+  /** New places taken at most; after that the start goes ahead late. Default: 20. */
+  maxReReservations?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reserves a start under the rate limit and sleeps until it; returns the time waited, ms.
+ * Never starts before the reserved instant (the wait counts from the answer, which arrives
+ * after the reservation was made), and never more than `toleranceMs` after it.
+ */
+export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
+  const { toleranceMs = 50, maxReReservations = 20 } = opts;
+  const spacedRate = (opts.perSecond * 1000) / (1000 + toleranceMs);
+  const started = performance.now();
+  for (let reReservations = 0; ; reReservations++) {
+    const { waitMs, uncertaintyMs } = await store.reserveStart(opts.key, spacedRate);
+    const answered = performance.now();
+    if (waitMs > 0) await sleep(waitMs, opts.signal);
+    else if (opts.signal?.aborted) throw new LimitWaitAborted('wait aborted');
+    // Upper bound of how late we are: the timer's lateness plus the reservation's round trip.
+    const lateMs = performance.now() - answered - waitMs + uncertaintyMs;
+    if (lateMs <= toleranceMs || reReservations >= maxReReservations) return performance.now() - started;
+  }
 }

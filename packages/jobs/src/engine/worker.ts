@@ -274,7 +274,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
             job.estimateMs = def.estimateMs?.(payload) ?? def.timeoutMs;
             if (stopping && performance.now() + job.estimateMs > deadline) void handBack(job, 'cannot finish within the shutdown grace period');
             if (def.limits?.rate) {
-              const waited = await waitForRate(limiter, { key: def.limits.rate.key, perSecond: def.limits.rate.perSecond, signal: controller.signal });
+              const { key, perSecond, toleranceMs } = def.limits.rate;
+              const waited = await waitForRate(limiter, { key, perSecond, ...(toleranceMs === undefined ? {} : { toleranceMs }), signal: controller.signal });
               events.onLimitWait?.({ limit: def.limits.rate.key, waitedMs: waited });
             }
             await handler(payload, {

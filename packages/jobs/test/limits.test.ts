@@ -1,0 +1,90 @@
+/**
+ * Issue 4 / SPEC R4: limits held across processes. Three worker processes with 45 workers
+ * each call a fake provider under a global concurrency limit of 45 and a rate limit of
+ * 40/s, for both limiter stores (PostgreSQL; Redis at 127.0.0.1:6379).
+ * The provider answers after 1.2 s (the story's latency): 40/s × 1.2 s = 48 would be in
+ * flight, so the concurrency limit binds; in the first second 45 slots are free at once,
+ * so the rate limit binds.
+ */
+import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createJobClient } from '../src/enqueue.ts';
+import { fixtureDefinitions } from './fixtures/definitions.ts';
+import { waitFor } from './helpers.ts';
+import { killAll, maxInAnyWindow, redisReachable, spawnWorker, startFakeProvider, type FakeProvider } from './processes.ts';
+
+const redisUp = await redisReachable();
+const JOBS = 160;
+const PROCESSES = 3;
+const POOL_MAX = 5; // per process: a connection budget of 15 for the three
+
+describe('global limits across processes (R4)', () => {
+  const dbs: TestDatabase[] = [];
+  const providers: FakeProvider[] = [];
+  afterAll(async () => {
+    await killAll();
+    for (const p of providers) await p.close();
+    for (const db of dbs) await db.drop().catch(() => {});
+  });
+
+  for (const store of ['postgres', 'redis'] as const) {
+    it.skipIf(store === 'redis' && !redisUp)(`${store}: three processes never exceed 45 in flight nor 40 starts in any 1 s window${store === 'redis' && !redisUp ? ' (skipped: no Redis at 127.0.0.1:6379)' : ''}`, async () => {
+      const db = await createTestDatabase(`limits_${store}`);
+      dbs.push(db);
+      const provider = await startFakeProvider(1200);
+      providers.push(provider);
+      const env = {
+        QUEUE: 'send-email',
+        CONCURRENCY: '45',
+        CALL_CONCURRENCY: '45',
+        CALL_RATE: '40',
+        CALL_TIMEOUT_MS: '10000',
+        SHUTDOWN_GRACE_MS: '15000',
+        LIMITER: store,
+        LIMIT_PREFIX: `beton-test:${randomUUID()}:`,
+        PROVIDER_URL: provider.url,
+        DB_POOL_MAX: String(POOL_MAX),
+      };
+      const workers = Array.from({ length: PROCESSES }, () => spawnWorker(db.url, env));
+      await Promise.all(workers.map((w) => w.ready));
+      const jobs = createJobClient(db.pool, fixtureDefinitions(env));
+
+      // Connections of the worker processes, sampled under full load.
+      let maxConnections = 0;
+      const sampler = setInterval(() => {
+        void db.pool
+          .query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'beton-test-worker'`)
+          .then(({ rows }) => (maxConnections = Math.max(maxConnections, rows[0]!.n)), () => {});
+      }, 50);
+      const started = performance.now();
+      try {
+        const { ids } = await jobs.enqueueMany('test-call', Array.from({ length: JOBS }, (_, i) => ({ payload: { key: `${store}-${i}` } })));
+        await waitFor('all calls done', async () => {
+          const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
+          return rows[0].n === JOBS;
+        }, 30_000, 100);
+      } finally {
+        clearInterval(sampler);
+      }
+      const elapsed = performance.now() - started;
+
+      expect(provider.arrivals).toHaveLength(JOBS); // each once: no retries, no duplicates
+      expect(provider.maxInFlight).toBeLessThanOrEqual(45);
+      expect(provider.maxInFlight).toBeGreaterThanOrEqual(40); // the limit was actually reached
+      const busiestSecond = maxInAnyWindow(provider.arrivals, 1000);
+      expect(busiestSecond).toBeLessThanOrEqual(40);
+      expect(busiestSecond).toBeGreaterThanOrEqual(33); // 40/s spaced for a 50 ms tolerance: ~38
+      // 160 calls at ≤ 45 in flight × 1.2 s: at least ~4.3 s; and not much slower than that.
+      expect(elapsed).toBeGreaterThan(4000);
+      expect(maxConnections).toBeGreaterThan(0);
+      expect(maxConnections).toBeLessThanOrEqual(PROCESSES * POOL_MAX);
+      const { rows } = await db.pool.query(`select count(*)::int as n from job_attempts a join jobs j on j.id = a.job_id where j.task_name = 'test-call' and a.outcome <> 'done'`);
+      expect(rows[0].n).toBe(0); // waiting for a slot never burned an attempt
+      console.log(`${store}: ${JOBS} calls in ${Math.round(elapsed)} ms; max in flight ${provider.maxInFlight}; busiest 1 s window ${busiestSecond}; max connections ${maxConnections}`);
+
+      for (const w of workers) w.kill('SIGTERM');
+      for (const w of workers) expect((await w.exit).code).toBe(0);
+    });
+  }
+});
