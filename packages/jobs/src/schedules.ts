@@ -28,6 +28,7 @@ export class InvalidScheduleError extends Error {
 
 export function parseSchedule(cron: string, timeZone: string): Cron {
   try {
+    new Intl.DateTimeFormat('en', { timeZone }); // throws RangeError for an unknown zone
     return new Cron(cron, { timezone: timeZone, paused: true });
   } catch (error) {
     throw new InvalidScheduleError(`Invalid schedule "${cron}" in ${timeZone}: ${(error as Error).message}`);

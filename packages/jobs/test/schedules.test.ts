@@ -1,0 +1,74 @@
+import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineJob } from '../src/definition.ts';
+import { createJobClient } from '../src/enqueue.ts';
+import { definitionSchedules, dueTimes, nextDueTimes, parseSchedule, runScheduleTick, type ScheduleSource } from '../src/schedules.ts';
+
+const monthly = defineJob({
+  name: 'test-monthly',
+  queue: 'maintenance',
+  schema: z.object({ companyId: z.string(), dueAt: z.string() }),
+  timeoutMs: 5_000,
+  idempotencyKey: (p) => `monthly:${p.companyId}:${p.dueAt}`,
+});
+const recurring = defineJob({
+  name: 'test-recurring',
+  queue: 'maintenance',
+  schema: z.object({ dueAt: z.string() }),
+  timeoutMs: 5_000,
+  idempotencyKey: (p) => `recurring:${p.dueAt}`,
+  schedule: { cron: '*/15 * * * *', payload: (dueAt) => ({ dueAt }) },
+});
+
+describe('time-zone schedules', () => {
+  it('02:00 on the 1st in Asia/Dhaka is 20:00 UTC the day before', () => {
+    const due = dueTimes('0 2 1 * *', 'Asia/Dhaka', new Date('2026-11-30T19:58:00Z'), new Date('2026-11-30T20:01:00Z'));
+    expect(due.map((d) => d.toISOString())).toEqual(['2026-11-30T20:00:00.000Z']);
+    expect(nextDueTimes('0 2 1 * *', 'Asia/Dhaka', 2, new Date('2026-11-15T00:00:00Z')).map((d) => d.toISOString())).toEqual([
+      '2026-11-30T20:00:00.000Z',
+      '2026-12-31T20:00:00.000Z',
+    ]);
+  });
+
+  it('refuses a malformed schedule with a message naming it', () => {
+    expect(() => parseSchedule('0 2 32 * *', 'Asia/Dhaka')).toThrow(/Invalid schedule "0 2 32 \* \*" in Asia\/Dhaka/);
+    expect(() => parseSchedule('0 2 1 * *', 'Mars/Olympus')).toThrow(/Invalid schedule/);
+  });
+
+  describe('the tick (injected clock, real PostgreSQL)', () => {
+    let db: TestDatabase;
+    beforeAll(async () => {
+      db = await createTestDatabase('schedules');
+    });
+    afterAll(() => db?.drop());
+
+    const companies: ScheduleSource = async () => [
+      { id: 'payroll:dhaka', cron: '0 2 1 * *', timeZone: 'Asia/Dhaka', job: 'test-monthly', payload: (d) => ({ companyId: 'dhaka', dueAt: d.toISOString() }) },
+      { id: 'payroll:utc', cron: '0 2 1 * *', timeZone: 'UTC', job: 'test-monthly', payload: (d) => ({ companyId: 'utc', dueAt: d.toISOString() }) },
+    ];
+
+    it('fires at 02:00 Asia/Dhaka, not at 02:00 UTC, and two ticks for the same minute enqueue once', async () => {
+      const jobs = createJobClient(db.pool, [monthly, recurring]);
+      const sources = [companies, async () => definitionSchedules([recurring])];
+      const before = await runScheduleTick({ pool: db.pool, jobs, sources, now: new Date('2026-11-30T19:59:30Z'), lookbackMs: 60_000, by: 'a' });
+      expect(before.enqueued.filter((e) => e.scheduleId.startsWith('payroll'))).toEqual([]);
+
+      const at = new Date('2026-11-30T20:00:05Z'); // 02:00:05 in Dhaka
+      const [a, b] = await Promise.all([
+        runScheduleTick({ pool: db.pool, jobs, sources, now: at, lookbackMs: 60_000, by: 'scheduler-a' }),
+        runScheduleTick({ pool: db.pool, jobs, sources, now: at, lookbackMs: 60_000, by: 'scheduler-b' }),
+      ]);
+      const fired = [...a.enqueued, ...b.enqueued];
+      expect(fired.filter((e) => e.scheduleId === 'payroll:dhaka')).toHaveLength(1);
+      expect(fired.filter((e) => e.scheduleId === 'payroll:utc')).toHaveLength(0);
+      expect(fired.filter((e) => e.scheduleId === 'test-recurring')).toHaveLength(1); // 20:00 UTC is a */15 boundary
+      const rows = await db.pool.query(`select payload->>'companyId' as company from jobs where task_name = 'test-monthly'`);
+      expect(rows.rows).toEqual([{ company: 'dhaka' }]);
+
+      // The UTC company's 02:00 comes six hours later.
+      const utc = await runScheduleTick({ pool: db.pool, jobs, sources, now: new Date('2026-12-01T02:00:10Z'), lookbackMs: 60_000, by: 'a' });
+      expect(utc.enqueued.map((e) => e.scheduleId)).toContain('payroll:utc');
+    });
+  });
+});
