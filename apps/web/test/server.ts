@@ -42,9 +42,16 @@ export async function ensureBuilt(): Promise<void> {
     }
     try {
       if (isFresh()) return;
-      const run = spawnSync(process.execPath, [nextBin, 'build', webDir], { cwd: root, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-      if (run.status !== 0) throw new Error(`next build failed:\n${run.stdout}\n${run.stderr}`);
-      return;
+      for (let waited = 0; ; waited += 2_000) {
+        const run = spawnSync(process.execPath, [nextBin, 'build', webDir], { cwd: root, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+        if (run.status === 0) return;
+        // A build started outside this test run (turbo, another suite) holds Next's own lock: wait for it.
+        if (`${run.stdout}${run.stderr}`.includes('Another next build process is already running') && waited < 180_000) {
+          await new Promise((r) => setTimeout(r, 2_000));
+          continue;
+        }
+        throw new Error(`next build failed:\n${run.stdout}\n${run.stderr}`);
+      }
     } finally {
       rmSync(lockDir, { recursive: true, force: true });
     }

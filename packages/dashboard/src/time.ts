@@ -16,18 +16,6 @@ export function zonedTime(timeZone: string, year: number, month: number, day: nu
   return new Date(guess - (asUtc - guess));
 }
 
-/**
- * The delivery deadline of a payroll month: `deadline` (e.g. "09:00") local time on the
- * 1st of the month AFTER the paid month (the 2026-11 slips are due 2026-12-01 09:00).
- */
-export function payrollDeadline(month: string, timeZone: string, deadline = '09:00'): Date {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  const [hh, mm] = deadline.split(':').map(Number) as [number, number];
-  const nextYear = m === 12 ? y + 1 : y;
-  const nextMonth = m === 12 ? 1 : m + 1;
-  return zonedTime(timeZone, nextYear, nextMonth, 1, hh, mm);
-}
-
 /** "09:00" style local time of `date` in `timeZone`. */
 export function localHhMm(date: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);
