@@ -167,7 +167,7 @@ export function planCapacity(raw: PlanInput): CapacityPlan {
       perSecond: input.concurrencyLimit / sendSeconds,
       formula: `${input.concurrencyLimit} in flight × 1/${sendSeconds} s`,
     },
-    { name: 'IO workers', perSecond: emailWorkers / sendSeconds, formula: `${emailWorkers} workers × 1/${sendSeconds} s` },
+    { name: 'IO workers', perSecond: emailWorkers / sendSeconds, formula: `${emailWorkers.toLocaleString('en-US')} workers × 1/${sendSeconds} s` },
   ].sort((a, b) => a.perSecond - b.perSecond) as EmailLimit[];
   const binding = limits[0]!;
   const emailSeconds = input.employees / binding.perSecond;
@@ -250,7 +250,10 @@ const num = (n: number, digits = 1) => (Number.isInteger(n) ? n.toLocaleString('
 /** The plan as the readable lines `beton plan` prints. */
 export function formatPlan(plan: CapacityPlan): string[] {
   const { input, render, email, naive } = plan;
-  const hhmm = (s: number) => `${Math.floor(s / 3600)} h ${String(Math.round((s % 3600) / 60)).padStart(2, '0')} min`;
+  const hhmm = (s: number) => {
+    const minutes = Math.round(s / 60);
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+  };
   const lines = [
     `Payroll night: ${int(input.employees)} slips, ${input.machines} machine(s) × ${input.cores} cores, start ${input.start}, deadline ${input.deadline} (window ${int(plan.windowSeconds)} s)`,
     '',

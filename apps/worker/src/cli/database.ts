@@ -1,0 +1,120 @@
+import {
+  checkDatabase,
+  createPool,
+  DatabaseUnreachableError,
+  ensureDatabase,
+  maskUrl,
+  migrateDatabase,
+  repoRoot,
+  withDatabase,
+  type Pool,
+} from '@beton/db';
+import { migrateQueue } from '@beton/jobs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CliError } from './args.ts';
+
+export interface CliDatabase {
+  url: string;
+  pool: Pool;
+  /** Closes the pool; stops the embedded server when this command started it. */
+  close(): Promise<void>;
+}
+
+/** The embedded cluster `npm start` uses (ensureDatabase's default folder). */
+const EMBEDDED_DIR = path.join(repoRoot, '.beton/postgres');
+/** The credentials @beton/db gives its embedded cluster (embedded.ts). */
+const EMBEDDED_SERVER = (port: number) => `postgres://postgres:beton@127.0.0.1:${port}`;
+
+/**
+ * The port of the embedded PostgreSQL when it is already running (under `npm start`):
+ * its postmaster.pid names the live process and the port. Starting it a second time on
+ * the same folder would fail on that lock file, so the CLI connects instead.
+ */
+function runningEmbeddedPort(): number | undefined {
+  const pidFile = path.join(EMBEDDED_DIR, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  try {
+    process.kill(Number(pid), 0);
+  } catch (error) {
+    // EPERM: alive but another user's; ESRCH: a stale file left by a crash.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  const n = Number(port);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** True when every committed Prisma migration is recorded as applied (skips a ~2 s `prisma migrate deploy`). */
+async function migrationsApplied(pool: Pool): Promise<boolean> {
+  const dir = path.join(repoRoot, 'prisma/migrations');
+  const wanted = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  try {
+    const { rows } = await pool.query<{ migration_name: string }>(
+      `select migration_name from _prisma_migrations where finished_at is not null and rolled_back_at is null`,
+    );
+    const applied = new Set(rows.map((r) => r.migration_name));
+    return wanted.every((m) => applied.has(m));
+  } catch {
+    return false; // no _prisma_migrations table yet: a fresh database
+  }
+}
+
+/**
+ * Opens the database the CLI works on: DATABASE_URL when set, else the embedded database
+ * of `npm start` (connected to when it runs, started under .beton/postgres and stopped
+ * afterwards when it does not). Applies pending migrations first.
+ */
+export async function openDatabase(
+  options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv; /** Default: 4. */ poolMax?: number } = {},
+): Promise<CliDatabase> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  let url: string;
+  let stopServer = async () => {};
+  if (env.DATABASE_URL) {
+    url = (await ensureDatabase({ databaseUrl: env.DATABASE_URL })).url;
+  } else {
+    const port = runningEmbeddedPort();
+    const runningUrl = port ? withDatabase(EMBEDDED_SERVER(port), 'beton') : undefined;
+    if (runningUrl && (await checkDatabase(runningUrl, 3000).then(() => true, () => false))) {
+      url = runningUrl;
+    } else {
+      log('Starting the embedded PostgreSQL (.beton/postgres)…');
+      const handle = await ensureDatabase({ dataDir: EMBEDDED_DIR });
+      url = handle.url;
+      stopServer = handle.stop;
+    }
+  }
+  const pool = createPool({ url, max: options.poolMax ?? 4, applicationName: 'beton-cli' });
+  try {
+    if (!(await migrationsApplied(pool))) {
+      log('Applying database migrations…');
+      await migrateDatabase(url);
+    }
+    await migrateQueue(pool);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    await stopServer().catch(() => {});
+    if (error instanceof DatabaseUnreachableError) throw error;
+    throw new CliError(`Could not prepare the database at ${maskUrl(url)}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  return {
+    url,
+    pool,
+    async close() {
+      await pool.end().catch(() => {});
+      await stopServer();
+    },
+  };
+}
+
+/** Runs `fn` with an open database and always closes it. */
+export async function usingDatabase<T>(fn: (db: CliDatabase) => Promise<T>, log?: (line: string) => void, poolMax?: number): Promise<T> {
+  const db = await openDatabase({ ...(log ? { log } : {}), ...(poolMax ? { poolMax } : {}) });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
