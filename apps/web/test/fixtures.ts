@@ -17,18 +17,23 @@ export interface WebFixture {
 }
 
 export function serverUrl(): string {
-  const url = process.env.DATABASE_URL ?? process.env.BETON_TEST_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  // The suite's own server (global setup: embedded, or DATABASE_URL's), else DATABASE_URL, else local.
+  const url = process.env.BETON_TEST_SERVER_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   return withDatabase(url, 'postgres');
 }
 
 export async function createWebFixture(): Promise<WebFixture> {
   const server = serverUrl();
   const name = `beton_web_${randomBytes(4).toString('hex')}`;
-  await createDatabaseIfMissing(server, name);
+  // Copy the suite's migrated template when there is one (~50 ms), else migrate here.
+  const template = process.env.BETON_TEST_TEMPLATE;
+  await createDatabaseIfMissing(server, name, template);
   const url = withDatabase(server, name);
-  await migrateDatabase(url);
   const pool = createPool({ url, max: 5, applicationName: 'beton-web-test' });
-  await migrateQueue(pool);
+  if (!template) {
+    await migrateDatabase(url);
+    await migrateQueue(pool);
+  }
   const seed = await seedDatabase(pool, { employees: 200, companies: 3 });
   const month = '2026-11';
   const { rows: companies } = await pool.query<{ id: string; name: string }>(`select id, name from companies order by name`);
