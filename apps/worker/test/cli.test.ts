@@ -1,0 +1,131 @@
+import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+const cli = path.join(root, 'apps/worker/src/cli.ts');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `beton <args>` as its own process, as an operator would. */
+function beton(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [tsx, cli, ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('beton CLI (a real process on a test database)', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('cli');
+    env = { DATABASE_URL: db.url, USER: 'tester' };
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('jobs stats: counts per queue and status, as a table and as JSON', async () => {
+    const jobs = createJobClient(db.pool, jobDefinitions);
+    await jobs.enqueueMany('noop', [{ payload: { key: 'stats-1' } }, { payload: { key: 'stats-2' } }]);
+
+    const json = await beton(['jobs', 'stats', '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ maintenance: { queued: 2, running: 0, retrying: 0, done: 0, failed: 0 } });
+
+    const table = await beton(['jobs', 'stats'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/queue\s+queued\s+running\s+retrying\s+done\s+failed\s+total/);
+    expect(table.stdout).toMatch(/maintenance\s+2\s+0\s+0\s+0\s+0\s+2/);
+  });
+
+  it('enqueue: a valid payload is written; a bad payload or bad JSON is refused with one line and exit 2', async () => {
+    const ok = await beton(['enqueue', 'noop', '{"key":"cli-1"}'], env);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/Enqueued noop as job \d+ \(key noop:cli-1, queue maintenance\)/);
+    const again = await beton(['enqueue', 'noop', '{"key":"cli-1"}'], env);
+    expect(again.stdout).toMatch(/Already enqueued/);
+    const { rows } = await db.pool.query(`select status from jobs where idempotency_key = 'noop:cli-1'`);
+    expect(rows).toEqual([{ status: 'queued' }]);
+
+    const badPayload = await beton(['enqueue', 'noop', '{"key":42}'], env);
+    expect(badPayload.code).toBe(2);
+    expect(badPayload.stderr.trim()).toBe('beton enqueue: invalid payload for "noop": key: Invalid input: expected string, received number');
+    expect(badPayload.stdout).toBe('');
+
+    const badJson = await beton(['enqueue', 'noop', '{key:'], env);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toMatch(/^beton enqueue: the payload is not valid JSON/);
+    expect(badJson.stderr.trim().split('\n')).toHaveLength(1);
+
+    const unknown = await beton(['enqueue', 'no-such-task', '{}'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown task "no-such-task"/);
+  });
+
+  it('jobs retry --all-failed: failed jobs go back to queued, audited as cli:<user>', async () => {
+    const jobs = createJobClient(db.pool, jobDefinitions);
+    const { ids } = await jobs.enqueueMany('noop', [{ payload: { key: 'dlq-1' } }, { payload: { key: 'dlq-2' } }]);
+    // As the engine leaves a job whose attempts are exhausted.
+    await db.pool.query(
+      `update jobs set status = 'failed', attempts = 6, last_error_code = 'provider_unavailable', last_error = '503 Service Unavailable', finished_at = now()
+       where id = any($1::bigint[])`,
+      [ids],
+    );
+
+    const list = await beton(['jobs', 'list', '--status', 'failed'], env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/id\s+task\s+attempts\s+error code\s+last error/);
+    expect(list.stdout).toMatch(/noop\s+6\/6\s+provider_unavailable\s+503 Service Unavailable/);
+
+    const retry = await beton(['jobs', 'retry', '--all-failed'], env);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stdout).toMatch(/Retried 2 jobs \(as cli:tester\)/);
+    const after = await db.pool.query(`select status, attempts from jobs where id = any($1::bigint[])`, [ids]);
+    expect(after.rows).toEqual([
+      { status: 'queued', attempts: 0 },
+      { status: 'queued', attempts: 0 },
+    ]);
+    const audit = await db.pool.query(`select actor, action, details from audit_log where action = 'retry-failed-jobs'`);
+    expect(audit.rows).toHaveLength(1);
+    expect(audit.rows[0]).toMatchObject({ actor: 'cli:tester' });
+
+    const none = await beton(['jobs', 'retry', '--all-failed'], env);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/No failed jobs to retry/);
+  });
+
+  it('usage errors exit 2; an unreachable DATABASE_URL is one masked line with the fix, exit 1', async () => {
+    const unknown = await beton(['frobnicate'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"[\s\S]*Usage: npm run beton/);
+
+    const down = await beton(['jobs', 'stats'], { DATABASE_URL: 'postgres://beton:s3cret@127.0.0.1:1/beton' });
+    expect(down.code).toBe(1);
+    const lines = down.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/Cannot reach PostgreSQL at postgres:\/\/beton:\*\*\*@127\.0\.0\.1:1\/beton .*unset DATABASE_URL/);
+    expect(down.stderr).not.toContain('s3cret');
+  });
+
+  it('plan --json gives the story figures without a database', async () => {
+    const run = await beton(['plan', '--json'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(run.code, run.stderr).toBe(0);
+    const plan = JSON.parse(run.stdout);
+    expect(plan.render.workers).toBe(24);
+    expect(plan.email.workersPerMachine).toBe(480);
+    expect(plan.email.perSecond).toBe(37.5);
+    expect(plan.naive.slipsInWindow).toBe(12_600);
+  });
+});
