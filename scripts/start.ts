@@ -1,0 +1,122 @@
+/**
+ * `npm start`: the whole product on one machine. PostgreSQL (embedded unless DATABASE_URL),
+ * migrations, demo data on first start, the provider and bank simulators, one worker
+ * process per queue, and the web dashboard. Ctrl-C stops everything it started.
+ */
+import { checkDatabase, createPool, DatabaseUnreachableError, ensureDatabase, freePort, maskUrl, migrateDatabase, portIsFree, seedDatabase } from '@beton/db';
+import { migrateQueue } from '@beton/jobs';
+import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { launcherEnv } from './lib/launcher-env.ts';
+import { killAll, repoRoot, spawnNode, spawnWorker, stopAll } from './lib/processes.ts';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function choosePort(preferred: number, what: string): Promise<number> {
+  if (preferred === 0) return freePort();
+  if (await portIsFree(preferred)) return preferred;
+  const other = await freePort();
+  say(`  port ${preferred} (${what}) is taken; using ${other}`);
+  return other;
+}
+
+const cleanups: Array<() => Promise<unknown>> = [];
+
+async function main() {
+  const env = launcherEnv();
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('\nStopping Beton…');
+    await stopAll(40_000);
+    for (const fn of cleanups.reverse()) await fn().catch(() => {});
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  process.on('exit', killAll);
+
+  say('Beton — starting');
+  if (env.DATABASE_URL) await checkDatabase(env.DATABASE_URL);
+  const db = await ensureDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.dataDir });
+  cleanups.push(() => db.stop());
+  say(`  database   ${maskUrl(db.url)}${db.embedded ? ` (embedded, data in ${path.relative(repoRoot, env.dataDir)})` : ''}`);
+  await migrateDatabase(db.url);
+  const pool = createPool({ url: db.url, max: 2 });
+  await migrateQueue(pool);
+  const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from companies');
+  if (rows[0]!.n === 0) {
+    say(`  seeding    ${env.SEED_EMPLOYEES.toLocaleString('en')} employees over ${env.SEED_COMPANIES} companies…`);
+    const seeded = await seedDatabase(pool, { employees: env.SEED_EMPLOYEES, companies: Math.min(env.SEED_COMPANIES, Math.max(1, env.SEED_EMPLOYEES)) });
+    const file = path.join(repoRoot, '.beton/logins.txt');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, seeded.logins.map((l) => `${l.role}\t${l.email}\t${l.password}\t${l.company ?? ''}`).join('\n') + '\n', { mode: 0o600 });
+    say(`  seeded in ${(seeded.ms / 1000).toFixed(1)} s (${seeded.invalidEmails} invalid addresses to fix). Logins (shown once; all in .beton/logins.txt):`);
+    for (const l of seeded.logins.slice(0, 3)) say(`    ${l.role.padEnd(5)} ${l.email}  password: ${l.password}`);
+  }
+  await pool.end();
+
+  let providerUrl = env.SENDGRID_BASE_URL;
+  if (!providerUrl) {
+    const provider = await startProviderSimulator({ port: await choosePort(env.PROVIDER_PORT, 'provider simulator'), latencyMs: env.PROVIDER_LATENCY_MS, storeAttachmentBytes: true });
+    cleanups.push(() => provider.close());
+    providerUrl = provider.url;
+  }
+  const bank = await startBankSimulator({ port: await choosePort(env.BANK_PORT, 'bank simulator') });
+  cleanups.push(() => bank.close());
+
+  const workerEnv = { DATABASE_URL: db.url, SENDGRID_BASE_URL: providerUrl, SENDGRID_API_KEY: env.SENDGRID_API_KEY, BANK_API_URL: bank.url, LOG_LEVEL: env.LOG_LEVEL };
+  const echo = (name: string) => (line: string) => {
+    if (/"level":(50|60)/.test(line) || !line.startsWith('{')) process.stderr.write(`[${name}] ${line}\n`);
+  };
+  const workers = ['maintenance', 'pdf-render', 'send-email'].map((queue) => spawnWorker({ queue, env: workerEnv, onLine: echo(queue) }));
+  await Promise.all(workers.map((w) => w.ready));
+  say(`  workers    scheduler (maintenance), pdf-render, send-email — pids ${workers.map((w) => w.pid).join(', ')}`);
+
+  const next = path.join(repoRoot, 'node_modules/next/dist/bin/next');
+  if (!existsSync(path.join(repoRoot, 'apps/web/.next/BUILD_ID'))) {
+    say('  building   the web app (first start only, about a minute)…');
+    const build = spawnNode({ name: 'next-build', args: [next, 'build', 'apps/web'], env: { DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1' }, onLine: () => {} });
+    const result = await build.exited;
+    if (result.code !== 0) throw new Error(`next build failed:\n${build.lines.slice(-30).join('\n')}`);
+  }
+  const port = await choosePort(env.PORT, 'web');
+  const web = spawnNode({
+    name: 'web',
+    args: [next, 'start', 'apps/web', '-p', String(port), '-H', '127.0.0.1'],
+    env: { DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+    readyWhen: /Ready in|started server|Local:/,
+    onLine: echo('web'),
+  });
+  await web.ready;
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 50; i++) {
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  say('');
+  say(`Beton is running: dashboard ${url}`);
+  say(`  email inbox (simulator) ${providerUrl}/inbox · bank simulator ${bank.url}`);
+  say(`  run November's payroll now:  npm run beton -- payroll run --month 2026-11`);
+  say('  Ctrl-C stops everything.');
+  process.stdout.write(`${JSON.stringify({ msg: 'beton ready', url, provider: providerUrl, bank: bank.url, database: maskUrl(db.url) })}\n`);
+  for (const child of [...workers, web]) {
+    void child.exited.then(({ code, signal }) => {
+      if (!stopping) {
+        say(`${child.name} stopped unexpectedly (code ${code}, signal ${signal}); stopping Beton.`);
+        void stop(1);
+      }
+    });
+  }
+}
+
+main().catch(async (error) => {
+  const message = error instanceof DatabaseUnreachableError ? error.message : (error?.stack ?? String(error));
+  process.stderr.write(`beton: ${message}\n`);
+  await stopAll(5_000).catch(() => {});
+  for (const fn of cleanups.reverse()) await fn().catch(() => {});
+  process.exit(1);
+});
