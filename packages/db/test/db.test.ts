@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../src/testing.ts';
+import { AlreadySeededError, companySizes, seedDatabase } from '../src/seed.ts';
+import { checkDatabase } from '../src/pool.ts';
+import { DatabaseUnreachableError } from '../src/errors.ts';
+import { maskUrl } from '../src/url.ts';
+import { prng } from '../src/random.ts';
+
+describe('data model guarantees', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('model');
+    await seedDatabase(db.pool, { employees: 20, companies: 2 });
+  });
+  afterAll(() => db?.drop());
+
+  it('payroll_runs rejects a second run for the same company and month', async () => {
+    const company = (await db.pool.query<{ id: string }>('select id from companies limit 1')).rows[0]!.id;
+    await db.pool.query(`insert into payroll_runs (company_id, month, created_by) values ($1, '2026-11', 'server-a')`, [company]);
+    await expect(db.pool.query(`insert into payroll_runs (company_id, month, created_by) values ($1, '2026-11', 'server-b')`, [company])).rejects.toMatchObject({
+      code: '23505',
+      constraint: 'payroll_runs_company_id_month_key',
+    });
+    await db.pool.query(`insert into payroll_runs (company_id, month, created_by) values ($1, '2026-10', 'server-b')`, [company]);
+  });
+
+  it('jobs.idempotency_key is unique', async () => {
+    const insert = () => db.pool.query(`insert into jobs (task_name, queue, payload, max_attempts, idempotency_key) values ('noop', 'maintenance', '{}', 6, 'slip:2026-11:emp-1')`);
+    await insert();
+    await expect(insert()).rejects.toMatchObject({ code: '23505' });
+  });
+
+  it('has an index that answers the HR progress query (count by status for one run)', async () => {
+    const client = await db.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('set local enable_seqscan = off'); // a 20-row table would be scanned anyway
+      const plan = await client.query(`explain select status, count(*) from jobs where payroll_run_id = '00000000-0000-4000-a000-000000000000' group by status`);
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Only Scan using jobs_payroll_run_id_status_idx/);
+      await client.query('rollback');
+    } finally {
+      client.release();
+    }
+  });
+});
+
+describe('seed', () => {
+  it('is deterministic: the same seed gives the same rows', async () => {
+    const [a, b] = await Promise.all([createTestDatabase('seed_a'), createTestDatabase('seed_b')]);
+    try {
+      await seedDatabase(a.pool, { employees: 500, companies: 7, seed: 42 });
+      await seedDatabase(b.pool, { employees: 500, companies: 7, seed: 42 });
+      const dump = async (d: TestDatabase) =>
+        (await d.pool.query(`select c.id, c.name, e.code, e.name_latin, e.name_bengali, e.email, e.salary, e.bank_account
+                             from employees e join companies c on c.id = e.company_id order by c.id, e.code`)).rows;
+      expect(await dump(a)).toEqual(await dump(b));
+      const users = async (d: TestDatabase) => (await d.pool.query('select email, role from users order by email')).rows;
+      expect(await users(a)).toEqual(await users(b));
+      await expect(seedDatabase(a.pool, { employees: 10 })).rejects.toThrow(AlreadySeededError);
+    } finally {
+      await Promise.all([a.drop(), b.drop()]);
+    }
+  });
+
+  it('makes uneven company sizes that add up, Bengali names, and about the asked share of invalid addresses', async () => {
+    const sizes = companySizes(50_000, 60, prng(1));
+    expect(sizes.reduce((x, y) => x + y, 0)).toBe(50_000);
+    expect(Math.max(...sizes)).toBeGreaterThan(4 * Math.min(...sizes));
+    const db = await createTestDatabase('seed_share');
+    try {
+      const result = await seedDatabase(db.pool, { employees: 4000, companies: 10, invalidRate: 0.05 });
+      expect(result.invalidEmails / 4000).toBeGreaterThan(0.035);
+      expect(result.invalidEmails / 4000).toBeLessThan(0.065);
+      const bad = await db.pool.query<{ n: number }>(`select count(*)::int as n from employees where email !~ '^[^@\\s]+@[^@\\s.]+(\\.[^@\\s.]+)+$'`);
+      expect(bad.rows[0]!.n).toBe(result.invalidEmails);
+      const bengali = await db.pool.query<{ name_bengali: string }>('select name_bengali from employees limit 1');
+      expect(bengali.rows[0]!.name_bengali).toMatch(/[\u0980-\u09FF]/);
+      expect(result.logins.filter((l) => l.role === 'HR')).toHaveLength(10);
+      expect(result.logins.filter((l) => l.role === 'ADMIN')).toHaveLength(1);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('refuses nonsense sizes with a clear message', async () => {
+    const db = await createTestDatabase('seed_bad');
+    try {
+      await expect(seedDatabase(db.pool, { employees: -1 })).rejects.toThrow(/employees must be a whole number/);
+      await expect(seedDatabase(db.pool, { invalidRate: 2 })).rejects.toThrow(/invalidRate must be between 0 and 1/);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe('connection errors', () => {
+  it('names the URL with the password masked, and the fix', async () => {
+    const url = 'postgres://beton:s3cret@127.0.0.1:1/beton';
+    const error = await checkDatabase(url, 2000).catch((e) => e);
+    expect(error).toBeInstanceOf(DatabaseUnreachableError);
+    expect(error.message).toContain('postgres://beton:***@127.0.0.1:1/beton');
+    expect(error.message).not.toContain('s3cret');
+    expect(error.message).toMatch(/unset DATABASE_URL to use the embedded PostgreSQL/);
+    expect(maskUrl('postgres://u@h/db')).toBe('postgres://u@h/db');
+  });
+});
