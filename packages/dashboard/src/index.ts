@@ -4,3 +4,4 @@ export * from './time.ts';
 export * from './runs.ts';
 export * from './employees.ts';
 export * from './admin.ts';
+export * from './schemas.ts';

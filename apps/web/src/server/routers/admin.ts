@@ -1,4 +1,4 @@
-import { countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
+import { failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { adminProcedure, jobs } from '../trpc.ts';
@@ -16,21 +16,22 @@ const ids = z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000
 export const adminRouter = {
   failedList: adminProcedure
     .input(filter.extend({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
+    .output(failedListOutput)
     .query(({ ctx, input }) => {
       const { limit, offset, ...f } = input;
       return listFailedJobs(ctx.pool, f, { limit, offset });
     }),
-  failedCount: adminProcedure.input(filter).query(({ ctx, input }) => countFailedJobs(ctx.pool, input)),
-  failedFacets: adminProcedure.query(({ ctx }) => failedFacets(ctx.pool)),
-  job: adminProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
-  retry: adminProcedure.input(ids).mutation(({ ctx, input }) => retryJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
-  retryMatching: adminProcedure.input(filter).mutation(({ ctx, input }) => retryJobs(ctx.pool, { filter: input }, ctx.actor)),
-  discard: adminProcedure.input(ids).mutation(({ ctx, input }) => discardJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
-  discardMatching: adminProcedure.input(filter).mutation(({ ctx, input }) => discardJobs(ctx.pool, { filter: input }, ctx.actor)),
-  queues: adminProcedure.query(({ ctx }) => queuesOverview(ctx.pool)),
-  workers: adminProcedure.query(({ ctx }) => listWorkers(ctx.pool)),
-  stuck: adminProcedure.query(({ ctx }) => listStuckJobs(ctx.pool)),
-  schedules: adminProcedure.query(({ ctx }) => listSchedules(ctx.pool)),
+  failedCount: adminProcedure.input(filter).output(z.number()).query(({ ctx, input }) => countFailedJobs(ctx.pool, input)),
+  failedFacets: adminProcedure.output(failedFacetsOutput).query(({ ctx }) => failedFacets(ctx.pool)),
+  job: adminProcedure.input(z.object({ id: z.number().int().positive() })).output(jobDetailOutput).query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
+  retry: adminProcedure.input(ids).output(z.object({ retried: z.number() })).mutation(({ ctx, input }) => retryJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
+  retryMatching: adminProcedure.input(filter).output(z.object({ retried: z.number() })).mutation(({ ctx, input }) => retryJobs(ctx.pool, { filter: input }, ctx.actor)),
+  discard: adminProcedure.input(ids).output(z.object({ discarded: z.number() })).mutation(({ ctx, input }) => discardJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
+  discardMatching: adminProcedure.input(filter).output(z.object({ discarded: z.number() })).mutation(({ ctx, input }) => discardJobs(ctx.pool, { filter: input }, ctx.actor)),
+  queues: adminProcedure.output(queuesOutput).query(({ ctx }) => queuesOverview(ctx.pool)),
+  workers: adminProcedure.output(workersOutput).query(({ ctx }) => listWorkers(ctx.pool)),
+  stuck: adminProcedure.output(stuckJobsOutput).query(({ ctx }) => listStuckJobs(ctx.pool)),
+  schedules: adminProcedure.output(schedulesOutput).query(({ ctx }) => listSchedules(ctx.pool)),
   runScheduleNow: adminProcedure
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(z.object({ jobId: z.number(), created: z.boolean() }))

@@ -1,4 +1,4 @@
-import { employeeDetail, listEmployees, listRunProgress, runForApproval, runProgress, slipJobStatus, SLIP_STATUSES, updateEmployeeEmail } from '@beton/dashboard';
+import { employeeDetail, employeeDetailOutput, employeeListOutput, listEmployees, listRunProgress, runForApproval, runProgress, runProgressOutput, slipJobStatus, slipJobStatusOutput, SLIP_STATUSES, updateEmployeeEmail } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { approvePayroll, resendSlip } from '../payroll-adapter.ts';
@@ -10,9 +10,9 @@ const employeeId = z.number().int().positive().max(2_147_483_647);
 const jobId = z.number().int().positive();
 
 export const runsRouter = {
-  list: hrProcedure.query(({ ctx }) => listRunProgress(ctx.pool, ctx.companyId)),
-  get: hrProcedure.input(runId).query(({ ctx, input }) => runProgress(ctx.pool, ctx.companyId, input.runId)),
-  approve: hrProcedure.input(runId).mutation(async ({ ctx, input }) => {
+  list: hrProcedure.output(z.array(runProgressOutput)).query(({ ctx }) => listRunProgress(ctx.pool, ctx.companyId)),
+  get: hrProcedure.input(runId).output(runProgressOutput).query(({ ctx, input }) => runProgress(ctx.pool, ctx.companyId, input.runId)),
+  approve: hrProcedure.input(runId).output(z.object({ reminders: z.number(), runAt: z.date() })).mutation(async ({ ctx, input }) => {
     const run = await runForApproval(ctx.pool, ctx.companyId, input.runId);
     return approvePayroll({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, month: run.month, approvedBy: ctx.actor });
   }),
@@ -27,8 +27,9 @@ export const employeesRouter = {
       limit: z.number().int().min(1).max(100).default(25),
       offset: z.number().int().min(0).max(1_000_000).default(0),
     }))
+    .output(employeeListOutput)
     .query(({ ctx, input }) => listEmployees(ctx.pool, ctx.companyId, input)),
-  get: hrProcedure.input(z.object({ id: employeeId })).query(({ ctx, input }) => employeeDetail(ctx.pool, ctx.companyId, input.id)),
+  get: hrProcedure.input(z.object({ id: employeeId })).output(employeeDetailOutput).query(({ ctx, input }) => employeeDetail(ctx.pool, ctx.companyId, input.id)),
   // The address is validated by the service (a field error, nothing saved), not here, so
   // the form gets one consistent error shape.
   updateEmail: hrProcedure
@@ -40,5 +41,5 @@ export const employeesRouter = {
     .output(z.object({ jobId: z.number() }))
     .mutation(({ ctx, input }) =>
       resendSlip({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, employeeId: input.id, month: input.month, requestedBy: ctx.actor })),
-  resendStatus: hrProcedure.input(z.object({ jobId })).query(({ ctx, input }) => slipJobStatus(ctx.pool, ctx.companyId, input.jobId)),
+  resendStatus: hrProcedure.input(z.object({ jobId })).output(slipJobStatusOutput).query(({ ctx, input }) => slipJobStatus(ctx.pool, ctx.companyId, input.jobId)),
 } satisfies TRPCRouterRecord;

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { SLIP_STATUSES } from './employees.ts';
+
+/** Output schemas of the read models: the API validates what it sends (tRPC `.output`). */
+const counts = z.object({ queued: z.number(), running: z.number(), retrying: z.number(), done: z.number(), failed: z.number() });
+
+export const runProgressOutput = z.object({
+  id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
+  employeeCount: z.number(), render: counts, email: counts, sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(),
+  remaining: z.number(), line: z.string(), throughputPerSecond: z.number(), deadline: z.date(),
+  eta: z.union([
+    z.object({ kind: z.enum(['done', 'idle']), text: z.string() }),
+    z.object({ kind: z.enum(['on-time', 'late']), finishAt: z.date(), text: z.string() }),
+  ]),
+});
+
+export const employeeListOutput = z.object({
+  total: z.number(),
+  rows: z.array(z.object({
+    id: z.number(), code: z.string(), nameLatin: z.string(), nameBengali: z.string(), email: z.string(),
+    slipStatus: z.enum(SLIP_STATUSES), lastErrorCode: z.string().nullable(),
+  })),
+});
+
+const attempt = z.object({
+  attempt: z.number(), startedAt: z.date(), finishedAt: z.date().nullable(), durationMs: z.number().nullable(), outcome: z.string(),
+  workerId: z.string().nullable(), errorCode: z.string().nullable(), errorMessage: z.string().nullable(),
+});
+
+export const employeeDetailOutput = z.object({
+  id: z.number(), code: z.string(), nameLatin: z.string(), nameBengali: z.string(), email: z.string(),
+  months: z.array(z.object({
+    month: z.string(),
+    jobs: z.array(z.object({
+      id: z.number(), taskName: z.string(), status: z.string(), idempotencyKey: z.string(), month: z.string().nullable(), attempts: z.number(),
+      runAt: z.date(), finishedAt: z.date().nullable(), lastError: z.string().nullable(), lastErrorCode: z.string().nullable(), attemptLog: z.array(attempt),
+    })),
+    slips: z.array(z.object({ id: z.number(), key: z.string(), bytes: z.number(), createdAt: z.date() })),
+  })),
+});
+
+export const slipJobStatusOutput = z.object({ render: z.string(), email: z.string().nullable(), overall: z.string(), error: z.string().nullable() });
+
+export const failedListOutput = z.object({
+  total: z.number(),
+  rows: z.array(z.object({
+    id: z.number(), taskName: z.string(), queue: z.string(), companyId: z.string().nullable(), companyName: z.string().nullable(),
+    employeeId: z.number().nullable(), attempts: z.number(), lastErrorCode: z.string().nullable(), lastErrorKind: z.string().nullable(),
+    lastError: z.string().nullable(), finishedAt: z.date().nullable(),
+  })),
+});
+
+export const failedFacetsOutput = z.object({
+  errorCodes: z.array(z.object({ code: z.string(), n: z.number() })),
+  tasks: z.array(z.string()),
+  companies: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+
+export const jobDetailOutput = z.object({
+  id: z.number(), taskName: z.string(), queue: z.string(), status: z.string(), payload: z.unknown(), attempts: z.number(), maxAttempts: z.number(),
+  idempotencyKey: z.string(), runAt: z.date(), finishedAt: z.date().nullable(), lastError: z.string().nullable(), lastErrorCode: z.string().nullable(),
+  lastErrorKind: z.string().nullable(), companyId: z.string().nullable(), employeeId: z.number().nullable(), payrollRunId: z.string().nullable(),
+  attemptLog: z.array(z.object({
+    attempt: z.number(), workerId: z.string().nullable(), startedAt: z.date(), finishedAt: z.date().nullable(), durationMs: z.number().nullable(),
+    outcome: z.string(), errorKind: z.string().nullable(), errorCode: z.string().nullable(), errorMessage: z.string().nullable(),
+    errorStack: z.string().nullable(), retryDelayMs: z.number().nullable(),
+  })),
+});
+
+export const queuesOutput = z.object({
+  queues: z.array(z.object({
+    queue: z.string(), counts, oldestWaitingSeconds: z.number().nullable(),
+    perMinute: z.array(z.object({ minute: z.date(), done: z.number(), failed: z.number() })),
+  })),
+  limits: z.array(z.object({ key: z.string(), inUse: z.number(), max: z.number() })),
+  limitDefs: z.array(z.object({
+    queue: z.string(),
+    limits: z.object({
+      concurrency: z.object({ key: z.string(), max: z.number() }).optional(),
+      rate: z.object({ key: z.string(), perSecond: z.number() }).optional(),
+    }),
+  })),
+});
+
+export const workersOutput = z.array(z.object({
+  id: z.string(), host: z.string(), pid: z.number(), queue: z.string(), startedAt: z.date(), lastSeen: z.date(), stoppedAt: z.date().nullable(),
+}));
+
+export const stuckJobsOutput = z.array(z.object({
+  id: z.number(), taskName: z.string(), queue: z.string(), workerId: z.string().nullable(), startedAt: z.date(), heartbeatAt: z.date().nullable(),
+}));
+
+export const schedulesOutput = z.array(z.object({
+  id: z.string(), kind: z.enum(['payroll', 'builtin']), label: z.string(), cron: z.string(), timeZone: z.string(), job: z.string(),
+  next: z.array(z.date()), lastRun: z.date().nullable(),
+}));
