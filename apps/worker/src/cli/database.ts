@@ -1,6 +1,10 @@
 import {
   checkDatabase,
+  createDatabaseIfMissing,
   createPool,
+  dropDatabase,
+  freePort,
+  startEmbeddedPostgres,
   DatabaseUnreachableError,
   ensureDatabase,
   maskUrl,
@@ -10,7 +14,8 @@ import {
   type Pool,
 } from '@beton/db';
 import { migrateQueue } from '@beton/jobs';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { CliError } from './args.ts';
 
@@ -116,5 +121,56 @@ export async function usingDatabase<T>(fn: (db: CliDatabase) => Promise<T>, log?
     return await fn(db);
   } finally {
     await db.close();
+  }
+}
+
+export interface ScratchDatabase {
+  url: string;
+  /** Drops the database (external server) or stops and deletes the embedded cluster. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for a benchmark: a new database on the DATABASE_URL server
+ * (dropped afterwards), or a throwaway embedded PostgreSQL under .beton/bench-postgres
+ * (stopped and deleted afterwards). Production settings (fsync on).
+ */
+export async function openScratchDatabase(name: string, options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {}): Promise<ScratchDatabase> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  let serverUrl: string;
+  let stopServer = async () => {};
+  if (env.DATABASE_URL) {
+    serverUrl = env.DATABASE_URL;
+    await checkDatabase(withDatabase(serverUrl, 'postgres'));
+  } else {
+    const dir = path.join(repoRoot, '.beton/bench-postgres', `${name}-${process.pid}`);
+    log(`Starting a throwaway PostgreSQL in ${path.relative(repoRoot, dir)}…`);
+    const server = await startEmbeddedPostgres({ dir, persistent: false, port: await freePort() });
+    serverUrl = server.serverUrl;
+    stopServer = async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  }
+  const database = `beton_${name.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+  try {
+    await createDatabaseIfMissing(serverUrl, database);
+    const url = withDatabase(serverUrl, database);
+    log('Applying migrations…');
+    await migrateDatabase(url);
+    const pool = createPool({ url, max: 1 });
+    await migrateQueue(pool).finally(() => pool.end());
+    return {
+      url,
+      async dispose() {
+        if (env.DATABASE_URL) await dropDatabase(serverUrl, database).catch(() => {});
+        await stopServer();
+      },
+    };
+  } catch (error) {
+    if (env.DATABASE_URL) await dropDatabase(serverUrl, database).catch(() => {});
+    await stopServer();
+    throw error;
   }
 }

@@ -1,0 +1,205 @@
+/**
+ * `npm run bench:engine -- [--jobs 5000] [--concurrency 24] [--profile] [--json]`
+ *
+ * Tracked no-op jobs per second through the whole Beton engine (enqueueMany: jobs rows +
+ * graphile wake-ups; startWorker: claim, attempt row, status done) side by side with raw
+ * graphile-worker (addJobs + run() with localQueue and batched completion) on the same fresh
+ * database in the same run. Rate = N / (enqueue + drain), both sides measured the same way.
+ * Target (issue 3): ratio >= 0.25. `--profile` adds where the engine's time goes: SQL round
+ * trips per job, grouped by statement, with their total and mean time.
+ */
+import { createPool } from '@beton/db';
+import { createJobClient, createLogger, noop, PostgresLimiterStore, startWorker } from '@beton/jobs';
+import { makeWorkerUtils, run as runGraphile, Logger as GraphileLogger } from 'graphile-worker';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
+
+const { values } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '5000' },
+    concurrency: { type: 'string', default: '24' },
+    profile: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log('Usage: npm run bench:engine -- [--jobs 5000] [--concurrency 24] [--profile] [--json]');
+  process.exit(0);
+}
+const N = Number(values.jobs);
+const CONCURRENCY = Number(values.concurrency);
+if (!Number.isInteger(N) || N < 1 || !Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
+  console.error('bench:engine: --jobs and --concurrency must be whole numbers >= 1');
+  process.exit(2);
+}
+const POOL_MAX = CONCURRENCY + 6;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+// ---- optional SQL profile: every query of this process, grouped by statement -------------
+interface Stat { calls: number; ms: number }
+const sqlStats = new Map<string, Stat>();
+let profiling = false;
+if (values.profile) {
+  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    if (!profiling || !text) return original.apply(this, args);
+    const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+    const started = performance.now();
+    const record = () => {
+      const s = sqlStats.get(key) ?? { calls: 0, ms: 0 };
+      s.calls++;
+      s.ms += performance.now() - started;
+      sqlStats.set(key, s);
+    };
+    // pool.query passes a callback; client.query without one returns a promise.
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const cb = args[last] as (...a: unknown[]) => void;
+      args[last] = (...a: unknown[]) => (record(), cb(...a));
+      return original.apply(this, args);
+    }
+    const result = original.apply(this, args);
+    if (result instanceof Promise) result.then(record, record);
+    return result;
+  };
+}
+
+function progress(label: string, done: () => number, started: number): NodeJS.Timeout {
+  return setInterval(() => log(`  ${label}: ${fmt(done())}/${fmt(N)} done · ${((performance.now() - started) / 1000).toFixed(1)} s`), 1000);
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, label: string): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > until) throw new Error(`${label}: not finished after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+interface SideResult { enqueueSeconds: number; drainSeconds: number; jobsPerSecond: number }
+
+/** Beton: enqueueMany(noop × N) then a maintenance worker until every jobs row is done. */
+async function benchEngine(url: string): Promise<SideResult> {
+  const pool = createPool({ url, max: POOL_MAX, applicationName: 'bench-engine' });
+  const definitions = [noop] as const;
+  const jobs = createJobClient(pool, definitions);
+  profiling = values.profile;
+  const t0 = performance.now();
+  for (let i = 0; i < N; i += 5000) {
+    const items = Array.from({ length: Math.min(5000, N - i) }, (_, k) => ({ payload: { key: `bench-${i + k}` } }));
+    await jobs.enqueueMany('noop', items);
+  }
+  const t1 = performance.now();
+  log(`  enqueued ${fmt(N)} tracked jobs in ${((t1 - t0) / 1000).toFixed(2)} s; running them (concurrency ${CONCURRENCY})…`);
+  let done = 0;
+  let resolveAll!: () => void;
+  const all = new Promise<void>((r) => (resolveAll = r));
+  const ticker = progress('engine', () => done, t1);
+  const worker = await startWorker({
+    pool,
+    definitions,
+    handlers: { noop: async () => {} },
+    queue: 'maintenance',
+    concurrency: CONCURRENCY,
+    limiter: new PostgresLimiterStore(pool),
+    logger: createLogger({ level: 'silent' }),
+    pollIntervalMs: 100,
+    events: {
+      onFinish: (e) => {
+        if (e.outcome === 'done' && ++done === N) resolveAll();
+      },
+    },
+  });
+  await all; // every finish transaction (status done + attempt row) has committed
+  const t2 = performance.now();
+  profiling = false;
+  clearInterval(ticker);
+  await worker.stop('benchmark over');
+  const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'done'`);
+  await pool.end();
+  if (rows[0]?.n !== N) throw new Error(`engine: expected ${N} jobs done, found ${rows[0]?.n}`);
+  return { enqueueSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, jobsPerSecond: N / ((t2 - t0) / 1000) };
+}
+
+/** Raw graphile-worker: addJobs(N) then run() with localQueue + batched complete/fail until the queue is empty. */
+async function benchRaw(url: string): Promise<SideResult> {
+  const pool = createPool({ url, max: POOL_MAX, applicationName: 'bench-raw' });
+  const logger = new GraphileLogger(() => () => {});
+  const utils = await makeWorkerUtils({ pgPool: pool, logger });
+  const t0 = performance.now();
+  for (let i = 0; i < N; i += 5000) {
+    await utils.addJobs(Array.from({ length: Math.min(5000, N - i) }, (_, k) => ({ identifier: 'bench_raw_noop', payload: { key: `raw-${i + k}` } })));
+  }
+  const t1 = performance.now();
+  log(`  added ${fmt(N)} raw graphile jobs in ${((t1 - t0) / 1000).toFixed(2)} s; running them (concurrency ${CONCURRENCY}, localQueue, batched completion)…`);
+  let done = 0;
+  const ticker = progress('raw', () => done, t1);
+  const runner = await runGraphile({
+    pgPool: pool,
+    concurrency: CONCURRENCY,
+    noHandleSignals: true,
+    pollInterval: 100,
+    logger,
+    taskList: { bench_raw_noop: async () => void done++ },
+    preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 10, failJobBatchDelay: 10 } },
+  });
+  // Done = every job ran and its completion is committed (the row is gone).
+  await waitUntil(
+    async () => done >= N && (await pool.query<{ n: number }>(`select count(*)::int as n from graphile_worker._private_jobs`)).rows[0]?.n === 0,
+    600_000,
+    'raw',
+  );
+  const t2 = performance.now();
+  clearInterval(ticker);
+  await runner.stop();
+  await utils.release();
+  await pool.end();
+  return { enqueueSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, jobsPerSecond: N / ((t2 - t0) / 1000) };
+}
+
+async function main() {
+  const db = await openScratchDatabase('engine', { log });
+  let engine: SideResult;
+  let raw: SideResult;
+  try {
+    log(`Beton engine: ${fmt(N)} tracked no-op jobs`);
+    engine = await benchEngine(db.url);
+    log(`Raw graphile-worker: ${fmt(N)} no-op jobs`);
+    raw = await benchRaw(db.url);
+  } finally {
+    await db.dispose();
+  }
+  const ratio = engine.jobsPerSecond / raw.jobsPerSecond;
+  const row = (name: string, r: SideResult) =>
+    `${name.padEnd(22)} ${fmt(r.jobsPerSecond).padStart(8)} jobs/s   (enqueue ${r.enqueueSeconds.toFixed(2)} s + run ${r.drainSeconds.toFixed(2)} s; run alone ${fmt(N / r.drainSeconds)} jobs/s)`;
+  console.log('');
+  console.log(`bench:engine — ${fmt(N)} no-op jobs, concurrency ${CONCURRENCY}, same fresh database`);
+  console.log(row('Beton engine (tracked)', engine));
+  console.log(row('raw graphile-worker', raw));
+  console.log(`ratio ${ratio.toFixed(3)} (target >= 0.25: ${ratio >= 0.25 ? 'met' : 'MISSED'})`);
+  if (values.profile) {
+    const entries = [...sqlStats.entries()].sort((a, b) => b[1].ms - a[1].ms);
+    const calls = entries.reduce((n, [, s]) => n + s.calls, 0);
+    console.log('');
+    console.log(`Engine SQL profile (enqueue + run): ${fmt(calls)} statements = ${(calls / N).toFixed(1)} per job`);
+    console.log(`${'calls'.padStart(8)} ${'per job'.padStart(7)} ${'total s'.padStart(8)} ${'mean ms'.padStart(8)}  statement`);
+    for (const [sql, s] of entries.slice(0, 14)) {
+      console.log(`${fmt(s.calls).padStart(8)} ${(s.calls / N).toFixed(2).padStart(7)} ${(s.ms / 1000).toFixed(2).padStart(8)} ${(s.ms / s.calls).toFixed(2).padStart(8)}  ${sql}`);
+    }
+  }
+  if (values.json) {
+    console.log(JSON.stringify({ trackedJobsPerSecond: Math.round(engine.jobsPerSecond), rawJobsPerSecond: Math.round(raw.jobsPerSecond), ratio: Number(ratio.toFixed(3)), jobs: N }));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`bench:engine: ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  },
+);

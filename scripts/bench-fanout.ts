@@ -1,0 +1,146 @@
+/**
+ * `npm run bench:fanout -- [--employees 50000] [--companies 60] [--parallel 4] [--profile] [--json]`
+ *
+ * The monthly fan-out on a fresh database: seed N employees over the companies (target for
+ * 50,000: < 15 s), then time `runPayroll` for one month — every company's payroll_runs row
+ * and one render-slip job per employee (jobs row + graphile wake-up), target <= 5 s for
+ * 50,000 — and verify the counts. When the fan-out misses its target (or with --profile) it
+ * prints which SQL statements the time went to.
+ */
+import { createPool, seedDatabase } from '@beton/db';
+import { createJobClient, jobDefinitions, PostgresLock } from '@beton/jobs';
+import { runPayroll } from '@beton/payroll';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
+
+const { values } = parseArgs({
+  options: {
+    employees: { type: 'string', default: '50000' },
+    companies: { type: 'string', default: '60' },
+    parallel: { type: 'string', default: '4' },
+    month: { type: 'string', default: '2026-11' },
+    profile: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log('Usage: npm run bench:fanout -- [--employees 50000] [--companies 60] [--parallel 4] [--month 2026-11] [--profile] [--json]');
+  process.exit(0);
+}
+const N = Number(values.employees);
+const COMPANIES = Number(values.companies);
+const PARALLEL = Number(values.parallel);
+for (const [name, v] of [['employees', N], ['companies', COMPANIES], ['parallel', PARALLEL]] as const) {
+  if (!Number.isInteger(v) || v < 1) {
+    console.error(`bench:fanout: --${name} must be a whole number >= 1`);
+    process.exit(2);
+  }
+}
+const SEED_TARGET_S = 15 * (N / 50_000);
+const FANOUT_TARGET_S = 5 * (N / 50_000);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+// Every statement of the fan-out, grouped, with its total time (callback and promise styles).
+interface Stat { calls: number; ms: number }
+const sqlStats = new Map<string, Stat>();
+let profiling = false;
+const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+(pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+  const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+  if (!profiling || !text) return original.apply(this, args);
+  const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+  const started = performance.now();
+  const record = () => {
+    const s = sqlStats.get(key) ?? { calls: 0, ms: 0 };
+    s.calls++;
+    s.ms += performance.now() - started;
+    sqlStats.set(key, s);
+  };
+  const last = args.length - 1;
+  if (typeof args[last] === 'function') {
+    const cb = args[last] as (...a: unknown[]) => void;
+    args[last] = (...a: unknown[]) => (record(), cb(...a));
+    return original.apply(this, args);
+  }
+  const result = original.apply(this, args);
+  if (result instanceof Promise) result.then(record, record);
+  return result;
+};
+
+async function main() {
+  const db = await openScratchDatabase('fanout', { log });
+  // Two connections per lane: runCompanyPayroll may query the pool while holding a client.
+  const pool = createPool({ url: db.url, max: PARALLEL * 2 + 2, applicationName: 'bench-fanout' });
+  try {
+    log(`Seeding ${fmt(N)} employees over ${COMPANIES} companies…`);
+    const seeded = await seedDatabase(pool, { employees: N, companies: COMPANIES, invalidRate: 0.01 });
+    const seedSeconds = seeded.ms / 1000;
+    log(`  seeded in ${seedSeconds.toFixed(2)} s`);
+    // Fresh statistics, as autovacuum would have them by 02:00 on the 1st.
+    await pool.query('analyze');
+
+    log(`Fan-out: runPayroll(${values.month}) for ${COMPANIES} companies, ${PARALLEL} at a time…`);
+    const deps = { pool, jobs: createJobClient(pool, jobDefinitions), lock: new PostgresLock(pool), by: 'bench-fanout' };
+    const started = performance.now();
+    let lastLog = 0;
+    profiling = true;
+    const summary = await runPayroll(deps, values.month!, {
+      parallel: PARALLEL,
+      onProgress: (done, total) => {
+        const now = performance.now();
+        if (now - lastLog > 500 || done === total) {
+          lastLog = now;
+          log(`  [${done}/${total}] companies · ${((now - started) / 1000).toFixed(2)} s`);
+        }
+      },
+    });
+    profiling = false;
+    const fanoutSeconds = (performance.now() - started) / 1000;
+
+    const counts = (
+      await pool.query<{ jobs: number; wakeups: number; runs: number }>(
+        `select (select count(*)::int from jobs where task_name = 'render-slip' and status = 'queued') as jobs,
+                (select count(*)::int from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+                  where t.identifier = 'render-slip') as wakeups,
+                (select count(*)::int from payroll_runs where month = $1) as runs`,
+        [values.month],
+      )
+    ).rows[0]!;
+    const ok = counts.jobs === N && counts.wakeups === N && counts.runs === COMPANIES && summary.enqueued === N;
+
+    console.log('');
+    console.log(`bench:fanout — ${fmt(N)} employees, ${COMPANIES} companies, fresh database`);
+    console.log(`seed     ${seedSeconds.toFixed(2).padStart(6)} s  (target < ${SEED_TARGET_S.toFixed(0)} s: ${seedSeconds < SEED_TARGET_S ? 'met' : 'MISSED'})`);
+    console.log(
+      `fan-out  ${fanoutSeconds.toFixed(2).padStart(6)} s  (target <= ${FANOUT_TARGET_S.toFixed(1)} s: ${fanoutSeconds <= FANOUT_TARGET_S ? 'met' : 'MISSED'}) — ` +
+        `${fmt(Math.round(N / fanoutSeconds))} jobs/s, ${PARALLEL} companies at a time`,
+    );
+    console.log(`verified ${fmt(counts.jobs)} jobs rows queued, ${fmt(counts.wakeups)} graphile wake-ups, ${counts.runs} payroll_runs: ${ok ? 'OK' : 'MISMATCH'}`);
+    if (values.profile || fanoutSeconds > FANOUT_TARGET_S) {
+      const entries = [...sqlStats.entries()].sort((a, b) => b[1].ms - a[1].ms);
+      const total = entries.reduce((n, [, s]) => n + s.ms, 0);
+      console.log('');
+      console.log(`Where the fan-out's time goes (statement time summed over ${PARALLEL} lanes, ${(total / 1000).toFixed(2)} s):`);
+      console.log(`${'calls'.padStart(6)} ${'total s'.padStart(8)} ${'share'.padStart(6)} ${'mean ms'.padStart(8)}  statement`);
+      for (const [sql, s] of entries.slice(0, 10)) {
+        console.log(`${fmt(s.calls).padStart(6)} ${(s.ms / 1000).toFixed(2).padStart(8)} ${`${Math.round((100 * s.ms) / total)}%`.padStart(6)} ${(s.ms / s.calls).toFixed(1).padStart(8)}  ${sql}`);
+      }
+    }
+    if (values.json) console.log(JSON.stringify({ employees: N, seedSeconds: Number(seedSeconds.toFixed(2)), fanoutSeconds: Number(fanoutSeconds.toFixed(2)) }));
+    if (!ok) throw new Error(`counts do not match: ${JSON.stringify({ ...counts, enqueued: summary.enqueued, expected: N })}`);
+  } finally {
+    await pool.end().catch(() => {});
+    await db.dispose();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`bench:fanout: ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  },
+);
