@@ -17,9 +17,17 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 try {
-  const report = JSON.parse(readFileSync(results, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+  const report = JSON.parse(readFileSync(results, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+    testResults: Array<{ status: string; assertionResults: unknown[] }>;
+  };
   passed = report.numPassedTests;
-  failed = report.numFailedTests;
+  // A test file that fails to load has no test results of its own: count it as a failure.
+  const brokenFiles = report.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
+  failed = report.numFailedTests + brokenFiles;
   skipped = report.numPendingTests + report.numTodoTests;
 } catch {
   failed = Math.max(failed, 1);

@@ -10,6 +10,7 @@ import {
   definitionSchedules,
   jobDefinitions,
   PostgresLimiterStore,
+  queueDepth,
   PostgresLock,
   RedisLimiterStore,
   RedisLock,
@@ -48,6 +49,7 @@ async function main() {
   const metrics = createMetrics({
     defaultLabels: { service: `worker-${config.queue}` },
     collectDbPool: () => [pgPoolStats('worker', pool)],
+    collectQueueStats: () => queueDepth(pool),
   });
 
   const isScheduler = config.queue === 'maintenance';

