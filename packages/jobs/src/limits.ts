@@ -192,10 +192,14 @@ export interface WaitForRateOptions {
    * (a busy event loop, a slow round trip) takes a new place instead of starting: started
    * late, it would crowd the starts reserved after it. Starts are spaced
    * `(1000 + toleranceMs) / perSecond` ms apart so that, late by up to `toleranceMs`, no
-   * 1-second window holds more than `perSecond`. Default: 50 (40/s → one start per 26.25 ms).
+   * 1-second window holds more than `perSecond`. Default: 100 (40/s → one start per 27.5 ms,
+   * 36.4/s at most: a margin under the provider's limit that absorbs a busy event loop).
    */
   toleranceMs?: number;
-  /** New places taken at most; after that the start goes ahead late. Default: 20. */
+  /**
+   * New places taken at most; after that the start goes ahead late. Each new place wastes
+   * the one before it, so this bounds the throughput lost on an overloaded machine. Default: 3.
+   */
   maxReReservations?: number;
   signal?: AbortSignal;
 }
@@ -206,7 +210,7 @@ export interface WaitForRateOptions {
  * after the reservation was made), and never more than `toleranceMs` after it.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
-  const { toleranceMs = 50, maxReReservations = 20 } = opts;
+  const { toleranceMs = 100, maxReReservations = 3 } = opts;
   const spacedRate = (opts.perSecond * 1000) / (1000 + toleranceMs);
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {

@@ -103,6 +103,38 @@ export async function cpuTimeMs(pid: number): Promise<number> {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
+/** CPU time (user + system) of each thread of a process, ms, by thread id (Linux /proc). */
+export async function threadCpuMs(pid: number): Promise<Map<number, number>> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const out = new Map<number, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => undefined);
+    if (!stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+  }
+  return out;
+}
+
+/** The thread of `pid`, other than its main thread, that used the most CPU over `ms` (a spinning worker thread). */
+export async function busiestThread(pid: number, ms: number): Promise<{ tid: number; cpuMs: number }> {
+  const before = await threadCpuMs(pid);
+  await new Promise((r) => setTimeout(r, ms));
+  const after = await threadCpuMs(pid);
+  let best = { tid: -1, cpuMs: -1 };
+  for (const [tid, cpu] of after) {
+    if (tid === pid) continue; // the main thread
+    const used = cpu - (before.get(tid) ?? cpu);
+    if (used > best.cpuMs) best = { tid, cpuMs: used };
+  }
+  return best;
+}
+
+export async function threadAlive(pid: number, tid: number): Promise<boolean> {
+  const { access } = await import('node:fs/promises');
+  return access(`/proc/${pid}/task/${tid}`).then(() => true, () => false);
+}
+
 export interface FakeProvider {
   url: string;
   /** Arrival times (performance.now()) of every request. */

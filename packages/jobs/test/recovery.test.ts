@@ -102,15 +102,15 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
 
   it('SIGTERM with 20 running jobs: short ones finish, long ones are handed back at once and taken by another worker, exit 0 before the grace period', async () => {
     const db = await freshDatabase('sigterm');
-    // The definitions' timeout (3 s) is within the grace period (3 s), as checkTimeouts demands; the
+    // The definitions' timeout (6 s) is within the grace period (6 s), as checkTimeouts demands; the
     // long jobs *estimate* 20 s, so the engine knows at SIGTERM that they cannot finish in time.
-    const env = { CONCURRENCY: '20', HEARTBEAT_MS: '500', SLEEP_TIMEOUT_MS: '3000', SHUTDOWN_GRACE_MS: '3000' };
+    const env = { CONCURRENCY: '20', HEARTBEAT_MS: '500', SLEEP_TIMEOUT_MS: '6000', SHUTDOWN_GRACE_MS: '6000' };
     const jobs = createJobClient(db.pool, fixtureDefinitions(env));
     const w1 = spawnWorker(db.url, env);
     const w1Id = String((await w1.ready).workerId);
     // The second worker boots meanwhile (a second or two); it runs the 20 s jobs at ×0.01.
     const w2 = spawnWorker(db.url, { ...env, TIME_SCALE: '0.01' });
-    const short = await jobs.enqueueMany('test-sleep', Array.from({ length: 10 }, (_, i) => ({ payload: { key: `short-${i}`, ms: 1000 } })));
+    const short = await jobs.enqueueMany('test-sleep', Array.from({ length: 10 }, (_, i) => ({ payload: { key: `short-${i}`, ms: 2000 } })));
     const long = await jobs.enqueueMany('test-sleep', Array.from({ length: 10 }, (_, i) => ({ payload: { key: `long-${i}`, ms: 20_000 } })));
     const all = [...short.ids, ...long.ids];
     await waitFor('20 running', async () => (await statusCounts(db.pool, all)).running === 20, 10_000, 10);
@@ -128,13 +128,21 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
       );
       return rows[0].n === 10;
     }, 5000, 10);
+    // Typically ~0.1–0.3 s after the signal; bounded loosely for loaded CI machines, and — the
+    // point — long before the short jobs end or the grace period does.
     const handedBackAfterMs = Date.now() - termAt;
-    expect(handedBackAfterMs).toBeLessThan(1000);
+    expect(handedBackAfterMs).toBeLessThan(2000);
+    const { rows: times } = await db.pool.query(
+      `select (select max(finished_at) from job_attempts where job_id = any($1) and outcome = 'handed_back') as last_hand_back,
+              (select min(finished_at) from test_runs where job_id = any($2) and outcome = 'completed') as first_short_done`,
+      [long.ids, short.ids],
+    );
+    if (times[0].first_short_done) expect(times[0].last_hand_back.getTime()).toBeLessThan(times[0].first_short_done.getTime());
 
     const exit = await w1.exit;
     const exitAfterMs = Date.now() - termAt;
     expect(exit.code).toBe(0);
-    expect(exitAfterMs).toBeLessThan(3000);
+    expect(exitAfterMs).toBeLessThan(6000); // the grace period (typically ~2.5 s: the short jobs' 2 s)
     // Nothing that finished during shutdown stays locked in graphile-worker.
     const { rows: locked } = await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null and locked_at is not null and (payload->>'jobId')::bigint = any($1)`, [short.ids]);
     expect(locked[0].n).toBe(0);
@@ -168,8 +176,8 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     const jobs = createJobClient(db.pool, fixtureDefinitions(env));
     const w1 = spawnWorker(db.url, env);
     await w1.ready;
-    // 5 s each: they could finish within the 10 s grace, so the first SIGTERM lets them run.
-    const { ids } = await jobs.enqueueMany('test-sleep', Array.from({ length: 4 }, (_, i) => ({ payload: { key: `patient-${i}`, ms: 5000 } })));
+    // 8 s each: they could finish within the 10 s grace, so the first SIGTERM lets them run.
+    const { ids } = await jobs.enqueueMany('test-sleep', Array.from({ length: 4 }, (_, i) => ({ payload: { key: `patient-${i}`, ms: 8000 } })));
     await waitFor('4 running', async () => (await statusCounts(db.pool, ids)).running === 4, 10_000, 10);
     w1.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
@@ -178,7 +186,7 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     w1.kill('SIGTERM');
     const exit = await w1.exit;
     expect(exit.code).toBe(0);
-    expect(Date.now() - secondAt).toBeLessThan(1500);
+    expect(Date.now() - secondAt).toBeLessThan(4000); // not the ~7.5 s the jobs still needed
     expect(await statusCounts(db.pool, ids)).toEqual({ queued: 4 });
     const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and attempts = 0`, [ids]);
     expect(rows[0].n).toBe(4);
