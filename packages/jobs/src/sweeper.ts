@@ -9,6 +9,8 @@ export interface SweepOptions {
 
 export interface SweepResult {
   recovered: Array<{ jobId: number; task: string; reason: string }>;
+  /** Wake-ups a dead worker had fetched but not claimed, released for others. */
+  releasedWakeups: number;
 }
 
 /**
@@ -46,7 +48,36 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
        returning j.id, j.task_name, j.wakeup_seq, s.reason`,
       [runningLongerThanMs, heartbeatOlderThanMs],
     );
-    if (rows.length === 0) return { recovered: [] };
+    // Stranded wake-ups: a worker takes a wake-up (graphile locks it) and waits for a global
+    // concurrency slot before it claims the job, so the job is still queued/retrying. If that
+    // worker dies (SIGKILL) meanwhile, graphile keeps the wake-up locked for 4 hours and the
+    // job is never run. Issue a fresh wake-up for any such job whose current wake-up has been
+    // locked longer than the stale-heartbeat age; a live waiter's old wake-up just turns stale
+    // (its claim checks wakeup_seq), so this can delay a job but never run it twice.
+    const stranded = await client.query<{ id: number; task_name: string; wakeup_seq: number; reason: string }>(
+      `with s as (
+         select j.id from jobs j
+         where j.status in ('queued', 'retrying')
+           and exists (select 1 from graphile_worker._private_jobs pj
+                       where (pj.payload->>'jobId')::bigint = j.id and (pj.payload->>'seq')::int = j.wakeup_seq
+                         and pj.locked_at < now() - make_interval(secs => $1::float8 / 1000))
+         for update of j skip locked)
+       update jobs j set wakeup_seq = j.wakeup_seq + 1, updated_at = now()
+       from s where j.id = s.id
+       returning j.id, j.task_name, j.wakeup_seq, 'wake-up locked by a lost worker' as reason`,
+      [heartbeatOlderThanMs],
+    );
+    rows.push(...stranded.rows);
+    // Wake-ups fetched (locked) by a worker that died before claiming them — waiting for a
+    // limiter slot or in graphile-worker's local queue: release the lock so another takes them.
+    const released = await client.query(
+      `update graphile_worker._private_jobs set locked_at = null, locked_by = null
+       where locked_by in (select graphile_pool_id from workers
+                           where graphile_pool_id is not null
+                             and (stopped_at is not null or last_seen < now() - make_interval(secs => $1::float8 / 1000)))`,
+      [heartbeatOlderThanMs],
+    );
+    if (rows.length === 0) return { recovered: [], releasedWakeups: released.rowCount ?? 0 };
     // Release graphile-worker's lock: drop the old (stale) wake-ups of these jobs.
     await client.query(
       `delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = any($1::bigint[])`,
@@ -55,6 +86,6 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
     const byTask = new Map<string, typeof rows>();
     for (const r of rows) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
     for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
-    return { recovered: rows.map((r) => ({ jobId: r.id, task: r.task_name, reason: r.reason })) };
+    return { recovered: rows.map((r) => ({ jobId: r.id, task: r.task_name, reason: r.reason })), releasedWakeups: released.rowCount ?? 0 };
   });
 }

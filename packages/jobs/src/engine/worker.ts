@@ -1,4 +1,5 @@
-import { Logger as GraphileLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
+import { Logger as GraphileLogger, run, type Runner, type Task, type TaskList, type WorkerEvents as WorkerEventEmitter } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import type { AnyJobDefinition, QueueName } from '../definition.ts';
 import { classifyError, TransientError, type ClassifiedError } from '../errors.ts';
 import { acquireSlot, LimitWaitAborted, waitForRate, type LimiterStore, type SlotLease } from '../limits.ts';
 import type { Logger } from '../logger.ts';
+import { createBatcher, type BatcherOptions } from './batcher.ts';
 import { checkTimeouts } from './config-check.ts';
 
 export interface HandlerContext {
@@ -61,6 +63,13 @@ export interface StartWorkerOptions {
   events?: WorkerEvents;
   /** Randomness of the backoff (tests). Default: Math.random. */
   random?: () => number;
+  /** Claims and successful finishes made within `delayMs` share one statement. Default: { delayMs: 2, maxSize: 100 }. */
+  batching?: BatcherOptions;
+  /**
+   * graphile-worker fetches this many wake-ups at once into a local queue (1 = off). A
+   * SIGKILLed worker's fetched wake-ups are released by the sweeper. Default: concurrency.
+   */
+  localQueueSize?: number;
   /** Let the event loop keep running until stop() (tests call stop()). Default: true. */
 }
 
@@ -110,6 +119,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     pollIntervalMs = 1000,
     events = {},
     random = Math.random,
+    batching = { delayMs: 2, maxSize: 100 },
+    localQueueSize = concurrency,
   } = options;
   const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${queue}:${randomUUID().slice(0, 8)}`;
   const mine = definitions.filter((d) => d.queue === queue);
@@ -163,16 +174,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   async function finish(job: ActiveJob, outcome: { ok: true } | { ok: false; error: ClassifiedError }, durationMs: number): Promise<AttemptOutcome> {
     const policy = retryPolicy(job.def.retry);
+    if (outcome.ok) {
+      await markDone({ jobId: job.jobId, attempt: job.attempt, attemptId: job.attemptId, durationMs });
+      return 'done';
+    }
     return inTransaction(pool, undefined, async (client) => {
-      if (outcome.ok) {
-        await client.query(
-          `update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
-           where id = $1 and status = 'running' and attempts = $2`,
-          [job.jobId, job.attempt],
-        );
-        await client.query(`update job_attempts set outcome = 'done', finished_at = now(), duration_ms = $2 where id = $1`, [job.attemptId, Math.round(durationMs)]);
-        return 'done';
-      }
       const { error } = outcome;
       const retry = error.kind === 'transient' && canRetry(job.attempt, policy);
       const delay = retry ? retryDelayMs({ attempt: job.attempt, policy, retryAfterMs: error.retryAfterMs, random }) : null;
@@ -195,6 +201,37 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       return retry ? 'retrying' : 'failed';
     });
   }
+
+  type Claimed = { attempts: number; max_attempts: number; payload: unknown; idempotency_key: string; attempt_id: number };
+
+  /** Claims (queued/retrying → running, one more attempt, its history row) of many wake-ups in one statement. */
+  const claim = createBatcher<{ jobId: number; seq: number }, Claimed | undefined>(async (items) => {
+    const { rows } = await pool.query<Claimed & { id: number }>(
+      `with req as (select * from unnest($1::bigint[], $2::int[]) as r(id, seq))
+       , c as (
+         update jobs j set status = 'running', attempts = j.attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
+         from req where j.id = req.id and j.wakeup_seq = req.seq and j.status in ('queued', 'retrying')
+         returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key)
+       , a as (insert into job_attempts (job_id, attempt, worker_id) select id, attempts, $3 from c returning id, job_id)
+       select c.id, c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id from c join a on a.job_id = c.id`,
+      [items.map((i) => i.jobId), items.map((i) => i.seq), workerId],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return items.map((i) => byId.get(i.jobId));
+  }, batching);
+
+  /** Successful finishes (running → done and the attempt's row) of many jobs in one statement. */
+  const markDone = createBatcher<{ jobId: number; attempt: number; attemptId: number; durationMs: number }, void>(async (items) => {
+    await pool.query(
+      `with d as (select * from unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) as d(id, attempt, attempt_id, duration_ms))
+       , j as (update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
+               from d where jobs.id = d.id and jobs.status = 'running' and jobs.attempts = d.attempt returning jobs.id)
+       update job_attempts a set outcome = 'done', finished_at = now(), duration_ms = d.duration_ms
+       from d join j on j.id = d.id where a.id = d.attempt_id`,
+      [items.map((i) => i.jobId), items.map((i) => i.attempt), items.map((i) => i.attemptId), items.map((i) => Math.round(i.durationMs))],
+    );
+    return items.map(() => undefined);
+  }, batching);
 
   function trackedTask(def: AnyJobDefinition): Task {
     const handler = handlers[def.name]!;
@@ -225,17 +262,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       }
 
       try {
-        // 2. Claim: queued/retrying → running, one more attempt, its history row.
-        const { rows } = await pool.query<{ attempts: number; max_attempts: number; payload: unknown; idempotency_key: string; attempt_id: number }>(
-          `with c as (
-             update jobs set status = 'running', attempts = attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
-             where id = $1 and wakeup_seq = $2 and status in ('queued', 'retrying')
-             returning id, attempts, max_attempts, payload, idempotency_key)
-           , a as (insert into job_attempts (job_id, attempt, worker_id) select id, attempts, $3 from c returning id)
-           select c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id from c, a`,
-          [jobId, seq, workerId],
-        );
-        const claimed = rows[0];
+        // 2. Claim: queued/retrying → running, one more attempt, its history row (batched).
+        const claimed = await claim({ jobId, seq });
         if (!claimed) {
           logger.debug({ jobId, seq, task: def.name }, 'stale wake-up ignored');
           return;
@@ -315,8 +343,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     const fn = level === 'error' ? logger.error : level === 'warning' ? logger.warn : logger.debug;
     fn.call(logger, { graphile: meta }, message);
   });
+  const graphileEvents = new EventEmitter() as WorkerEventEmitter;
+  graphileEvents.on('pool:create', ({ workerPool }) => {
+    // Its lock owner id: the sweeper releases the locks of a worker that died holding wake-ups.
+    pool.query(`update workers set graphile_pool_id = $2 where id = $1`, [workerId, workerPool.id]).catch((error) => logger.warn({ err: error }, 'could not record the pool id'));
+  });
   const runner: Runner = await run({
     pgPool: pool,
+    events: graphileEvents,
     concurrency,
     noHandleSignals: true,
     pollInterval: pollIntervalMs,
@@ -330,6 +364,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         // >= 0: with the default -1 a job finishing during shutdown stays locked for 4 h (FACTS).
         completeJobBatchDelay: 0,
         failJobBatchDelay: 0,
+        ...(localQueueSize > 1 ? { localQueue: { size: localQueueSize } } : {}),
       },
     },
   });

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "workers" ADD COLUMN     "graphile_pool_id" TEXT;
