@@ -48,26 +48,6 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
        returning j.id, j.task_name, j.wakeup_seq, s.reason`,
       [runningLongerThanMs, heartbeatOlderThanMs],
     );
-    // Stranded wake-ups: a worker takes a wake-up (graphile locks it) and waits for a global
-    // concurrency slot before it claims the job, so the job is still queued/retrying. If that
-    // worker dies (SIGKILL) meanwhile, graphile keeps the wake-up locked for 4 hours and the
-    // job is never run. Issue a fresh wake-up for any such job whose current wake-up has been
-    // locked longer than the stale-heartbeat age; a live waiter's old wake-up just turns stale
-    // (its claim checks wakeup_seq), so this can delay a job but never run it twice.
-    const stranded = await client.query<{ id: number; task_name: string; wakeup_seq: number; reason: string }>(
-      `with s as (
-         select j.id from jobs j
-         where j.status in ('queued', 'retrying')
-           and exists (select 1 from graphile_worker._private_jobs pj
-                       where (pj.payload->>'jobId')::bigint = j.id and (pj.payload->>'seq')::int = j.wakeup_seq
-                         and pj.locked_at < now() - make_interval(secs => $1::float8 / 1000))
-         for update of j skip locked)
-       update jobs j set wakeup_seq = j.wakeup_seq + 1, updated_at = now()
-       from s where j.id = s.id
-       returning j.id, j.task_name, j.wakeup_seq, 'wake-up locked by a lost worker' as reason`,
-      [heartbeatOlderThanMs],
-    );
-    rows.push(...stranded.rows);
     // Wake-ups fetched (locked) by a worker that died before claiming them — waiting for a
     // limiter slot or in graphile-worker's local queue: release the lock so another takes them.
     const released = await client.query(
