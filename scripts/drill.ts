@@ -1,0 +1,493 @@
+/**
+ * `npm run drill -- [--employees N] [--json] [--fast]` — the payroll night of SPEC §8 as one
+ * command (issue 7, item 1). A fresh database, N employees over up to 60 companies (1 %
+ * invalid addresses), the provider and bank simulators, two schedulers, two pdf-render and
+ * two send-email workers as separate processes; the monthly run is triggered through the
+ * schedulers, and on a printed timeline the drill injects a provider 503 window, 429
+ * pressure, lost acks, a rolling SIGTERM deploy of every worker, one SIGKILL of a worker
+ * holding jobs and one render that hangs forever. When nothing is queued, running or
+ * retrying it checks the simulator's message store and the database, prints a report (and
+ * with --json a last line in issue 7's shape) and exits 1 when any check fails.
+ *
+ * --fast shortens latencies, windows and pacing for the test suite (same faults, same checks).
+ */
+import { seedDatabase } from '@beton/db';
+import { payrollMonthFor } from '@beton/payroll';
+import { DEFAULT_REJECT_DOMAINS, isAcceptableAddress, startBankSimulator, startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
+import { parseArgs } from 'node:util';
+import os from 'node:os';
+import { bar, exitHandling, freshDatabase, readyWorkerId, round, sampleWorkerConnections, sleep, spawnWorkerSlowStart, waitUntil, type FreshDatabase } from './lib/drill-harness.ts';
+import type { Managed } from './lib/processes.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    employees: { type: 'string', default: '3000' },
+    json: { type: 'boolean', default: false },
+    fast: { type: 'boolean', default: false },
+    'keep-database': { type: 'boolean', default: false },
+  },
+});
+const N = Number(args.employees);
+if (!Number.isInteger(N) || N < 10) {
+  process.stderr.write(`drill: --employees must be a whole number >= 10 (got ${args.employees})\n`);
+  process.exit(2);
+}
+const FAST = args.fast;
+const COMPANIES = Math.min(60, Math.max(1, Math.floor(N / 5)));
+const BUDGET = 60; // SPEC R4: all workers together hold at most 60 connections
+const TIME_ZONE = 'Asia/Dhaka';
+
+/** The settings of the night; --fast keeps the faults and shortens the waits. */
+const P = FAST
+  ? { latencyMs: 400, spreadMs: 100, emailRate: 8, tickMs: 2000, progressMs: 1000, settleTimeoutMs: 240_000 }
+  : { latencyMs: 1200, spreadMs: 200, emailRate: 40, tickMs: 2000, progressMs: 2000, settleTimeoutMs: 900_000 };
+/** Seconds after the fan-out at which each fault starts, and how long it lasts. */
+const T = FAST
+  ? { outageAt: 3, outageFor: 6, pressureAt: 11, pressureFor: 4, pressureRate: 1, lostAcksAt: 16, lostAcksFor: 12, sigkillAt: 18, deployAt: 22 }
+  : { outageAt: 8, outageFor: 30, pressureAt: 45, pressureFor: 10, pressureRate: 10, lostAcksAt: 58, lostAcksFor: 25, sigkillAt: 62, deployAt: 72 };
+const LOST_ACK_FRACTION = 0.05;
+const K8S_GRACE_MS = 30_000;
+
+const lines: string[] = [];
+const say = (line: string) => {
+  lines.push(line);
+  process.stdout.write(`${line}\n`);
+};
+let t0 = 0;
+const at = () => (t0 ? `t+${String(Math.round((performance.now() - t0) / 1000)).padStart(3)}s` : '      ');
+const event = (what: string) => say(`${at()} ▶ ${what}`);
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+const exit = exitHandling(say);
+
+async function main() {
+  const started = performance.now();
+  say(`Beton payroll-night drill — ${N.toLocaleString('en')} employees over ${COMPANIES} companies, 1 % invalid addresses${FAST ? ' (--fast: shortened windows)' : ''}`);
+  say(`machine: ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+
+  // ── database, data, simulators ─────────────────────────────────────────────────────
+  const db: FreshDatabase = await freshDatabase('drill', { fast: FAST, keep: args['keep-database'] });
+  exit.add(() => db.drop());
+  say(`database: ${db.where}`);
+  const seeded = await seedDatabase(db.pool, { employees: N, companies: COMPANIES, invalidRate: 0.01, seed: 20261201 });
+  say(`seeded ${seeded.employees} employees, ${seeded.companies} companies, ${seeded.invalidEmails} invalid addresses in ${round(seeded.ms / 1000)} s`);
+
+  const provider: ProviderSimulator = await startProviderSimulator({
+    latencyMs: P.latencyMs,
+    latencySpreadMs: P.spreadMs,
+    ratePerSecond: 40,
+    storeAttachmentBytes: false,
+    activityDelayMs: 500,
+  });
+  exit.add(() => provider.close());
+  const bank = await startBankSimulator({});
+  exit.add(() => bank.close());
+  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms, activity feed lags 500 ms) · bank simulator ${bank.url}`);
+
+  // The render that hangs forever: a valid employee of the largest company, for the month
+  // the run will pay (computed for now and a few minutes on, in case a month turns meanwhile).
+  const employees = (await db.pool.query<{ id: number; email: string; company_id: string }>('select id, email, company_id from employees order by id')).rows;
+  const rule = { rejectDomains: DEFAULT_REJECT_DOMAINS, rejectAddresses: [] as string[] };
+  const isValid = (e: { email: string }) => isAcceptableAddress(e.email, rule);
+  const validEmployees = employees.filter(isValid);
+  const invalidEmployees = employees.filter((e) => !isValid(e));
+  // The first company in the schedule tick's order is fanned out first, so its slips render early.
+  const firstCompany = (await db.pool.query<{ id: string }>('select id from companies order by id limit 1')).rows[0]!.id;
+  const hungEmployee = validEmployees.find((e) => e.company_id === firstCompany) ?? validEmployees[0]!;
+  const months = [...new Set([payrollMonthFor(new Date(), TIME_ZONE), payrollMonthFor(new Date(Date.now() + 10 * 60_000), TIME_ZONE)])];
+  const hangKeys = months.map((m) => `slip:${m}:emp-${hungEmployee.id}`);
+
+  // ── processes ───────────────────────────────────────────────────────────────────────
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_URL: db.url,
+    SENDGRID_BASE_URL: provider.url,
+    SENDGRID_API_KEY: 'SG.beton-dev',
+    BANK_API_URL: bank.url,
+    LOG_LEVEL: 'warn',
+    SHUTDOWN_GRACE_MS: String(K8S_GRACE_MS),
+    HEARTBEAT_MS: '1000',
+    DB_CONNECTION_BUDGET: String(BUDGET),
+    // 6 processes + 1 surge process during the rolling deploy share the 60 connections.
+    DB_BUDGET_PROCESSES: '7',
+    EMAIL_RATE_LIMIT: String(P.emailRate),
+    EMAIL_CONCURRENCY_LIMIT: '45',
+    ACTIVITY_SETTLE_MS: '3000',
+  };
+  const schedulerEnv = { ...env, SCHEDULE_TICK_MS: String(P.tickMs), SWEEP_CRON: '*/10 * * * * *', STALE_HEARTBEAT_MS: '10000' };
+  const echo = (name: string) => (line: string) => {
+    if (/"level":(50|60)/.test(line) || (!line.startsWith('{') && line.trim())) process.stderr.write(`  [${name}] ${line.slice(0, 400)}\n`);
+  };
+  type Slot = 'scheduler-a' | 'scheduler-b' | 'pdf-1' | 'pdf-2' | 'email-1' | 'email-2';
+  const queueOf: Record<Slot, string> = { 'scheduler-a': 'maintenance', 'scheduler-b': 'maintenance', 'pdf-1': 'pdf-render', 'pdf-2': 'pdf-render', 'email-1': 'send-email', 'email-2': 'send-email' };
+  const generation: Record<string, number> = {};
+  const current = new Map<Slot, Managed>();
+  const workerIds = new Map<string, string>(); // workerId → process name
+  let hangFixed = false; // the rolling deploy ships the fix: new pdf-render processes render the slip
+  const start = async (slot: Slot): Promise<Managed> => {
+    const g = (generation[slot] = (generation[slot] ?? 0) + 1);
+    const name = `${slot}${g > 1 ? `#${g}` : ''}`;
+    const queue = queueOf[slot];
+    const extra = queue === 'maintenance' ? schedulerEnv : queue === 'pdf-render' && !hangFixed ? { ...env, BETON_FAULT_HANG_SLIPS: hangKeys.join(',') } : env;
+    const m = spawnWorkerSlowStart({ name, queue, env: extra, onLine: echo(name) });
+    await m.ready;
+    const id = readyWorkerId(m.lines);
+    if (id) workerIds.set(id, name);
+    current.set(slot, m);
+    return m;
+  };
+  say('starting workers: pdf-1, pdf-2, email-1, email-2 (separate processes)…');
+  await Promise.all((['pdf-1', 'pdf-2', 'email-1', 'email-2'] as Slot[]).map(start));
+  const connections = sampleWorkerConnections(db.pool, 500);
+  exit.add(async () => connections.stop());
+
+  // ── trigger the monthly run through the schedulers ─────────────────────────────────
+  // The monthly schedule ('0 2 1 * *') made due now: a cron for the current minute in Dhaka.
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', { timeZone: TIME_ZONE, month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' })
+      .formatToParts(new Date())
+      .map((p) => [p.type, Number(p.value)]),
+  );
+  const cron = `${parts.minute} ${parts.hour} ${parts.day} ${parts.month} *`;
+  await db.pool.query(`update companies set payroll_schedule = $2, time_zone = $1`, [TIME_ZONE, cron]);
+  say(`every company's payroll schedule set to '${cron}' (${TIME_ZONE}: due this minute); starting scheduler-a and scheduler-b at once…`);
+  const trigger = performance.now();
+  await Promise.all((['scheduler-a', 'scheduler-b'] as Slot[]).map(start));
+  const month = await waitUntil(
+    'the fan-out',
+    async () => {
+      const { rows } = await db.pool.query<{ month: string; n: number }>(
+        `select payload->>'month' as month, count(*)::int as n from jobs where task_name = 'render-slip' group by 1`,
+      );
+      return rows[0] && rows[0].n > 0 ? rows[0].month : null;
+    },
+    120_000,
+    100,
+  );
+  t0 = performance.now();
+  event(`the schedulers' tick fanned out the ${month} run (first render job ${round((t0 - trigger) / 1000)} s after the schedulers started)`);
+  if (!hangKeys.includes(`slip:${month}:emp-${hungEmployee.id}`)) say(`  warning: the run pays ${month}, not ${months.join('/')}; the hang fault will not fire`);
+  const hangKey = `slip:${month}:emp-${hungEmployee.id}`;
+  event(`hang fault armed: render of ${hangKey} never returns on the first-generation pdf-render workers`);
+
+  // ── the timeline of faults ─────────────────────────────────────────────────────────
+  const at0 = (s: number) => sleep(Math.max(0, t0 + s * 1000 - performance.now()));
+  const snaps = { before429: 0, after429: 0, pressureStart: 0, pressureEnd: 0 };
+  const deployExits: Array<{ name: string; code: number | null; signal: string | null; ms: number }> = [];
+  let sigkill: { name: string; workerId: string; held: number[]; at: number } | undefined;
+  const timeline: Array<Promise<void>> = [];
+  timeline.push(
+    (async () => {
+      await at0(T.outageAt);
+      provider.unavailableFor(T.outageFor * 1000);
+      event(`provider answers 503 for ${T.outageFor} s`);
+      await at0(T.outageAt + T.outageFor);
+      event('503 window over');
+    })(),
+  );
+  timeline.push(
+    (async () => {
+      await at0(T.pressureAt);
+      snaps.before429 = provider.stats().responses['429'] ?? 0;
+      snaps.pressureStart = performance.now();
+      provider.setRatePerSecond(T.pressureRate);
+      event(`429 pressure: provider limit lowered 40/s → ${T.pressureRate}/s for ${T.pressureFor} s (workers still pace at ${P.emailRate}/s)`);
+      await at0(T.pressureAt + T.pressureFor);
+      provider.setRatePerSecond(40);
+      snaps.pressureEnd = performance.now();
+      event('provider limit back to 40/s');
+      // 429s still possible until the provider's fixed 1-s window in which the limit changed is over.
+      await sleep(1000 - (Date.now() % 1000) + 20);
+      snaps.after429 = provider.stats().responses['429'] ?? 0;
+    })(),
+  );
+  timeline.push(
+    (async () => {
+      await at0(T.lostAcksAt);
+      provider.setDropAckFraction(LOST_ACK_FRACTION);
+      if (FAST) provider.dropNextAcks(1); // a small run sends few emails in the window: lose one for certain
+      event(`${LOST_ACK_FRACTION * 100} % of acks lost (stored, connection dropped) for ${T.lostAcksFor} s`);
+      await at0(T.lostAcksAt + T.lostAcksFor);
+      provider.setDropAckFraction(0);
+      event('acks no longer lost');
+    })(),
+  );
+  timeline.push(
+    (async () => {
+      await at0(T.sigkillAt);
+      // A send-email worker holding jobs right now (wait up to 10 s for one to hold any).
+      const candidate = await waitUntil(
+        'an email worker holding jobs',
+        async () => {
+          const { rows } = await db.pool.query<{ worker_id: string; ids: string[] }>(
+            `select worker_id, array_agg(id) as ids from jobs where status = 'running' and queue = 'send-email' and worker_id is not null group by worker_id order by count(*) desc`,
+          );
+          const row = rows.find((r) => [...current.entries()].some(([slot, m]) => slot.startsWith('email') && workerIds.get(r.worker_id) === m.name));
+          return row ?? null;
+        },
+        10_000,
+        50,
+      ).catch(() => null);
+      if (!candidate) {
+        event('SIGKILL skipped: no email worker held a job for 10 s');
+        return;
+      }
+      const name = workerIds.get(candidate.worker_id)!;
+      const slot = [...current.entries()].find(([, m]) => m.name === name)![0];
+      const victim = current.get(slot)!;
+      victim.signal('SIGKILL');
+      sigkill = { name, workerId: candidate.worker_id, held: candidate.ids.map(Number), at: performance.now() };
+      event(`SIGKILL ${name} (pid ${victim.pid}) while it held ${candidate.ids.length} job(s); its replacement starts (the sweeper must recover those jobs)`);
+      await victim.exited;
+      const m = await start(slot);
+      event(`${m.name} ready (pid ${m.pid})`);
+    })(),
+  );
+  timeline.push(
+    (async () => {
+      await at0(T.deployAt);
+      event('rolling deploy: every worker replaced one at a time per deployment (new process ready → old one SIGTERM, SIGKILL after 30 s)');
+      const roll = async (slot: Slot) => {
+        const old = current.get(slot)!;
+        const fresh = await start(slot);
+        const sentAt = performance.now();
+        event(`${fresh.name} ready → SIGTERM ${old.name} (pid ${old.pid})`);
+        const result = await old.stop(K8S_GRACE_MS);
+        const ms = Math.round(performance.now() - sentAt);
+        deployExits.push({ name: old.name, code: result.code, signal: result.signal, ms });
+        event(`${old.name} exited with code ${result.code ?? `— (${result.signal})`} after ${round(ms / 1000)} s`);
+      };
+      const lane = async (slots: Slot[], before?: () => Promise<void>) => {
+        await before?.();
+        for (const s of slots) await roll(s);
+      };
+      await Promise.all([
+        lane(['scheduler-a', 'scheduler-b']),
+        lane(['email-1', 'email-2']),
+        lane(['pdf-1', 'pdf-2'], async () => {
+          // The pdf-render rollout ships the fix for the hanging slip. It waits until the hung
+          // render's first attempt was killed at its 30-s timeout: a SIGTERM earlier would hand
+          // the hung job back instead, and the drill could not show the timeout at work.
+          await waitUntil(
+            'the hung render to time out',
+            async () =>
+              (
+                await db.pool.query(`select 1 from job_attempts a join jobs j on j.id = a.job_id where j.idempotency_key = $1 and a.error_code = 'timeout'`, [hangKey])
+              ).rowCount,
+            60_000,
+            250,
+          ).catch(() => event('the hung render has not timed out after 60 s'));
+          hangFixed = true;
+          event('pdf-render rollout starts; the new pdf-render processes carry the fix for the hanging slip');
+        }),
+      ]);
+      event('rolling deploy finished');
+    })(),
+  );
+  let timelineDone = false;
+  void Promise.all(timeline).then(() => (timelineDone = true));
+
+  // ── progress until nothing is queued, running or retrying ──────────────────────────
+  const validCount = validEmployees.length;
+  let lastDone = 0;
+  let lastAt = performance.now();
+  let settledAt = 0;
+  const deadline = performance.now() + P.settleTimeoutMs;
+  for (;;) {
+    await sleep(P.progressMs);
+    const { rows } = await db.pool.query<{ task_name: string; status: string; n: number }>(
+      `select task_name, status::text, count(*)::int as n from jobs where queue in ('pdf-render', 'send-email') group by 1, 2`,
+    );
+    const n = (task: string, status?: string) => rows.filter((r) => r.task_name === task && (!status || r.status === status)).reduce((a, r) => a + r.n, 0);
+    const active = rows.filter((r) => ['queued', 'running', 'retrying'].includes(r.status)).reduce((a, r) => a + r.n, 0);
+    const sent = n('send-slip-email', 'done');
+    const now = performance.now();
+    const rate = ((sent - lastDone) * 1000) / (now - lastAt);
+    lastDone = sent;
+    lastAt = now;
+    const failed = rows.filter((r) => r.status === 'failed').reduce((a, r) => a + r.n, 0);
+    say(
+      `${at()} ${bar(sent, validCount)} sent ${sent}/${validCount} · rendered ${n('render-slip', 'done')}/${N} · running ${rows.filter((r) => r.status === 'running').reduce((a, r) => a + r.n, 0)} · retrying ${rows.filter((r) => r.status === 'retrying').reduce((a, r) => a + r.n, 0)} · failed ${failed} · ${round(rate)}/s · db conns ${connections.last} (max ${connections.max})`,
+    );
+    if (timelineDone && active === 0 && n('render-slip') === N && n('send-slip-email') >= n('render-slip', 'done')) {
+      settledAt = performance.now();
+      break;
+    }
+    if (now > deadline) {
+      say(`${at()} not settled after ${P.settleTimeoutMs / 1000} s — checking what there is`);
+      break;
+    }
+  }
+  const wallSeconds = round(((settledAt || performance.now()) - trigger) / 1000);
+  event('settled: nothing queued, running or retrying');
+
+  // ── checks ───────────────────────────────────────────────────────────────────────────
+  const checks: Check[] = [];
+  const check = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
+  const stats = provider.stats();
+
+  // Exactly one slip per valid employee, from the simulator's store.
+  const perKey = new Map<string, number>();
+  let withoutPdf = 0;
+  for (const m of provider.messages()) {
+    const key = m.customArgs?.idempotency_key;
+    if (!key?.startsWith(`slip:${month}:`)) continue;
+    perKey.set(key, (perKey.get(key) ?? 0) + 1);
+    if (!m.attachments.some((a) => a.type === 'application/pdf')) withoutPdf++;
+  }
+  const hungJob = (await db.pool.query<{ status: string }>(`select status::text from jobs where idempotency_key = $1`, [hangKey])).rows[0];
+  const hungDelivered = perKey.get(hangKey) ?? 0;
+  // The hung slip is counted like any other when it was delivered; if it ended failed (its
+  // every attempt timed out), it is excluded from "missing" here and reported by name.
+  const excluded = hungDelivered === 0 && hungJob?.status === 'failed' ? [hangKey] : [];
+  let delivered = 0;
+  let duplicates = 0;
+  const missingKeys: string[] = [];
+  for (const e of validEmployees) {
+    const key = `slip:${month}:emp-${e.id}`;
+    const c = perKey.get(key) ?? 0;
+    if (c >= 1) delivered++;
+    if (c > 1) duplicates += c - 1;
+    if (c === 0 && !excluded.includes(key)) missingKeys.push(key);
+  }
+  const toInvalid = invalidEmployees.filter((e) => (perKey.get(`slip:${month}:emp-${e.id}`) ?? 0) > 0).length;
+  check('exactly one slip per valid employee', duplicates === 0 && missingKeys.length === 0 && toInvalid === 0 && withoutPdf === 0,
+    `${delivered}/${validCount} delivered, duplicates ${duplicates}, missing ${missingKeys.length}${missingKeys.length ? ` (${missingKeys.slice(0, 5).join(', ')}${missingKeys.length > 5 ? ', …' : ''})` : ''}, to invalid addresses ${toInvalid}, without PDF ${withoutPdf}${excluded.length ? `, excluded: ${excluded.join(', ')} (the hung slip, failed)` : ''}`);
+
+  // Invalid addresses: failed with the provider's reason after exactly one invalid_recipient attempt (the last).
+  const inv = await db.pool.query<{ employee_id: number; status: string; last_error_code: string | null; last_error: string | null; codes: (string | null)[]; outcomes: string[] }>(
+    `select j.employee_id, j.status::text, j.last_error_code, j.last_error,
+            array_agg(a.error_code order by a.attempt, a.id) as codes, array_agg(a.outcome::text order by a.attempt, a.id) as outcomes
+     from jobs j join job_attempts a on a.job_id = j.id
+     where j.task_name = 'send-slip-email' and j.payload->>'month' = $1 and j.employee_id = any($2::int[]) group by j.id`,
+    [month, invalidEmployees.map((e) => e.id)],
+  );
+  const goodInvalid = inv.rows.filter(
+    (r) =>
+      r.status === 'failed' &&
+      r.last_error_code === 'invalid_recipient' &&
+      /valid address/i.test(r.last_error ?? '') &&
+      r.codes.filter((c) => c === 'invalid_recipient').length === 1 &&
+      r.codes.at(-1) === 'invalid_recipient' &&
+      r.outcomes.slice(0, -1).every((o) => o !== 'failed' && o !== 'done'),
+  );
+  const invalidFailed = goodInvalid.length;
+  const earlierTransient = inv.rows.reduce((a, r) => a + r.codes.length - 1, 0);
+  check('invalid addresses failed with the provider reason, one invalid_recipient attempt', invalidFailed === invalidEmployees.length,
+    `${invalidFailed}/${invalidEmployees.length} failed with invalid_recipient ("${inv.rows[0]?.last_error ?? '-'}") as the last and only such attempt; ${earlierTransient} earlier transient attempt(s) (503/429/lost worker) before it`);
+
+  const otherFailed = await db.pool.query<{ idempotency_key: string; last_error_code: string | null; attempts: number }>(
+    `select idempotency_key, last_error_code, attempts from jobs where status = 'failed' and queue in ('pdf-render', 'send-email') and not (task_name = 'send-slip-email' and employee_id = any($1::int[]))`,
+    [invalidEmployees.map((e) => e.id)],
+  );
+  check('no other job failed', otherFailed.rows.filter((r) => !excluded.some((k) => r.idempotency_key === k)).length === 0,
+    otherFailed.rows.length ? otherFailed.rows.slice(0, 5).map((r) => `${r.idempotency_key} ${r.last_error_code} after ${r.attempts}`).join('; ') : 'none');
+
+  const runs = await db.pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from payroll_runs group by company_id`);
+  const payrollRuns = runs.rows.reduce((a, r) => a + r.n, 0);
+  const fanoutAttempts = await db.pool.query<{ n: number; statuses: string[] }>(`select count(*)::int as n, array_agg(distinct status::text) as statuses from jobs where task_name = 'payroll-fanout'`);
+  check('exactly one payroll run per company (two schedulers)', runs.rows.length === COMPANIES && runs.rows.every((r) => r.n === 1),
+    `${payrollRuns} payroll_runs rows for ${COMPANIES} companies; ${fanoutAttempts.rows[0]!.n} payroll-fanout jobs (${fanoutAttempts.rows[0]!.statuses?.join(', ')})`);
+
+  const left = await db.pool.query<{ status: string; n: number }>(`select status::text, count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and queue in ('pdf-render', 'send-email') group by 1`);
+  const stuck = left.rows.reduce((a, r) => a + r.n, 0);
+  const runningAny = (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'running' and queue <> 'maintenance'`)).rows[0]!.n;
+  check('nothing left running, queued or retrying', stuck === 0 && runningAny === 0, stuck ? left.rows.map((r) => `${r.n} ${r.status}`).join(', ') : '0 jobs running');
+
+  // The hung render: killed at its timeout, other work went on meanwhile.
+  const hung = await db.pool.query<{ attempt: number; outcome: string; error_code: string | null; duration_ms: number | null; started_at: Date; finished_at: Date | null; worker_id: string | null }>(
+    `select a.attempt, a.outcome::text, a.error_code, a.duration_ms, a.started_at, a.finished_at, a.worker_id
+     from job_attempts a join jobs j on j.id = a.job_id where j.idempotency_key = $1 order by a.attempt, a.id`,
+    [hangKey],
+  );
+  const timeoutAttempt = hung.rows.find((a) => a.error_code === 'timeout');
+  let otherDuring = { renders: 0, sameWorker: 0, emails: 0 };
+  if (timeoutAttempt?.finished_at) {
+    const { rows } = await db.pool.query<{ renders: number; same: number; emails: number }>(
+      `select count(*) filter (where j.task_name = 'render-slip')::int as renders,
+              count(*) filter (where j.task_name = 'render-slip' and a.worker_id = $3)::int as same,
+              count(*) filter (where j.task_name = 'send-slip-email')::int as emails
+       from job_attempts a join jobs j on j.id = a.job_id
+       where a.outcome = 'done' and a.finished_at > $1 and a.finished_at < $2 and j.idempotency_key <> $4`,
+      [timeoutAttempt.started_at, timeoutAttempt.finished_at, timeoutAttempt.worker_id, hangKey],
+    );
+    otherDuring = { renders: rows[0]!.renders, sameWorker: rows[0]!.same, emails: rows[0]!.emails };
+  }
+  const killedAtTimeout = !!timeoutAttempt && (timeoutAttempt.duration_ms ?? 0) >= 29_000 && (timeoutAttempt.duration_ms ?? 0) <= 40_000;
+  const hungRenderKilled = killedAtTimeout && otherDuring.renders + otherDuring.emails > 0;
+  check('the hung render was killed at its 30 s timeout and other work went on', hungRenderKilled,
+    `${hangKey}: attempts ${hung.rows.map((a) => `#${a.attempt} ${a.outcome}${a.error_code ? `/${a.error_code}` : ''} ${a.duration_ms === null ? '?' : round(a.duration_ms / 1000)} s`).join(', ')}; final ${hungJob?.status}, delivered ${hungDelivered}×; ` +
+      `while it hung: ${otherDuring.renders} other renders done (${otherDuring.sameWorker} on the same process), ${otherDuring.emails} emails sent`);
+
+  check('worker DB connections within the budget', connections.max <= BUDGET && connections.samples > 0, `max ${connections.max} ≤ ${BUDGET} over ${connections.samples} samples every 500 ms`);
+
+  const total429 = stats.responses['429'] ?? 0;
+  const inside429 = snaps.after429 - snaps.before429;
+  const provider429 = total429 - inside429;
+  check('no 429 while the provider limit was unchanged', provider429 === 0 && snaps.pressureEnd > 0,
+    `${provider429} outside the pressure window; ${inside429} during it (expected: limit lowered to ${T.pressureRate}/s for ${T.pressureFor} s, absorbed by retries)`);
+
+  const sigtermExits = deployExits.map((d) => d.code ?? 137);
+  check('rolling deploy: every worker exited 0 on SIGTERM within the grace period', deployExits.length === 6 && sigtermExits.every((c) => c === 0),
+    deployExits.map((d) => `${d.name} ${d.code ?? d.signal} in ${round(d.ms / 1000)} s`).join(', '));
+
+  if (sigkill) {
+    // The held list is a snapshot taken just before the kill: a job may still have finished in
+    // between. Every attempt of the killed worker must be closed (recovered by the sweeper, or
+    // finished before the kill), at least one recovered, and none of the jobs left open.
+    const rec = await db.pool.query<{ recovered: number; dangling: number; open: number; done: number }>(
+      `select count(*) filter (where a.outcome = 'recovered' and a.worker_id = $2)::int as recovered,
+              count(*) filter (where a.outcome = 'running' and a.worker_id = $2)::int as dangling,
+              count(distinct j.id) filter (where j.status in ('queued', 'running', 'retrying'))::int as open,
+              count(distinct j.id) filter (where j.status = 'done')::int as done
+       from jobs j join job_attempts a on a.job_id = j.id where j.id = any($1::bigint[])`,
+      [sigkill.held, sigkill.workerId],
+    );
+    const r = rec.rows[0]!;
+    check('the SIGKILLed worker’s jobs were recovered by the sweeper', r.recovered > 0 && r.dangling === 0 && r.open === 0,
+      `${sigkill.name} held ${sigkill.held.length}; ${r.recovered} recovered (worker_lost) and retried, ${sigkill.held.length - r.recovered} finished just before the kill; ${r.done} done, ${r.open} open`);
+  } else check('the SIGKILLed worker’s jobs were recovered by the sweeper', false, 'no SIGKILL happened');
+
+  check('the faults happened', (stats.responses['503'] ?? 0) > 0 && inside429 > 0 && stats.droppedAcks > 0,
+    `${stats.responses['503'] ?? 0} × 503, ${inside429} × 429 in the pressure window, ${stats.droppedAcks} lost acks; provider max in flight ${stats.maxInFlight}, max ${stats.maxRequestsPerSecond} requests in one second`);
+
+  // ── report ─────────────────────────────────────────────────────────────────────────
+  say('');
+  say(`Drill report — ${month} run, ${N} employees (${validCount} valid, ${invalidEmployees.length} invalid), ${COMPANIES} companies`);
+  say(`  wall time ${wallSeconds} s from the schedulers' start to settled (${round((performance.now() - started) / 1000)} s in all); provider ${JSON.stringify(stats.responses)}`);
+  for (const c of checks) say(`  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
+  const passed = checks.every((c) => c.ok);
+  say(passed ? 'All checks passed.' : `${checks.filter((c) => !c.ok).length} check(s) failed.`);
+
+  await exit.finish(passed ? 0 : 1);
+  if (args.json) {
+    process.stdout.write(
+      `${JSON.stringify({
+        employees: N,
+        valid: validCount,
+        delivered,
+        duplicates,
+        missing: missingKeys.length,
+        invalidFailed,
+        payrollRuns,
+        stuck,
+        provider429,
+        maxWorkerConnections: connections.max,
+        hungRenderKilled,
+        sigtermExits,
+        wallSeconds,
+      })}\n`,
+    );
+  }
+  process.exit(passed ? 0 : 1);
+}
+
+main().catch(async (error) => {
+  process.stderr.write(`drill: ${error?.stack ?? error}\n`);
+  await exit.finish(1);
+  process.exit(1);
+});

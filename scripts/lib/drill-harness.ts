@@ -1,0 +1,197 @@
+/**
+ * Shared by the drill (`npm run drill`) and the end-to-end bench (`npm run bench`): a fresh
+ * migrated database of their own, cleanup on every way out (Ctrl-C included), samplers for
+ * worker DB connections and worker memory, and small helpers.
+ */
+import { createDatabaseIfMissing, createPool, dropDatabase, freePort, migrateDatabase, startEmbeddedPostgres, withDatabase, type Pool } from '@beton/db';
+import { migrateQueue } from '@beton/jobs';
+import { readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { killAll, repoRoot, spawnNode, stopAll, type Managed } from './processes.ts';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface FreshDatabase {
+  url: string;
+  /** The script's own pool (application_name 'beton-drill', not counted as a worker's). */
+  pool: Pool;
+  where: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database nobody else uses: with DATABASE_URL a new database on that server (dropped at
+ * the end); otherwise an embedded PostgreSQL in a throwaway folder `.beton/<label>-<pid>`.
+ */
+export async function freshDatabase(label: string, options: { fast?: boolean; keep?: boolean; log?: (s: string) => void } = {}): Promise<FreshDatabase> {
+  const name = `beton_${label}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  let serverUrl: string;
+  let stopServer = async () => {};
+  let where: string;
+  if (process.env.DATABASE_URL) {
+    serverUrl = process.env.DATABASE_URL;
+    where = `database ${name} on the DATABASE_URL server`;
+  } else {
+    const dir = path.join(repoRoot, `.beton/${label}-${process.pid}`);
+    const server = await startEmbeddedPostgres({ dir, persistent: false, fast: options.fast ?? false, port: await freePort() });
+    serverUrl = server.serverUrl;
+    where = `embedded PostgreSQL in ${path.relative(repoRoot, dir)} (port ${server.port}${options.fast ? ', fsync off' : ''})`;
+    stopServer = async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}.port`, { force: true });
+    };
+  }
+  try {
+    await createDatabaseIfMissing(serverUrl, name);
+  } catch (error) {
+    await stopServer();
+    throw error;
+  }
+  const url = withDatabase(serverUrl, name);
+  await migrateDatabase(url);
+  const pool = createPool({ url, max: 4, applicationName: `beton-${label}` });
+  await migrateQueue(pool);
+  let dropped = false;
+  return {
+    url,
+    pool,
+    where,
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await pool.end().catch(() => {});
+      if (!options.keep) await dropDatabase(serverUrl, name).catch(() => {});
+      await stopServer();
+    },
+  };
+}
+
+/** Cleanups run once, in reverse order, on normal exit, failure, Ctrl-C or SIGTERM. */
+export function exitHandling(say: (s: string) => void) {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  let finishing: Promise<void> | undefined;
+  const finish = (code: number): Promise<void> => {
+    finishing ??= (async () => {
+      await stopAll(5_000).catch(() => {});
+      for (const fn of cleanups.reverse()) await fn().catch(() => {});
+      process.exitCode = code;
+    })();
+    return finishing;
+  };
+  const onSignal = (sig: NodeJS.Signals) => {
+    say(`\n${sig}: stopping every process this script started…`);
+    void finish(130).then(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', killAll);
+  return {
+    add(fn: () => Promise<unknown>) {
+      cleanups.push(fn);
+    },
+    finish,
+  };
+}
+
+/** Samples the connections held by every worker process (application_name beton-worker*). */
+export function sampleWorkerConnections(pool: Pool, everyMs = 500) {
+  let max = 0;
+  let samples = 0;
+  let last = 0;
+  const timer = setInterval(() => {
+    pool
+      .query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where application_name like 'beton-worker%'`)
+      .then(({ rows }) => {
+        last = rows[0]!.n;
+        max = Math.max(max, last);
+        samples++;
+      })
+      .catch(() => {});
+  }, everyMs);
+  return {
+    get max() {
+      return max;
+    },
+    get last() {
+      return last;
+    },
+    get samples() {
+      return samples;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** Resident memory of a process (VmRSS from /proc), MiB; undefined once it is gone. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Peak RSS per process name, sampled every `everyMs` for the processes `list()` returns. */
+export function sampleRss(list: () => Array<{ name: string; pid: number }>, everyMs = 500) {
+  const peak = new Map<string, number>();
+  const timer = setInterval(() => {
+    for (const p of list()) {
+      const mb = rssMb(p.pid);
+      if (mb !== undefined) peak.set(p.name, Math.max(peak.get(p.name) ?? 0, mb));
+    }
+  }, everyMs);
+  return { peak, stop: () => clearInterval(timer) };
+}
+
+export async function waitUntil<T>(what: string, fn: () => Promise<T | false | null | undefined>, timeoutMs: number, everyMs = 250): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** The workerId a worker printed in its "worker ready" line. */
+export function readyWorkerId(lines: string[]): string | undefined {
+  for (const line of lines) {
+    if (!line.includes('"worker ready"')) continue;
+    try {
+      return String((JSON.parse(line) as { workerId: string }).workerId);
+    } catch {
+      /* not JSON */
+    }
+  }
+  return undefined;
+}
+
+export function bar(done: number, total: number, width = 28): string {
+  const f = total > 0 ? Math.min(1, done / total) : 0;
+  const full = Math.round(f * width);
+  return `[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${String(Math.round(f * 100)).padStart(3)}%`;
+}
+
+export const median = (xs: number[]) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** `beton-worker --queue <queue>` like processes.ts's spawnWorker, with a longer readiness wait (a busy 2-core machine). */
+export function spawnWorkerSlowStart(options: { name: string; queue: string; env: NodeJS.ProcessEnv; onLine?: (line: string) => void; readyTimeoutMs?: number }): Managed {
+  return spawnNode({
+    name: options.name,
+    args: ['--import', 'tsx', path.join(repoRoot, 'apps/worker/src/main.ts'), '--queue', options.queue],
+    env: { HEALTH_PORT: '0', ...options.env },
+    readyWhen: /"msg":"worker ready"/,
+    readyTimeoutMs: options.readyTimeoutMs ?? 240_000,
+    ...(options.onLine ? { onLine: options.onLine } : {}),
+  });
+}

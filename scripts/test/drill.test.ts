@@ -1,0 +1,39 @@
+/**
+ * Issue 7: the payroll-night drill at a small N with shortened windows, as a process — the
+ * same command a person runs, with every fault injected — must pass all its checks.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+describe('npm run drill -- --employees 300 --fast --json', () => {
+  it('delivers exactly once through 503s, 429s, lost acks, a rolling deploy, a SIGKILL and a hung render', async () => {
+    // On the suite's PostgreSQL server (its own database there, dropped at the end).
+    const env = { ...process.env, DATABASE_URL: process.env.BETON_TEST_SERVER_URL ?? process.env.DATABASE_URL ?? '' };
+    if (!env.DATABASE_URL) delete (env as Record<string, string | undefined>).DATABASE_URL;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/drill.ts', '--employees', '300', '--fast', '--json'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const last = out.trim().split('\n').at(-1) ?? '';
+    const context = `exit ${code}\n${out.split('\n').slice(-40).join('\n')}\n${err.slice(-3000)}`;
+    expect(last.startsWith('{'), context).toBe(true);
+    const r = JSON.parse(last) as Record<string, unknown> & { sigtermExits: number[] };
+    expect(code, context).toBe(0);
+    expect(r.employees).toBe(300);
+    expect(r.duplicates).toBe(0);
+    expect(r.missing).toBe(0);
+    expect(r.delivered).toBe(r.valid);
+    expect(r.payrollRuns).toBe(60);
+    expect(r.stuck).toBe(0);
+    expect(r.provider429).toBe(0);
+    expect(r.hungRenderKilled).toBe(true);
+    expect(r.maxWorkerConnections as number).toBeLessThanOrEqual(60);
+    expect(r.sigtermExits).toHaveLength(6);
+    expect(r.sigtermExits.every((c) => c === 0)).toBe(true);
+  }, 600_000);
+});
