@@ -216,8 +216,9 @@ async function main() {
       event('acks no longer lost');
     })(),
   );
+  let sigkillDone!: Promise<void>;
   timeline.push(
-    (async () => {
+    (sigkillDone = (async () => {
       await at0(T.sigkillAt);
       // A send-email worker holding jobs right now (wait up to 10 s for one to hold any).
       const candidate = await waitUntil(
@@ -245,7 +246,7 @@ async function main() {
       await victim.exited;
       const m = await start(slot);
       event(`${m.name} ready (pid ${m.pid})`);
-    })(),
+    })()),
   );
   timeline.push(
     (async () => {
@@ -267,7 +268,8 @@ async function main() {
       };
       await Promise.all([
         lane(['scheduler-a', 'scheduler-b']),
-        lane(['email-1', 'email-2']),
+        // The killed worker's replacement must be up before its deployment rolls on.
+        lane(['email-1', 'email-2'], () => sigkillDone),
         lane(['pdf-1', 'pdf-2'], async () => {
           // The pdf-render rollout ships the fix for the hanging slip. It waits until the hung
           // render's first attempt was killed at its 30-s timeout: a SIGTERM earlier would hand
