@@ -27,7 +27,7 @@ export interface Managed {
 export interface SpawnOptions {
   name: string;
   args: string[];
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   readyWhen?: RegExp;
   readyTimeoutMs?: number;
   onLine?: (line: string) => void;
@@ -97,7 +97,7 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
 }
 
 /** `beton-worker --queue <queue>` as its own process. */
-export function spawnWorker(options: { name?: string; queue: string; env: NodeJS.ProcessEnv; args?: string[]; onLine?: (line: string) => void }): Managed {
+export function spawnWorker(options: { name?: string; queue: string; env: Record<string, string | undefined>; args?: string[]; onLine?: (line: string) => void }): Managed {
   return spawnNode({
     name: options.name ?? `worker-${options.queue}`,
     args: ['--import', 'tsx', path.join(repoRoot, 'apps/worker/src/main.ts'), '--queue', options.queue, ...(options.args ?? [])],

@@ -4,6 +4,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
 import { startWebServer, type WebServer } from './server.ts';
+import { startProviderSimulator } from '@beton/simulators';
+import { spawnWorker } from '../../../scripts/lib/processes.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
 
 const artifacts = path.resolve(import.meta.dirname, '../../../test-artifacts/web');
 let fx: WebFixture;
@@ -21,6 +25,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  for (const fn of cleanups) await fn().catch(() => {});
   await browser?.close();
   await web?.stop();
   await fx?.drop();
@@ -64,24 +69,29 @@ describe('web app in Chromium', () => {
       await page.getByTestId('email-saved').waitFor({ timeout: 10_000 });
       expect((await fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email).toBe('fixed@example.com');
 
-      // Resend: a double click makes one job; the page polls it to done (the worker's part
-      // is played here by updating the job rows as the pipeline would).
+      // Resend through the real pipeline: a pdf-render and a send-email worker process and the
+      // provider simulator. A double click makes one job; the page polls it to done.
+      const provider = await startProviderSimulator({ latencyMs: 20, latencySpreadMs: 10 });
+      const workerEnv = { DATABASE_URL: fx.url, SENDGRID_BASE_URL: provider.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '4' };
+      const workers = [spawnWorker({ queue: 'pdf-render', env: { ...workerEnv, WORKER_CONCURRENCY: '1' } }), spawnWorker({ queue: 'send-email', env: workerEnv })];
+      cleanups.push(async () => {
+        await Promise.all(workers.map((w) => w.stop(10_000)));
+        await provider.close();
+      });
+      await Promise.all(workers.map((w) => w.ready));
       await page.getByRole('button', { name: /Resend slip/ }).dblclick();
       await page.getByTestId('resend-status').waitFor({ timeout: 10_000 });
-      const jobs = await fx.pool.query<{ id: number; idempotency_key: string; payload: unknown }>(
-        `select id, idempotency_key, payload from jobs where employee_id = $1 and idempotency_key like '%resend%'`, [id]);
+      const jobs = await fx.pool.query<{ id: number; idempotency_key: string }>(
+        `select id, idempotency_key from jobs where employee_id = $1 and task_name = 'render-slip' and idempotency_key like '%resend%'`, [id]);
       expect(jobs.rows).toHaveLength(1);
       const render = jobs.rows[0]!;
-      await fx.pool.query(`update jobs set status = 'done', finished_at = now() where id = $1`, [render.id]);
-      await fx.pool.query(
-        `insert into jobs (task_name, queue, payload, status, attempts, max_attempts, idempotency_key, company_id, employee_id, finished_at)
-         values ('send-slip-email', 'send-email', $1, 'done', 1, 6, $2, $3, $4, now())`,
-        [JSON.stringify(render.payload), `${render.idempotency_key}:email`, a!.id, id],
-      );
-      await expect.poll(() => page.getByTestId('resend-status').locator('[data-status]').getAttribute('data-status'), { timeout: 10_000 }).toBe('done');
+      await expect.poll(() => page.getByTestId('resend-status').locator('[data-status]').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
+      expect(provider.messages({ customArgs: { idempotency_key: render.idempotency_key } })).toHaveLength(1);
+      expect(provider.messages({ to: 'fixed@example.com' })).toHaveLength(1);
       await page.screenshot({ path: path.join(artifacts, 'hr-resend-done.png'), fullPage: true });
     } finally {
       await context.close();
+      for (const fn of cleanups.splice(0)) await fn(); // no worker runs during the admin test
     }
   });
 

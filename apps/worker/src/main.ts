@@ -100,8 +100,11 @@ async function main() {
     },
   });
   let localTick: NodeJS.Timeout | undefined;
+  let tickInFlight: Promise<unknown> = Promise.resolve();
   if (isScheduler && !useGraphileCron) {
-    localTick = setInterval(() => void tick().catch((error) => log.error({ err: error }, 'schedule tick failed')), config.scheduleTickMs);
+    localTick = setInterval(() => {
+      tickInFlight = tick().catch((error) => log.error({ err: error }, 'schedule tick failed'));
+    }, config.scheduleTickMs);
   }
 
   const health = await startHealthServer({ port: config.healthPort, metrics, isReady: () => worker.ready });
@@ -118,6 +121,7 @@ async function main() {
       return;
     }
     await worker.stop(signal);
+    await tickInFlight; // a tick under way finishes before the pool closes
     await renderPool?.close();
     await health.close();
     redis?.disconnect();

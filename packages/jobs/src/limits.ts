@@ -198,7 +198,7 @@ export interface WaitForRateOptions {
   toleranceMs?: number;
   /**
    * New places taken at most; after that the start goes ahead late. Each new place wastes
-   * the one before it, so this bounds the throughput lost on an overloaded machine. Default: 3.
+   * the one before it, so this bounds the throughput lost on an overloaded machine. Default: 10.
    */
   maxReReservations?: number;
   signal?: AbortSignal;
@@ -210,7 +210,7 @@ export interface WaitForRateOptions {
  * after the reservation was made), and never more than `toleranceMs` after it.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
-  const { toleranceMs = 100, maxReReservations = 3 } = opts;
+  const { toleranceMs = 100, maxReReservations = 10 } = opts;
   const spacedRate = (opts.perSecond * 1000) / (1000 + toleranceMs);
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {

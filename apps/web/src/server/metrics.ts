@@ -1,0 +1,15 @@
+import { queueDepth } from '@beton/jobs/stats';
+import { createMetrics, pgPoolStats, type BetonMetrics } from '@beton/jobs/metrics';
+import { db } from './db.ts';
+
+let cached: BetonMetrics | undefined;
+
+/** One registry per web process: queue depth from the jobs table, the web pool's use. */
+export function metrics(): BetonMetrics {
+  cached ??= createMetrics({
+    defaultLabels: { service: 'web' },
+    collectQueueStats: () => queueDepth(db()),
+    collectDbPool: () => [pgPoolStats('web', db())],
+  });
+  return cached;
+}
