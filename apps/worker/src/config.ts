@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   RETRY_BASE_MS: positiveInt.optional(),
   ACTIVITY_SETTLE_MS: nonNegativeInt.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** 'json' for machines (default), 'pretty' for a developer's terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   /** Fault injection for drills and tests: slip keys whose render hangs forever. */
   BETON_FAULT_HANG_SLIPS: z.string().default(''),
 });
@@ -85,6 +87,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     retryBaseMs: e.RETRY_BASE_MS,
     activitySettleMs: e.ACTIVITY_SETTLE_MS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     hangSlips: new Set(e.BETON_FAULT_HANG_SLIPS.split(',').map((s) => s.trim()).filter(Boolean)),
   };
 }

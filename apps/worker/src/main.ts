@@ -34,7 +34,7 @@ import { tuneDefinitions } from './tune.ts';
 
 async function main() {
   const config = loadConfig();
-  const log = createLogger({ level: config.logLevel, name: `worker-${config.queue}` });
+  const log = createLogger({ level: config.logLevel, name: `worker-${config.queue}`, format: config.logFormat });
   await checkDatabase(config.databaseUrl);
   const pool = createPool({ url: config.databaseUrl, max: config.dbPoolMax, applicationName: `beton-worker-${config.queue}` });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;

@@ -1,8 +1,18 @@
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
-/** Structured JSON logs, one object a line (LOG_LEVEL; 'silent' in tests). */
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  return pino({ level: options.level ?? 'info', base: options.name ? { name: options.name } : {} });
+export interface LoggerOptions {
+  /** pino level; 'silent' in tests. Default: 'info'. */
+  level?: string;
+  name?: string;
+  /** 'json' (one object a line, for machines) or 'pretty' (colourised, for development). Default: 'json'. */
+  format?: 'json' | 'pretty';
+}
+
+/** Structured logs: one JSON object a line in production, readable lines in development. */
+export function createLogger({ level = 'info', name, format = 'json' }: LoggerOptions = {}): Logger {
+  const options = { level, base: name ? { name } : {} };
+  return format === 'pretty' ? pino(options, pretty({ colorize: true, sync: true })) : pino(options);
 }
