@@ -382,12 +382,14 @@ async function main() {
   check('invalid addresses failed with the provider reason, one invalid_recipient attempt', invalidFailed === invalidEmployees.length,
     `${invalidFailed}/${invalidEmployees.length} failed with invalid_recipient ("${inv.rows[0]?.last_error ?? '-'}") as the last and only such attempt; ${earlierTransient} earlier transient attempt(s) (503/429/lost worker) before it`);
 
-  const otherFailed = await db.pool.query<{ idempotency_key: string; last_error_code: string | null; attempts: number }>(
-    `select idempotency_key, last_error_code, attempts from jobs where status = 'failed' and queue in ('pdf-render', 'send-email') and not (task_name = 'send-slip-email' and employee_id = any($1::int[]))`,
+  const otherFailed = await db.pool.query<{ idempotency_key: string; last_error_code: string | null; attempts: number; history: string }>(
+    `select j.idempotency_key, j.last_error_code, j.attempts,
+            (select string_agg(coalesce(a.error_code, a.outcome::text), ' → ' order by a.attempt, a.id) from job_attempts a where a.job_id = j.id) as history
+     from jobs j where j.status = 'failed' and j.queue in ('pdf-render', 'send-email') and not (j.task_name = 'send-slip-email' and j.employee_id = any($1::int[]))`,
     [invalidEmployees.map((e) => e.id)],
   );
   check('no other job failed', otherFailed.rows.filter((r) => !excluded.some((k) => r.idempotency_key === k)).length === 0,
-    otherFailed.rows.length ? otherFailed.rows.slice(0, 5).map((r) => `${r.idempotency_key} ${r.last_error_code} after ${r.attempts}`).join('; ') : 'none');
+    otherFailed.rows.length ? otherFailed.rows.slice(0, 5).map((r) => `${r.idempotency_key} ${r.last_error_code} after ${r.attempts} (${r.history}); delivered ${perKey.get(r.idempotency_key.replace(/:email$/, '')) ?? 0}×`).join('; ') : 'none');
 
   const runs = await db.pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from payroll_runs group by company_id`);
   const payrollRuns = runs.rows.reduce((a, r) => a + r.n, 0);
