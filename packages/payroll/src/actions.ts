@@ -1,5 +1,6 @@
 import type { Pool } from '@beton/db';
 import type { BetonJobs, JobClient } from '@beton/jobs';
+import { inTransaction } from '@beton/jobs/db';
 import { assertMonth } from './month.ts';
 
 export class NotFoundError extends Error {
@@ -21,9 +22,7 @@ export async function resendSlip(
   input: { employeeId: number; month: string; requestedBy: string; companyId?: string },
 ): Promise<{ jobId: number; resend: number; created: boolean }> {
   assertMonth(input.month);
-  const client = await deps.pool.connect();
-  try {
-    await client.query('begin');
+  return inTransaction(deps.pool, undefined, async (client) => {
     const emp = await client.query<{ company_id: string }>(
       `select company_id from employees where id = $1 and ($2::uuid is null or company_id = $2) for update`,
       [input.employeeId, input.companyId ?? null],
@@ -39,10 +38,7 @@ export async function resendSlip(
        order by id limit 1`,
       [input.employeeId, input.month],
     );
-    if (pending.rows[0]) {
-      await client.query('commit');
-      return { jobId: pending.rows[0].id, resend: pending.rows[0].resend, created: false };
-    }
+    if (pending.rows[0]) return { jobId: pending.rows[0].id, resend: pending.rows[0].resend, created: false };
     const count = await client.query<{ n: number }>(
       `select count(*)::int as n from jobs where task_name = 'render-slip' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'`,
       [input.employeeId, input.month],
@@ -57,14 +53,8 @@ export async function resendSlip(
       input.requestedBy,
       JSON.stringify({ employeeId: input.employeeId, month: input.month, resend, jobId: job.id }),
     ]);
-    await client.query('commit');
     return { jobId: job.id, resend, created: true };
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** HR approves a month's payroll (R1 delayed): one reminder per employee, 30 minutes later. */
@@ -74,9 +64,7 @@ export async function approvePayroll(
 ): Promise<{ reminders: number; runAt: Date }> {
   assertMonth(input.month);
   const runAt = new Date((input.now ?? new Date()).getTime() + (input.delayMs ?? 30 * 60_000));
-  const client = await deps.pool.connect();
-  try {
-    await client.query('begin');
+  return inTransaction(deps.pool, undefined, async (client) => {
     const run = await client.query(
       `update payroll_runs set approved_at = now(), approved_by = $3 where company_id = $1 and month = $2 and approved_at is null returning id`,
       [input.companyId, input.month, input.approvedBy],
@@ -91,12 +79,6 @@ export async function approvePayroll(
       employees.rows.map((e) => ({ payload: { companyId: input.companyId, employeeId: e.id, month: input.month }, runAt })),
       { client },
     );
-    await client.query('commit');
     return { reminders: result.created + result.existing, runAt };
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { errorFromHttpStatus, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { errorFromHttpStatus, inTransaction, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
 
 export interface BankClient {
   credits(since: Date | null, signal?: AbortSignal): Promise<{ credits: Array<{ reference: string; accountNumber: string; amount: number; creditedAt: string }>; asOf: string }>;
@@ -39,9 +39,7 @@ export async function pollBankCredits(deps: BankPollDeps, dueAt: string, signal?
     if (already.rowCount) return { status: 'done-before', credited: 0, companies: 0 };
     const last = await deps.pool.query<{ as_of: Date }>('select as_of from bank_polls order by due_at desc limit 1');
     const { credits, asOf } = await deps.bank.credits(last.rows[0]?.as_of ?? null, signal);
-    const client = await deps.pool.connect();
-    try {
-      await client.query('begin');
+    return await inTransaction(deps.pool, undefined, async (client) => {
       const updated = await client.query<{ company_id: string; n: number }>(
         `with c as (select * from unnest($1::text[], $2::timestamptz[]) as t(account, credited_at))
          , u as (update employees e set salary_credited_at = c.credited_at from c
@@ -54,14 +52,8 @@ export async function pollBankCredits(deps: BankPollDeps, dueAt: string, signal?
       }
       const credited = updated.rows.reduce((a, r) => a + r.n, 0);
       await client.query('insert into bank_polls (due_at, as_of, credited) values ($1, $2, $3)', [dueAt, asOf, credited]);
-      await client.query('commit');
-      return { status: 'polled', credited, companies: updated.rowCount ?? 0 };
-    } catch (error) {
-      await client.query('rollback').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+      return { status: 'polled' as const, credited, companies: updated.rowCount ?? 0 };
+    });
   } finally {
     await deps.lock.release(key, deps.by).catch(() => {});
   }

@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import type { BetonJobs, JobClient, LockService } from '@beton/jobs';
+import { inTransaction, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
 import { assertMonth } from './month.ts';
 
 export interface FanoutDeps {
@@ -37,9 +37,7 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
   const key = `lock:payroll:${companyId}:${month}`;
   if (!(await lock.tryAcquire(key, by, lockTtlMs))) return { status: 'locked' };
   try {
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
+    return await inTransaction(pool, undefined, async (client): Promise<FanoutResult> => {
       const company = await client.query('select 1 from companies where id = $1', [companyId]);
       if (!company.rowCount) throw new CompanyNotFoundError(companyId);
       const inserted = await client.query<{ id: string }>(
@@ -49,8 +47,6 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
       );
       const runId = inserted.rows[0]?.id;
       if (!runId) {
-        await client.query('rollback');
-        // On the same connection: a pool as small as the fan-out's parallelism must not deadlock.
         const existing = await client.query<{ id: string }>('select id from payroll_runs where company_id = $1 and month = $2', [companyId, month]);
         return { status: 'exists', runId: existing.rows[0]!.id };
       }
@@ -60,18 +56,9 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
         employees.rows.map((e) => ({ payload: { companyId, employeeId: e.id, month, payrollRunId: runId } })),
         { client },
       );
-      await client.query(
-        `update payroll_runs set status = 'running', employee_count = $2, enqueued_at = now() where id = $1`,
-        [runId, employees.rowCount],
-      );
-      await client.query('commit');
+      await client.query(`update payroll_runs set status = 'running', employee_count = $2, enqueued_at = now() where id = $1`, [runId, employees.rowCount]);
       return { status: 'created', runId, enqueued: result.created, ms: Math.round(performance.now() - started) };
-    } catch (error) {
-      await client.query('rollback').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   } finally {
     await lock.release(key, by).catch(() => {});
   }

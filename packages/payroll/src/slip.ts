@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '@beton/db';
 import type { BetonJobs, JobClient } from '@beton/jobs';
-import { PermanentError } from '@beton/jobs';
+import { inTransaction, PermanentError } from '@beton/jobs';
 import type { SlipData } from '@beton/pdf';
 import { createHash } from 'node:crypto';
 
@@ -65,21 +65,13 @@ export async function renderSlipAndQueueEmail(
   const { companyId: _ignored, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
   const pdf = await deps.render(data);
   const sha256 = createHash('sha256').update(pdf).digest('hex');
-  const client = await deps.pool.connect();
-  try {
-    await client.query('begin');
+  await inTransaction(deps.pool, undefined, async (client) => {
     await client.query(
       `insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, $5, $6)
        on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, created_at = now()`,
       [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength],
     );
     await deps.jobs.enqueue('send-slip-email', payload, { client });
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   return { bytes: pdf.byteLength, sha256 };
 }

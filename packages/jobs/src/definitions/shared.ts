@@ -9,6 +9,16 @@ export const EMAIL_PROVIDER_LIMITS = {
   rate: { key: 'email-provider', perSecond: 40 },
 } as const;
 
+/** One employee's slip of one month: the payload of render-slip and of send-slip-email. */
+export const slipPayload = z.object({
+  companyId: z.string().uuid(),
+  employeeId: z.number().int().positive(),
+  month,
+  payrollRunId: z.string().uuid().optional(),
+  /** n-th explicit resend by HR; absent for the monthly run. */
+  resend: z.number().int().positive().optional(),
+});
+
 /** Key of one slip: `slip:2026-11:emp-48213`, `slip:2026-11:emp-48213:resend-1` for an explicit resend. */
 export function slipKey(p: { month: string; employeeId: number; resend?: number | undefined }): string {
   return `slip:${p.month}:emp-${p.employeeId}${p.resend ? `:resend-${p.resend}` : ''}`;
