@@ -100,10 +100,13 @@ async function main() {
     },
   });
   let localTick: NodeJS.Timeout | undefined;
-  let tickInFlight: Promise<unknown> = Promise.resolve();
+  let tickInFlight: Promise<unknown> | undefined;
   if (isScheduler && !useGraphileCron) {
     localTick = setInterval(() => {
-      tickInFlight = tick().catch((error) => log.error({ err: error }, 'schedule tick failed'));
+      if (tickInFlight) return; // the previous tick is still running: skip, never pile up
+      tickInFlight = tick()
+        .catch((error) => log.error({ err: error }, 'schedule tick failed'))
+        .finally(() => (tickInFlight = undefined));
     }, config.scheduleTickMs);
   }
 

@@ -1,8 +1,11 @@
 import type { Pool } from '@beton/db';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentError, TransientError } from '@beton/jobs';
 import { providerAnswered, type Mailer, type OutgoingEmail } from './mailer.ts';
 
 export interface DeliverOptions {
+  /** The job's signal: the in-attempt wait for an unknown outcome stops at the job's timeout. */
+  signal?: AbortSignal;
   /**
    * After a send whose outcome is unknown (lost ack, timeout), how long the provider's
    * activity feed may lag before "not found" can be trusted. Default: 10 s.
@@ -67,6 +70,31 @@ export async function deliverEmail(deps: { pool: Pool; mailer: Mailer }, email: 
               outcome_unknown_since = case when $4 then null else outcome_unknown_since end where idempotency_key = $1`,
       [key, (error as Error).message, error instanceof PermanentError ? 'failed' : 'sending', definite],
     );
+    if (definite || error instanceof PermanentError) throw error;
+    // The request went out and no answer came back (a lost ack, a timeout). Resolve it in this
+    // attempt if the job has time left: after the activity feed's lag, ask the provider. This
+    // way even the last attempt never reports a delivered email as failed.
+    const accepted = await settleAndLookup(deps, key, settleMs, options.signal);
+    if (accepted) return { sent: true, messageId: accepted, alreadySent: false };
     throw error;
+  }
+}
+
+async function settleAndLookup(deps: { pool: Pool; mailer: Mailer }, key: string, settleMs: number, signal: AbortSignal | undefined): Promise<string | null> {
+  try {
+    await sleep(settleMs, undefined, signal ? { signal } : {});
+    const accepted = await deps.mailer.findAccepted(key);
+    if (accepted) {
+      await deps.pool.query(
+        `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), outcome_unknown_since = null where idempotency_key = $1`,
+        [key, accepted],
+      );
+    } else {
+      // Not accepted after the feed's lag: the next attempt may send without asking again.
+      await deps.pool.query(`update email_deliveries set outcome_unknown_since = null where idempotency_key = $1`, [key]);
+    }
+    return accepted;
+  } catch {
+    return null; // no time left or the lookup failed: the next attempt asks again
   }
 }

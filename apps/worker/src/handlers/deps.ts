@@ -17,3 +17,8 @@ export interface HandlerDeps {
 }
 
 export type HandlerFactory = (deps: HandlerDeps) => JobHandler;
+
+/** What the email services need from a handler: the pool, the mailer, the job's signal. */
+export function mailDeps(deps: HandlerDeps, ctx: { signal: AbortSignal }) {
+  return { pool: deps.pool, mailer: deps.mailer, delivery: { activitySettleMs: deps.config.activitySettleMs, signal: ctx.signal } };
+}

@@ -202,15 +202,32 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     });
   }
 
+  /**
+   * Writes an attempt's outcome, retrying a failed write (a deadlock, a dropped connection):
+   * the work is done and must not be left `running` until the stuck-job sweep.
+   */
+  async function recordOutcome(job: ActiveJob, result: { ok: true } | { ok: false; error: ClassifiedError }, durationMs: number): Promise<AttemptOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await finish(job, result, durationMs);
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        logger.warn({ err: error, jobId: job.jobId, attempt }, 'writing the job outcome failed; retrying');
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      }
+    }
+  }
+
   type Claimed = { attempts: number; max_attempts: number; payload: unknown; idempotency_key: string; attempt_id: number };
 
   /** Claims (queued/retrying → running, one more attempt, its history row) of many wake-ups in one statement. */
   const claim = createBatcher<{ jobId: number; seq: number }, Claimed | undefined>(async (items) => {
     const { rows } = await pool.query<Claimed & { id: number }>(
       `with req as (select * from unnest($1::bigint[], $2::int[]) as r(id, seq))
+       , locked as (select j.id from jobs j join req on req.id = j.id order by j.id for update of j)
        , c as (
          update jobs j set status = 'running', attempts = j.attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
-         from req where j.id = req.id and j.wakeup_seq = req.seq and j.status in ('queued', 'retrying')
+         from req where j.id = req.id and j.id in (select id from locked) and j.wakeup_seq = req.seq and j.status in ('queued', 'retrying')
          returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key)
        , a as (insert into job_attempts (job_id, attempt, worker_id) select id, attempts, $3 from c returning id, job_id)
        select c.id, c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id from c join a on a.job_id = c.id`,
@@ -224,8 +241,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const markDone = createBatcher<{ jobId: number; attempt: number; attemptId: number; durationMs: number }, void>(async (items) => {
     await pool.query(
       `with d as (select * from unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) as d(id, attempt, attempt_id, duration_ms))
+       , locked as (select jobs.id from jobs join d on d.id = jobs.id order by jobs.id for update of jobs)
        , j as (update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
-               from d where jobs.id = d.id and jobs.status = 'running' and jobs.attempts = d.attempt returning jobs.id)
+               from d where jobs.id = d.id and jobs.id in (select id from locked) and jobs.status = 'running' and jobs.attempts = d.attempt returning jobs.id)
        update job_attempts a set outcome = 'done', finished_at = now(), duration_ms = d.duration_ms
        from d join j on j.id = d.id where a.id = d.attempt_id`,
       [items.map((i) => i.jobId), items.map((i) => i.attempt), items.map((i) => i.attemptId), items.map((i) => Math.round(i.durationMs))],
@@ -325,7 +343,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         active.delete(jobId);
         if (result === 'handed_back' || job.handedBack) return;
         const durationMs = performance.now() - job.startedAt;
-        const outcome = await finish(job, result, durationMs);
+        const outcome = await recordOutcome(job, result, durationMs);
         const fields = { queue, event: 'finish', outcome, durationMs: Math.round(durationMs), ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }) };
         if (outcome === 'done') log.info(fields, 'job done');
         else log.warn(fields, `job ${outcome}`);

@@ -1,0 +1,71 @@
+import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { PermanentError, TransientError } from '@beton/jobs';
+import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deliverEmail } from '../src/email.ts';
+import { createMailer, type Mailer } from '../src/mailer.ts';
+
+describe('exactly-once email delivery (R7) through @sendgrid/mail and the simulator', () => {
+  let db: TestDatabase;
+  let provider: ProviderSimulator;
+  let mailer: Mailer;
+  const email = (key: string, to = 'rahim@acme.example') => ({ to, subject: 's', text: 't', html: '<p>t</p>', idempotencyKey: key });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('email');
+    provider = await startProviderSimulator({ latencyMs: 5, latencySpreadMs: 0, ratePerSecond: 1000 });
+    mailer = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url });
+  });
+  beforeEach(() => provider.reset());
+  afterAll(async () => {
+    await provider?.close();
+    await db?.drop();
+  });
+
+  it('sends once; a second delivery of the same key sends nothing', async () => {
+    const first = await deliverEmail({ pool: db.pool, mailer }, email('k:once'));
+    const second = await deliverEmail({ pool: db.pool, mailer }, email('k:once'));
+    expect(first).toMatchObject({ sent: true, alreadySent: false });
+    expect(second).toMatchObject({ sent: true, alreadySent: true, messageId: first.messageId });
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:once' } })).toHaveLength(1);
+  });
+
+  it('a lost ack is resolved in the same attempt by asking the provider: delivered, not failed, not sent twice', async () => {
+    provider.dropNextAcks(1);
+    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'), { activitySettleMs: 50 });
+    expect(result).toMatchObject({ sent: true });
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:lost-ack' } })).toHaveLength(1);
+    const row = await db.pool.query(`select status, provider_message_id from email_deliveries where idempotency_key = 'k:lost-ack'`);
+    expect(row.rows[0]).toEqual({ status: 'sent', provider_message_id: result.messageId });
+    // A retry of the job (say the worker died right after) sends nothing more.
+    await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'));
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:lost-ack' } })).toHaveLength(1);
+  });
+
+  it('a 503 is a transient error and nothing is recorded as sent; the retry sends once', async () => {
+    provider.unavailableFor(200);
+    await expect(deliverEmail({ pool: db.pool, mailer }, email('k:503'))).rejects.toBeInstanceOf(TransientError);
+    await new Promise((r) => setTimeout(r, 250));
+    await deliverEmail({ pool: db.pool, mailer }, email('k:503'));
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:503' } })).toHaveLength(1);
+  });
+
+  it('an invalid address is a permanent invalid_recipient error carrying the provider reason', async () => {
+    const error = await deliverEmail({ pool: db.pool, mailer }, email('k:bad', 'rahim.acme.example')).catch((e) => e);
+    expect(error).toBeInstanceOf(PermanentError);
+    expect(error.code).toBe('invalid_recipient');
+    expect(error.message).toMatch(/valid address.*personalizations\.0\.to\.0\.email/);
+    const row = await db.pool.query(`select status from email_deliveries where idempotency_key = 'k:bad'`);
+    expect(row.rows[0].status).toBe('failed');
+  });
+
+  it('a 429 carries the provider reset time as the minimum wait', async () => {
+    provider.setRatePerSecond(1);
+    await deliverEmail({ pool: db.pool, mailer }, email('k:r1'));
+    const error = await deliverEmail({ pool: db.pool, mailer }, email('k:r2')).catch((e) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error.code).toBe('rate_limited');
+    expect(error.retryAfterMs).toBeGreaterThan(0);
+    expect(error.retryAfterMs).toBeLessThanOrEqual(1000);
+  });
+});
