@@ -3,7 +3,7 @@
  * graphile-worker batches its completions. Each caller gets its own result back.
  */
 export interface BatcherOptions {
-  /** Wait this long for more calls before flushing, ms. Default: 2. */
+  /** Wait this long for more calls before flushing, ms; 0 flushes after the current event-loop turn. Default: 2. */
   delayMs?: number;
   /** Flush at once when this many calls are waiting. Default: 100. */
   maxSize?: number;
@@ -11,10 +11,10 @@ export interface BatcherOptions {
 
 export function createBatcher<In, Out>(run: (items: In[]) => Promise<Out[]>, { delayMs = 2, maxSize = 100 }: BatcherOptions = {}) {
   let pending: Array<{ item: In; resolve: (o: Out) => void; reject: (e: unknown) => void }> = [];
-  let timer: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
   const flush = () => {
-    clearTimeout(timer);
+    if (timer) (delayMs === 0 ? clearImmediate(timer as NodeJS.Immediate) : clearTimeout(timer as NodeJS.Timeout));
     timer = undefined;
     const batch = pending;
     pending = [];
@@ -29,6 +29,6 @@ export function createBatcher<In, Out>(run: (items: In[]) => Promise<Out[]>, { d
     new Promise<Out>((resolve, reject) => {
       pending.push({ item, resolve, reject });
       if (pending.length >= maxSize) flush();
-      else timer ??= setTimeout(flush, delayMs);
+      else timer ??= delayMs === 0 ? setImmediate(flush) : setTimeout(flush, delayMs);
     });
 }

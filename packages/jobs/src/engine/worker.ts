@@ -63,7 +63,7 @@ export interface StartWorkerOptions {
   events?: WorkerEvents;
   /** Randomness of the backoff (tests). Default: Math.random. */
   random?: () => number;
-  /** Claims and successful finishes made within `delayMs` share one statement. Default: { delayMs: 2, maxSize: 100 }. */
+  /** Claims and successful finishes made within `delayMs` share one statement. Default: { delayMs: 0 (the same event-loop turn), maxSize: 100 }. */
   batching?: BatcherOptions;
   /**
    * graphile-worker fetches this many wake-ups at once into a local queue (1 = off). A
@@ -119,7 +119,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     pollIntervalMs = 1000,
     events = {},
     random = Math.random,
-    batching = { delayMs: 2, maxSize: 100 },
+    batching = { delayMs: 0, maxSize: 100 },
     localQueueSize = concurrency,
   } = options;
   const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${queue}:${randomUUID().slice(0, 8)}`;
