@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../definition.ts';
-import { EMAIL_PROVIDER_LIMITS, month } from './shared.ts';
+import { EMAIL_PROVIDER_LIMITS, EMAIL_RETRY, month } from './shared.ts';
 
 /** The delayed reminder (R1): enqueued when HR approves payroll, runs 30 minutes later. */
 export const sendReminderEmail = defineJob({
@@ -11,4 +11,5 @@ export const sendReminderEmail = defineJob({
   idempotencyKey: (p) => `reminder:${p.month}:emp-${p.employeeId}`,
   links: (p) => ({ companyId: p.companyId, employeeId: p.employeeId }),
   limits: EMAIL_PROVIDER_LIMITS,
+  retry: EMAIL_RETRY,
 });

@@ -9,6 +9,13 @@ export const EMAIL_PROVIDER_LIMITS = {
   rate: { key: 'email-provider', perSecond: 40 },
 } as const;
 
+/**
+ * Retry budget of email jobs: 8 attempts (waits up to 2+4+…+128 s, about 2 minutes on
+ * average) instead of the default 6 (about 31 s on average), so a 30-second provider outage
+ * followed by a spell of 429s — the night in SPEC §8 — cannot use a job's attempts up.
+ */
+export const EMAIL_RETRY = { maxAttempts: 8 } as const;
+
 /** One employee's slip of one month: the payload of render-slip and of send-slip-email. */
 export const slipPayload = z.object({
   companyId: z.string().uuid(),
