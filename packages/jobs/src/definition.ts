@@ -13,7 +13,17 @@ export interface JobLimits {
    * At most `perSecond` jobs of the key start in any 1-second window. `toleranceMs`: how
    * late a start may be after its reserved instant (see waitForRate). Default: 100.
    */
-  rate?: { key: string; perSecond: number; toleranceMs?: number };
+  rate?: {
+    key: string;
+    perSecond: number;
+    toleranceMs?: number;
+    /**
+     * 'start': the job waits for its turn before the handler runs. 'handler': the handler
+     * calls `ctx.rateLimit()` right before the rate-limited call (an email's HTTP request),
+     * so the database work before it cannot bunch the calls up. Default: 'start'.
+     */
+    at?: 'start' | 'handler';
+  };
 }
 
 /** Rows the job belongs to; shown to HR and used to scope queries. */

@@ -4,6 +4,8 @@ import { PermanentError, TransientError } from '@beton/jobs';
 import { providerAnswered, type Mailer, type OutgoingEmail } from './mailer.ts';
 
 export interface DeliverOptions {
+  /** Awaited right before the provider is called: the job's turn under the global rate limit. */
+  beforeSend?: () => Promise<void>;
   /** The job's signal: the in-attempt wait for an unknown outcome stops at the job's timeout. */
   signal?: AbortSignal;
   /**
@@ -57,6 +59,7 @@ export async function deliverEmail(deps: { pool: Pool; mailer: Mailer }, email: 
     [key, email.to],
   );
   try {
+    await options.beforeSend?.();
     const messageId = await mailer.send(email);
     await pool.query(
       `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null where idempotency_key = $1`,

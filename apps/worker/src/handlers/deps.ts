@@ -19,6 +19,6 @@ export interface HandlerDeps {
 export type HandlerFactory = (deps: HandlerDeps) => JobHandler;
 
 /** What the email services need from a handler: the pool, the mailer, the job's signal. */
-export function mailDeps(deps: HandlerDeps, ctx: { signal: AbortSignal }) {
-  return { pool: deps.pool, mailer: deps.mailer, delivery: { activitySettleMs: deps.config.activitySettleMs, signal: ctx.signal } };
+export function mailDeps(deps: HandlerDeps, ctx: { signal: AbortSignal; rateLimit: () => Promise<void> }) {
+  return { pool: deps.pool, mailer: deps.mailer, delivery: { activitySettleMs: deps.config.activitySettleMs, signal: ctx.signal, beforeSend: ctx.rateLimit } };
 }

@@ -6,7 +6,8 @@ export const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must loo
 /** The email provider's account limits (SPEC R4): 45 in flight, 40 per second, across all workers. */
 export const EMAIL_PROVIDER_LIMITS = {
   concurrency: { key: 'email-provider', max: 45 },
-  rate: { key: 'email-provider', perSecond: 40 },
+  // Right before the HTTP request, so the database work before it cannot bunch sends up.
+  rate: { key: 'email-provider', perSecond: 40, at: 'handler' },
 } as const;
 
 /**

@@ -21,6 +21,11 @@ export interface HandlerContext {
   /** Aborted at the job's timeout and when the job is handed back on shutdown. */
   signal: AbortSignal;
   log: Logger;
+  /**
+   * Waits for this job's turn under its definition's rate limit (`limits.rate.at: 'handler'`);
+   * call it right before the rate-limited call. Only the first call waits.
+   */
+  rateLimit: () => Promise<void>;
 }
 
 export type JobHandler<Payload = any> = (payload: Payload, ctx: HandlerContext) => Promise<void>;
@@ -319,12 +324,18 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
             const payload = def.schema.parse(claimed.payload); // queued jobs may carry an older shape
             job.estimateMs = def.estimateMs?.(payload) ?? def.timeoutMs;
             if (stopping && performance.now() + job.estimateMs > deadline) void handBack(job, 'cannot finish within the shutdown grace period');
-            if (def.limits?.rate) {
-              const { key, perSecond, toleranceMs } = def.limits.rate;
+            const rate = def.limits?.rate;
+            let rateTaken = false;
+            const rateLimit = async () => {
+              if (!rate || rateTaken) return;
+              rateTaken = true;
+              const { key, perSecond, toleranceMs } = rate;
               const waited = await waitForRate(limiter, { key, perSecond, ...(toleranceMs === undefined ? {} : { toleranceMs }), signal: controller.signal });
-              events.onLimitWait?.({ limit: def.limits.rate.key, waitedMs: waited });
-            }
+              events.onLimitWait?.({ limit: key, waitedMs: waited });
+            };
+            if (rate && rate.at !== 'handler') await rateLimit();
             await handler(payload, {
+              rateLimit,
               jobId,
               attempt: job.attempt,
               maxAttempts: claimed.max_attempts,
