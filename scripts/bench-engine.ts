@@ -12,7 +12,7 @@ import { createPool } from '@beton/db';
 import { createJobClient, createLogger, noop, PostgresLimiterStore, startWorker } from '@beton/jobs';
 import { makeWorkerUtils, run as runGraphile, Logger as GraphileLogger } from 'graphile-worker';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { installSqlProfile } from './lib/sql-profile.ts';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 
 const { values } = parseArgs({
@@ -38,35 +38,8 @@ const POOL_MAX = CONCURRENCY + 6;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
-// ---- optional SQL profile: every query of this process, grouped by statement -------------
-interface Stat { calls: number; ms: number }
-const sqlStats = new Map<string, Stat>();
-let profiling = false;
-if (values.profile) {
-  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    if (!profiling || !text) return original.apply(this, args);
-    const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
-    const started = performance.now();
-    const record = () => {
-      const s = sqlStats.get(key) ?? { calls: 0, ms: 0 };
-      s.calls++;
-      s.ms += performance.now() - started;
-      sqlStats.set(key, s);
-    };
-    // pool.query passes a callback; client.query without one returns a promise.
-    const last = args.length - 1;
-    if (typeof args[last] === 'function') {
-      const cb = args[last] as (...a: unknown[]) => void;
-      args[last] = (...a: unknown[]) => (record(), cb(...a));
-      return original.apply(this, args);
-    }
-    const result = original.apply(this, args);
-    if (result instanceof Promise) result.then(record, record);
-    return result;
-  };
-}
+// Optional SQL profile: every query of this process, grouped by statement.
+const sql = values.profile ? installSqlProfile() : undefined;
 
 function progress(label: string, done: () => number, started: number): NodeJS.Timeout {
   return setInterval(() => log(`  ${label}: ${fmt(done())}/${fmt(N)} done · ${((performance.now() - started) / 1000).toFixed(1)} s`), 1000);
@@ -87,7 +60,7 @@ async function benchEngine(url: string): Promise<SideResult> {
   const pool = createPool({ url, max: POOL_MAX, applicationName: 'bench-engine' });
   const definitions = [noop] as const;
   const jobs = createJobClient(pool, definitions);
-  profiling = values.profile;
+  sql?.on();
   const t0 = performance.now();
   for (let i = 0; i < N; i += 5000) {
     const items = Array.from({ length: Math.min(5000, N - i) }, (_, k) => ({ payload: { key: `bench-${i + k}` } }));
@@ -116,7 +89,7 @@ async function benchEngine(url: string): Promise<SideResult> {
   });
   await all; // every finish transaction (status done + attempt row) has committed
   const t2 = performance.now();
-  profiling = false;
+  sql?.off();
   clearInterval(ticker);
   await worker.stop('benchmark over');
   const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'done'`);
@@ -182,7 +155,7 @@ async function main() {
   console.log(row('raw graphile-worker', raw));
   console.log(`ratio ${ratio.toFixed(3)} (target >= 0.25: ${ratio >= 0.25 ? 'met' : 'MISSED'})`);
   if (values.profile) {
-    const entries = [...sqlStats.entries()].sort((a, b) => b[1].ms - a[1].ms);
+    const entries = [...sql!.stats.entries()].sort((a, b) => b[1].ms - a[1].ms);
     const calls = entries.reduce((n, [, s]) => n + s.calls, 0);
     console.log('');
     console.log(`Engine SQL profile (enqueue + run): ${fmt(calls)} statements = ${(calls / N).toFixed(1)} per job`);

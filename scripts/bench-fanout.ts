@@ -11,7 +11,7 @@ import { createPool, seedDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { installSqlProfile } from './lib/sql-profile.ts';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 
 const { values } = parseArgs({
@@ -43,37 +43,13 @@ const FANOUT_TARGET_S = 5 * (N / 50_000);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-// Every statement of the fan-out, grouped, with its total time (callback and promise styles).
-interface Stat { calls: number; ms: number }
-const sqlStats = new Map<string, Stat>();
-let profiling = false;
-const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-(pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
-  const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-  if (!profiling || !text) return original.apply(this, args);
-  const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
-  const started = performance.now();
-  const record = () => {
-    const s = sqlStats.get(key) ?? { calls: 0, ms: 0 };
-    s.calls++;
-    s.ms += performance.now() - started;
-    sqlStats.set(key, s);
-  };
-  const last = args.length - 1;
-  if (typeof args[last] === 'function') {
-    const cb = args[last] as (...a: unknown[]) => void;
-    args[last] = (...a: unknown[]) => (record(), cb(...a));
-    return original.apply(this, args);
-  }
-  const result = original.apply(this, args);
-  if (result instanceof Promise) result.then(record, record);
-  return result;
-};
+// Every statement of the fan-out, grouped, with its total time.
+const sql = installSqlProfile();
 
 async function main() {
   const db = await openScratchDatabase('fanout', { log });
-  // Two connections per lane: runCompanyPayroll may query the pool while holding a client.
-  const pool = createPool({ url: db.url, max: PARALLEL * 2 + 2, applicationName: 'bench-fanout' });
+  // One connection per lane (a company's transaction) and one for the lock and the checks.
+  const pool = createPool({ url: db.url, max: PARALLEL + 1, applicationName: 'bench-fanout' });
   try {
     log(`Seeding ${fmt(N)} employees over ${COMPANIES} companies…`);
     const seeded = await seedDatabase(pool, { employees: N, companies: COMPANIES, invalidRate: 0.01 });
@@ -86,7 +62,7 @@ async function main() {
     const deps = { pool, jobs: createJobClient(pool, jobDefinitions), lock: new PostgresLock(pool), by: 'bench-fanout' };
     const started = performance.now();
     let lastLog = 0;
-    profiling = true;
+    sql.on();
     const summary = await runPayroll(deps, values.month!, {
       parallel: PARALLEL,
       onProgress: (done, total) => {
@@ -97,7 +73,7 @@ async function main() {
         }
       },
     });
-    profiling = false;
+    sql.off();
     const fanoutSeconds = (performance.now() - started) / 1000;
 
     const counts = (
@@ -120,7 +96,7 @@ async function main() {
     );
     console.log(`verified ${fmt(counts.jobs)} jobs rows queued, ${fmt(counts.wakeups)} graphile wake-ups, ${counts.runs} payroll_runs: ${ok ? 'OK' : 'MISMATCH'}`);
     if (values.profile || fanoutSeconds > FANOUT_TARGET_S) {
-      const entries = [...sqlStats.entries()].sort((a, b) => b[1].ms - a[1].ms);
+      const entries = [...sql.stats.entries()].sort((a, b) => b[1].ms - a[1].ms);
       const total = entries.reduce((n, [, s]) => n + s.ms, 0);
       console.log('');
       console.log(`Where the fan-out's time goes (statement time summed over ${PARALLEL} lanes, ${(total / 1000).toFixed(2)} s):`);

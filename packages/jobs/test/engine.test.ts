@@ -140,11 +140,13 @@ describe('job engine', () => {
   });
 
   it('fails an old payload that no longer validates permanently (invalid_payload)', async () => {
-    const job = await jobs().enqueue('test-flaky', { key: 'old-shape', failTimes: 0 });
+    // Delayed, so the payload can be rewritten before any worker sees it.
+    const job = await jobs().enqueue('test-flaky', { key: 'old-shape', failTimes: 0 }, { runAt: new Date(Date.now() + 700) });
     // Simulate a job queued by an older release, before `failTimes` existed.
-    await db.pool.query(`update jobs set payload = '{"key":"old-shape"}' where id = $1 and status = 'queued'`, [job.id]);
+    const { rowCount } = await db.pool.query(`update jobs set payload = '{"key":"old-shape"}' where id = $1 and status = 'queued'`, [job.id]);
+    expect(rowCount).toBe(1);
     await waitFor('settled', async () => ['failed', 'done'].includes((await jobRow(db.pool, job.id)).status));
-    const row = await jobRow(db.pool, job.id);
-    if (row.status === 'failed') expect(row).toMatchObject({ attempts: 1, last_error_code: 'invalid_payload' });
+    expect(await jobRow(db.pool, job.id)).toMatchObject({ status: 'failed', attempts: 1, last_error_code: 'invalid_payload' });
+    expect(calls.get('old-shape')).toBeUndefined(); // the handler never ran
   });
 });

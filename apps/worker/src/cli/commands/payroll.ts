@@ -55,9 +55,8 @@ export const payrollRun: Command = {
         if (error instanceof CompanyNotFoundError) throw new CliError(error.message);
         throw error;
       }
-      // Two connections per lane: runCompanyPayroll queries the pool while holding a client
-      // when the run already exists, so a pool of `parallel` connections would deadlock.
-    }, io.err, parallel * 2 + 1);
+      // One connection per lane (a company's transaction) and one for the lock.
+    }, io.err, parallel + 1);
     const n = (x: number) => x.toLocaleString('en-US');
     io.out(
       `Done in ${(summary.ms / 1000).toFixed(2)} s: ${n(summary.enqueued)} render-slip jobs enqueued for ${summary.created} compan${summary.created === 1 ? 'y' : 'ies'}` +
