@@ -3,7 +3,7 @@
  * migrations, demo data on first start, the provider and bank simulators, one worker
  * process per queue, and the web dashboard. Ctrl-C stops everything it started.
  */
-import { checkDatabase, createPool, DatabaseUnreachableError, ensureDatabase, freePort, maskUrl, migrateDatabase, portIsFree, seedDatabase } from '@beton/db';
+import { createPool, DatabaseUnreachableError, ensureDatabase, freePort, maskUrl, migrateDatabase, portIsFree, seedDatabase } from '@beton/db';
 import { migrateQueue } from '@beton/jobs';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -39,7 +39,6 @@ async function main() {
   process.on('exit', killAll);
 
   say('Beton — starting');
-  if (env.DATABASE_URL) await checkDatabase(env.DATABASE_URL);
   const db = await ensureDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.dataDir });
   cleanups.push(() => db.stop());
   say(`  database   ${maskUrl(db.url)}${db.embedded ? ` (embedded, data in ${path.relative(repoRoot, env.dataDir)})` : ''}`);

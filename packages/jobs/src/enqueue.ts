@@ -24,6 +24,8 @@ export interface EnqueueManyResult {
   created: number;
   existing: number;
   ids: number[];
+  /** The idempotency key of each item, in the order given. */
+  keys: string[];
 }
 
 export class UnknownJobError extends Error {
@@ -65,7 +67,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         employeeId: links.employeeId ?? null,
       };
     });
-    if (rows.length === 0) return { created: 0, existing: 0, ids: [] };
+    if (rows.length === 0) return { created: 0, existing: 0, ids: [], keys: [] };
     const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
     return inTransaction(pool, options.client, async (client) => {
       const inserted = await client.query<{ id: number; run_at: Date }>(
@@ -93,7 +95,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         const all = await client.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [rows.map((r) => r.key)]);
         ids = all.rows.map((r) => r.id);
       }
-      return { created: inserted.rowCount ?? 0, existing: rows.length - (inserted.rowCount ?? 0), ids };
+      return { created: inserted.rowCount ?? 0, existing: rows.length - (inserted.rowCount ?? 0), ids, keys: rows.map((r) => r.key) };
     });
   }
 
@@ -102,15 +104,16 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     payload: PayloadOf<DefinitionNamed<Defs, N>>,
     options: EnqueueOptions = {},
   ): Promise<EnqueuedJob> {
-    const def = definition(name);
-    const key = options.idempotencyKey ?? def.idempotencyKey(def.schema.parse(payload));
-    const item = { payload, idempotencyKey: key, ...(options.runAt ? { runAt: options.runAt } : {}) };
+    const item = { payload, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.runAt ? { runAt: options.runAt } : {}) };
     return inTransaction(pool, options.client, async (client) => {
       const result = await enqueueMany(name, [item], { client });
+      const key = result.keys[0]!;
+      // A new job is queued; an existing one (same key) is returned as it stands.
+      if (result.created === 1) return { id: result.ids[0]!, idempotencyKey: key, status: 'queued', created: true };
       const row = (
         await client.query<{ id: number; status: JobStatus }>('select id, status from jobs where idempotency_key = $1', [key])
       ).rows[0]!;
-      return { id: row.id, idempotencyKey: key, status: row.status, created: result.created === 1 };
+      return { id: row.id, idempotencyKey: key, status: row.status, created: false };
     });
   }
 
