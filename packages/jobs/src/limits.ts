@@ -191,9 +191,10 @@ export interface WaitForRateOptions {
    * How late a start may be after its reserved instant. A start that wakes later than this
    * (a busy event loop, a slow round trip) takes a new place instead of starting: started
    * late, it would crowd the starts reserved after it. Starts are spaced
-   * `(1000 + toleranceMs) / perSecond` ms apart so that, late by up to `toleranceMs`, no
-   * 1-second window holds more than `perSecond`. Default: 100 (40/s → one start per 27.5 ms,
-   * 36.4/s at most: a margin under the provider's limit that absorbs a busy event loop).
+   * `(1000 + toleranceMs) / (perSecond - 1)` ms apart so that, late by up to `toleranceMs`,
+   * no 1-second window holds more than `perSecond - 1` starts: one place is kept for the
+   * jitter between a start and its request's arrival. Default: 100 (40/s → one start per
+   * 28.2 ms, 35.5/s at most: a margin under the provider's limit for a busy event loop).
    */
   toleranceMs?: number;
   /**
@@ -211,7 +212,7 @@ export interface WaitForRateOptions {
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
   const { toleranceMs = 100, maxReReservations = 10 } = opts;
-  const spacedRate = (opts.perSecond * 1000) / (1000 + toleranceMs);
+  const spacedRate = (Math.max(1, opts.perSecond - 1) * 1000) / (1000 + toleranceMs);
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {
     const { waitMs, uncertaintyMs } = await store.reserveStart(opts.key, spacedRate);
