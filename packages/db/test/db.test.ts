@@ -30,6 +30,36 @@ describe('data model guarantees', () => {
     await expect(insert()).rejects.toMatchObject({ code: '23505' });
   });
 
+  it('run_job_counts follows every insert, update, delete and truncate of jobs (the HR progress counters)', async () => {
+    const [r1, r2] = ['00000000-0000-4000-a000-000000000001', '00000000-0000-4000-a000-000000000002'];
+    const counts = async () =>
+      (await db.pool.query<{ k: string; n: number }>(`select payroll_run_id || ' ' || task_name || ' ' || status as k, n from run_job_counts where n <> 0 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+    const truth = async () =>
+      (await db.pool.query<{ k: string; n: number }>(`select payroll_run_id || ' ' || task_name || ' ' || status as k, count(*)::int as n from jobs where payroll_run_id is not null group by 1 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+    await db.pool.query(
+      `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, payroll_run_id)
+       select case when i % 2 = 0 then 'render-slip' else 'send-slip-email' end, 'q', '{}', 6, 'count-' || i, case when i < 30 then $1::uuid when i < 40 then $2::uuid end
+       from generate_series(0, 49) i`,
+      [r1, r2],
+    );
+    expect(await counts()).toEqual([`${r1} render-slip queued 15`, `${r1} send-slip-email queued 15`, `${r2} render-slip queued 5`, `${r2} send-slip-email queued 5`]);
+    // Statements that move some rows, leave others (a heartbeat), and mix both runs.
+    await db.pool.query(`update jobs set status = 'running' where idempotency_key like 'count-%' and substr(idempotency_key, 7)::int % 3 = 0`);
+    await db.pool.query(`update jobs set heartbeat_at = now() where idempotency_key like 'count-%'`);
+    await db.pool.query(`update jobs set status = 'done' where idempotency_key like 'count-%' and status = 'running' and substr(idempotency_key, 7)::int < 20`);
+    await db.pool.query(`delete from jobs where idempotency_key in ('count-0', 'count-1', 'count-31')`);
+    expect(await counts()).toEqual(await truth());
+    expect((await counts()).join('\n')).toContain(`${r1} render-slip done 3`); // 6, 12, 18 (0 deleted)
+    // Two connections moving the same run's jobs at once: no deadlock, nothing lost.
+    await Promise.all([
+      db.pool.query(`update jobs set status = 'failed' where idempotency_key like 'count-%' and status = 'queued' and substr(idempotency_key, 7)::int % 2 = 0`),
+      db.pool.query(`update jobs set status = 'retrying' where idempotency_key like 'count-%' and status = 'queued' and substr(idempotency_key, 7)::int % 2 = 1`),
+    ]);
+    expect(await counts()).toEqual(await truth());
+    await db.pool.query(`truncate jobs cascade`);
+    expect(await counts()).toEqual([]);
+  });
+
   it('has an index that answers the HR progress query (count by task and status for one run)', async () => {
     const client = await db.pool.connect();
     try {
