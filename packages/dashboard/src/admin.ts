@@ -134,9 +134,16 @@ export interface QueueView {
   perMinute: Array<{ minute: Date; done: number; failed: number }>;
 }
 
-/** Per queue: depth by status, oldest waiting job, last 60 minutes of finished attempts; limiter slots in use. */
+/** The rate in use is measured over this many seconds of finished attempts. */
+export const RATE_WINDOW_S = 10;
+
+/**
+ * Per queue: depth by status, oldest waiting job, last 60 minutes of finished attempts;
+ * limiter slots in use; per rate limit, the attempts per second finished in the last
+ * RATE_WINDOW_S by the jobs that share it (an email's attempt ends right after its request).
+ */
 export async function queuesOverview(pool: Pool, now = new Date()) {
-  const [stats, oldest, chart, limits] = await Promise.all([
+  const [stats, oldest, chart, limits, recent] = await Promise.all([
     queueStats(pool),
     pool.query<{ queue: string; age: number }>(
       `select queue, extract(epoch from ($1::timestamptz - min(run_at)))::float8 as age from jobs where status = 'queued' and run_at <= $1 group by queue`, [now]),
@@ -147,6 +154,9 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
        where a.finished_at > $1::timestamptz - interval '60 minutes' group by 1, 2 order by 2`, [now]),
     pool.query<{ key: string; in_use: number; max: number }>(
       `select key, count(*) filter (where holder is not null and expires_at > $1)::int as in_use, count(*)::int as max from limiter_slots group by key`, [now]),
+    pool.query<{ task: string; n: number }>(
+      `select j.task_name as task, count(*)::int as n from job_attempts a join jobs j on j.id = a.job_id
+       where a.finished_at > $1::timestamptz - make_interval(secs => $2) and a.finished_at <= $1 group by 1`, [now, RATE_WINDOW_S]),
   ]);
   const queues = new Set([...Object.keys(stats), ...oldest.rows.map((r) => r.queue), ...chart.rows.map((r) => r.queue), ...jobDefinitions.map((d) => d.queue)]);
   const views: QueueView[] = [...queues].sort().map((queue) => ({
@@ -156,7 +166,20 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
     perMinute: chart.rows.filter((r) => r.queue === queue).map((r) => ({ minute: r.minute, done: r.done, failed: r.failed })),
   }));
   const limitDefs = jobDefinitions.flatMap((d) => ('limits' in d && d.limits ? [{ queue: d.queue, limits: d.limits }] : []));
-  return { queues: views, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), limitDefs };
+  const rateKeys = new Map<string, { perSecond: number; tasks: string[] }>();
+  for (const d of jobDefinitions) {
+    const rate = 'limits' in d ? d.limits?.rate : undefined;
+    if (!rate) continue;
+    const entry = rateKeys.get(rate.key) ?? { perSecond: rate.perSecond, tasks: [] };
+    entry.tasks.push(d.name);
+    rateKeys.set(rate.key, entry);
+  }
+  const rates = [...rateKeys].map(([key, r]) => ({
+    key,
+    perSecond: r.perSecond,
+    inUsePerSecond: recent.rows.filter((row) => r.tasks.includes(row.task)).reduce((sum, row) => sum + row.n, 0) / RATE_WINDOW_S,
+  }));
+  return { queues: views, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), rates, limitDefs };
 }
 
 export async function listWorkers(pool: Pool) {

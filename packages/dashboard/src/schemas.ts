@@ -73,6 +73,7 @@ export const queuesOutput = z.object({
     perMinute: z.array(z.object({ minute: z.date(), done: z.number(), failed: z.number() })),
   })),
   limits: z.array(z.object({ key: z.string(), inUse: z.number(), max: z.number() })),
+  rates: z.array(z.object({ key: z.string(), perSecond: z.number(), inUsePerSecond: z.number() })),
   limitDefs: z.array(z.object({
     queue: z.string(),
     limits: z.object({

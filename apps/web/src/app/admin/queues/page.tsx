@@ -38,9 +38,12 @@ export default function QueuesPage() {
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold"><L en="Queues" bn="কিউ" /></h1>
-      {data.data?.limits.length ? (
+      {data.data?.limits.length || data.data?.rates.length ? (
         <Card><h2 className="font-semibold"><L en="Limits in use" bn="সীমা ব্যবহার" /></h2>
-          <ul className="text-sm">{data.data.limits.map((l) => <li key={l.key}>{l.key}: <b>{l.inUse}/{l.max}</b> in flight</li>)}</ul></Card>
+          <ul className="text-sm">
+            {data.data.limits.map((l) => <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>{l.key}: <b>{l.inUse}/{l.max}</b> in flight</li>)}
+            {data.data.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{r.inUsePerSecond.toFixed(1)}/s of {r.perSecond}/s</b> (last 10 s)</li>)}
+          </ul></Card>
       ) : null}
       <div className="grid gap-4 md:grid-cols-2">
         {data.data?.queues.map((q) => {
