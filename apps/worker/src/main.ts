@@ -42,6 +42,8 @@ async function main() {
   const lock: LockService = redis ? new RedisLock(redis) : new PostgresLock(pool);
   const definitions = tuneDefinitions(jobDefinitions, config);
   const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
+  // Threads inherit the nice value of the thread that creates them: set it before the pool.
+  if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
   const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores) : undefined;
   const mailer = createMailer({ apiKey: config.sendgrid.apiKey, ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}) });
   const bank = config.bank ? createBankClient(config.bank) : undefined;

@@ -11,7 +11,7 @@ export interface JobLimits {
   concurrency?: { key: string; max: number };
   /**
    * At most `perSecond` jobs of the key start in any 1-second window. `toleranceMs`: how
-   * late a start may be after its reserved instant (see waitForRate). Default: 100.
+   * much timing slack the spacing leaves (see waitForRate). Default: 100.
    */
   rate?: {
     key: string;

@@ -59,9 +59,9 @@ export class PostgresLimiterStore implements LimiterStore {
   }
 
   async reserveStart(key: string, perSecond: number): Promise<RateReservation> {
-    // `tat` holds whole milliseconds: the interval is rounded up to one, or rounding would
-    // shorten every interval (33.3 ms → 33 ms is 30.3 starts a second, not 30).
-    const intervalMs = Math.ceil(1000 / perSecond);
+    // `tat` holds microseconds: the interval is rounded up to one, or rounding could shorten
+    // every interval (and so lift the rate above perSecond).
+    const intervalMs = Math.ceil(1_000_000 / perSecond) / 1000;
     // A connection first, so the round trip measured below is not the pool's queue.
     const client = await this.pool.connect();
     try {
@@ -188,13 +188,14 @@ export interface WaitForRateOptions {
   /** At most this many starts in any 1-second window. */
   perSecond: number;
   /**
-   * How late a start may be after its reserved instant. A start that wakes later than this
-   * (a busy event loop, a slow round trip) takes a new place instead of starting: started
-   * late, it would crowd the starts reserved after it. Starts are spaced
-   * `(1000 + toleranceMs) / (perSecond - 1)` ms apart so that, late by up to `toleranceMs`,
-   * no 1-second window holds more than `perSecond - 1` starts: one place is kept for the
-   * jitter between a start and its request's arrival. Default: 100 (40/s → one start per
-   * 28.2 ms, 35.5/s at most: a margin under the provider's limit for a busy event loop).
+   * The timing slack, ms, split in two halves. A start may be up to `toleranceMs / 2` after
+   * its reserved instant: one that wakes later (a busy event loop, a slow round trip) takes a
+   * new place instead of starting, or it would crowd the starts reserved after it. The other
+   * half is for the jitter between a start and its request's arrival at the provider. Starts
+   * are spaced `(1000 + toleranceMs) / perSecond` ms apart, so no 1-second window of arrivals
+   * holds more than `perSecond` while both stay within their halves. Default: 100 (40/s →
+   * one start per 27.5 ms, 36.4/s at most); the email definitions use less (see
+   * EMAIL_PROVIDER_LIMITS).
    */
   toleranceMs?: number;
   /**
@@ -208,11 +209,12 @@ export interface WaitForRateOptions {
 /**
  * Reserves a start under the rate limit and sleeps until it; returns the time waited, ms.
  * Never starts before the reserved instant (the wait counts from the answer, which arrives
- * after the reservation was made), and never more than `toleranceMs` after it.
+ * after the reservation was made), and never more than `toleranceMs / 2` after it.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
   const { toleranceMs = 100, maxReReservations = 10 } = opts;
-  const spacedRate = (Math.max(1, opts.perSecond - 1) * 1000) / (1000 + toleranceMs);
+  const spacedRate = (opts.perSecond * 1000) / (1000 + toleranceMs);
+  const maxLateMs = toleranceMs / 2;
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {
     const { waitMs, uncertaintyMs } = await store.reserveStart(opts.key, spacedRate);
@@ -221,6 +223,6 @@ export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions)
     else if (opts.signal?.aborted) throw new LimitWaitAborted('wait aborted');
     // Upper bound of how late we are: the timer's lateness plus the reservation's round trip.
     const lateMs = performance.now() - answered - waitMs + uncertaintyMs;
-    if (lateMs <= toleranceMs || reReservations >= maxReReservations) return performance.now() - started;
+    if (lateMs <= maxLateMs || reReservations >= maxReReservations) return performance.now() - started;
   }
 }

@@ -2,7 +2,7 @@
  * Issue 4 / SPEC R4: limits held across processes. Three worker processes with 45 workers
  * each call a fake provider under a global concurrency limit of 45 and a rate limit of
  * 40/s, for both limiter stores (PostgreSQL; Redis at 127.0.0.1:6379).
- * The provider answers after 2 s: at ~36/s (40/s spaced for the limiter's 100 ms lateness
+ * The provider answers after 2 s: at ~36/s (40/s spaced for the limiter's 100 ms timing
  * tolerance) × 2 s = 72 would be in flight, so the concurrency limit binds; in the first
  * second 45 slots are free at once, so the rate limit binds.
  */

@@ -1,4 +1,4 @@
-import { formatTaka, monthNames, toBengaliDigits } from '@beton/pdf';
+import { formatTaka, monthNames, toBengaliDigits } from '@beton/pdf/format';
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 

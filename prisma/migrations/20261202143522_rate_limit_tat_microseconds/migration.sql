@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "rate_limits" ALTER COLUMN "tat" SET DATA TYPE TIMESTAMPTZ(6);
