@@ -6,7 +6,8 @@
 import { createPool, DatabaseUnreachableError, ensureDatabase, freePort, maskUrl, migrateDatabase, portIsFree, seedDatabase } from '@beton/db';
 import { migrateQueue } from '@beton/jobs';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { launcherEnv } from './lib/launcher-env.ts';
 import { killAll, repoRoot, spawnNode, spawnWorker, stopAll } from './lib/processes.ts';
@@ -22,6 +23,16 @@ async function choosePort(preferred: number, what: string): Promise<number> {
 }
 
 const cleanups: Array<() => Promise<unknown>> = [];
+
+/** A random session secret made on first start and reused after, so restarts keep sessions. */
+function authSecret(): string {
+  const file = path.join(repoRoot, '.beton/auth-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
 
 async function main() {
   const env = launcherEnv();
@@ -82,15 +93,18 @@ async function main() {
     if (result.code !== 0) throw new Error(`next build failed:\n${build.lines.slice(-30).join('\n')}`);
   }
   const port = await choosePort(env.PORT, 'web');
+  const url = `http://127.0.0.1:${port}`;
   const web = spawnNode({
     name: 'web',
     args: [next, 'start', 'apps/web', '-p', String(port), '-H', '127.0.0.1'],
-    env: { DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+    env: {
+      DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production',
+      BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? authSecret(), BETTER_AUTH_URL: url,
+    },
     readyWhen: /Ready in|started server|Local:/,
     onLine: echo('web'),
   });
   await web.ready;
-  const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
     const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     if (ok) break;

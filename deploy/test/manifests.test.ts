@@ -325,7 +325,8 @@ function composeConfig(file: string) {
   return spawnSync(bin!, [...pre, '-f', file, 'config', '-q'], {
     cwd: root,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir() },
+    // BETTER_AUTH_SECRET has no default in the compose file (the web service requires it).
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), BETTER_AUTH_SECRET: 'x'.repeat(32) },
   });
 }
 

@@ -18,6 +18,8 @@ const schema = z.object({
   SENDGRID_BASE_URL: z.string().url().optional(),
   SENDGRID_API_KEY: z.string().default('SG.beton-dev'),
   LOG_LEVEL: z.string().default('info'),
+  /** The web app's session secret; when unset, one is generated once and kept in .beton/auth-secret. */
+  BETTER_AUTH_SECRET: z.string().min(32, 'BETTER_AUTH_SECRET must be at least 32 characters (openssl rand -base64 32)').optional(),
 });
 
 export type LauncherEnv = z.infer<typeof schema> & { dataDir: string };

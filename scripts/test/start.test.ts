@@ -65,6 +65,13 @@ describe('npm start', () => {
     expect(health.status).toBe(200);
     const login = await fetch(`${ready.url}/login`);
     expect(login.status).toBe(200);
+    // The printed admin login signs in (Better Auth, argon2id hash from the seed).
+    const [, email, password] = proc.lines.join('\n').match(/ADMIN (\S+) {2}password: (\S+)/)!;
+    const signIn = await fetch(`${ready.url}/api/auth/sign-in/email`, {
+      method: 'POST', headers: { 'content-type': 'application/json', origin: ready.url }, body: JSON.stringify({ email, password }),
+    });
+    expect(signIn.status).toBe(200);
+    expect(((await signIn.json()) as { user: { role: string } }).user.role).toBe('ADMIN');
     const dbPort = Number(new URL(ready.database).port);
     expect(await portOpen(dbPort)).toBe(true);
     const { stdout } = await import('node:child_process').then((cp) => ({ stdout: cp.execSync(`pgrep -P ${proc.pid} || true`).toString() }));

@@ -44,8 +44,14 @@ describe('web app in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     try {
+      await signIn(page, a!.hrEmail, 'not-the-password');
+      await page.getByText(/invalid email or password/i).waitFor({ timeout: 10_000 });
+      expect(page.url()).toMatch(/\/login$/);
+
       await signIn(page, a!.hrEmail, a!.hrPassword);
       await page.waitForURL(/\/runs$/);
+      const session = (await context.cookies()).find((c) => c.name === 'beton.session_token');
+      expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
       const line = page.getByTestId('run-line');
       await expect.poll(() => line.textContent(), { timeout: 10_000 }).toMatch(/^\d+ sent, \d+ stuck$/);
       await page.screenshot({ path: path.join(artifacts, 'hr-runs.png'), fullPage: true });
@@ -125,6 +131,13 @@ describe('web app in Chromium', () => {
         await page.getByRole('heading', { level: 1 }).waitFor();
         await page.screenshot({ path: path.join(artifacts, `admin-${p}.png`), fullPage: true });
       }
+
+      // Sign out (Better Auth): back to the login page, and the admin pages send you there too.
+      await page.getByRole('button', { name: /Sign out/ }).click();
+      await page.waitForURL(/\/login$/);
+      await page.goto(`${web.url}/admin/failed`);
+      await page.waitForURL(/\/login$/);
+      expect((await context.cookies()).find((c) => c.name === 'beton.session_token')).toBeUndefined();
     } finally {
       await context.close();
     }

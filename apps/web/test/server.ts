@@ -4,6 +4,7 @@
  */
 import { freePort } from '@beton/db';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -66,15 +67,21 @@ export interface WebServer {
 export async function startWebServer(databaseUrl: string): Promise<WebServer> {
   await ensureBuilt();
   const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // vitest sets TEST=true, which would put Better Auth in its test mode: run as in production.
+  const { TEST: _test, ...parentEnv } = process.env;
   const child: ChildProcess = spawn(process.execPath, [nextBin, 'start', webDir, '-p', String(port), '-H', '127.0.0.1'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', PORT: String(port) },
+    env: {
+      ...parentEnv, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', PORT: String(port),
+      // Production requires both: a fresh random secret per server, and the URL tests call.
+      BETTER_AUTH_SECRET: randomBytes(32).toString('base64'), BETTER_AUTH_URL: url,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d) => { output += d; });
   child.stderr!.on('data', (d) => { output += d; });
-  const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

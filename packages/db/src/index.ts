@@ -2,6 +2,7 @@ export * from './bootstrap.ts';
 export * from './embedded.ts';
 export * from './errors.ts';
 export * from './migrate.ts';
+export * from './password.ts';
 export * from './pool.ts';
 export * from './url.ts';
 export * from './seed.ts';

@@ -1,5 +1,5 @@
-import { hash } from '@node-rs/argon2';
 import { randomUUID } from 'node:crypto';
+import { hashPassword } from './password.ts';
 import type { Pool } from './pool.ts';
 import { COMPANY_KINDS, COMPANY_WORDS, FAMILY_NAMES, GIVEN_NAMES } from './names.ts';
 import { pick, prng } from './random.ts';
@@ -37,11 +37,6 @@ export class AlreadySeededError extends Error {
   constructor(count: number) {
     super(`The database already holds ${count} companies; pass --reset to wipe and seed again.`);
   }
-}
-
-/** Argon2id, the memory-hard hash every Beton password is stored with. */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, { memoryCost: 19_456, timeCost: 2, parallelism: 1 });
 }
 
 /** Uneven company sizes (a few large, many small) that sum exactly to `total`. */
@@ -147,17 +142,23 @@ export async function seedDatabase(pool: Pool, options: SeedOptions = {}): Promi
     }
     const hashes = await Promise.all(logins.map((l) => hashPassword(l.password)));
     const companyByName = new Map(companyRows.map((c) => [c.name, c.id]));
+    const userIds = logins.map(() => randomUUID());
     await client.query(
-      `insert into users (id, email, name, role, company_id, password_hash)
-       select * from unnest($1::uuid[], $2::text[], $3::text[], $4::"Role"[], $5::uuid[], $6::text[])`,
+      `insert into users (id, email, name, role, company_id)
+       select * from unnest($1::uuid[], $2::text[], $3::text[], $4::"Role"[], $5::uuid[])`,
       [
-        logins.map(() => randomUUID()),
+        userIds,
         logins.map((l) => l.email),
         logins.map((l) => (l.role === 'ADMIN' ? 'Platform admin' : `HR, ${l.company}`)),
         logins.map((l) => l.role),
         logins.map((l) => (l.company ? companyByName.get(l.company) : null)),
-        hashes,
       ],
+    );
+    // Better Auth's email + password sign-in reads the hash from the user's credential account.
+    await client.query(
+      `insert into accounts (user_id, account_id, provider_id, password)
+       select u, u::text, 'credential', h from unnest($1::uuid[], $2::text[]) as t(u, h)`,
+      [userIds, hashes],
     );
     await client.query('commit');
     return { companies: companyRows.length, employees: n, invalidEmails: invalid, logins, ms: Math.round(performance.now() - started) };

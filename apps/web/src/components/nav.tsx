@@ -1,8 +1,7 @@
 'use client';
-import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
-import { useTRPC } from '../lib/trpc.tsx';
+import { authClient } from '../lib/auth-client.ts';
 import { L } from './ui.tsx';
 
 const HR_LINKS = [
@@ -17,10 +16,13 @@ const ADMIN_LINKS = [
 ];
 
 export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
-  const trpc = useTRPC();
   const router = useRouter();
   const path = usePathname();
-  const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSettled: () => router.push('/login') }));
+  const signOut = async () => {
+    await authClient.signOut().catch(() => {});
+    router.push('/login');
+    router.refresh();
+  };
   const links = role === 'ADMIN' ? ADMIN_LINKS : HR_LINKS;
   return (
     <header className="border-b border-slate-200 bg-white">
@@ -35,7 +37,7 @@ export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm text-slate-600">
           <span data-testid="who">{who}</span>
-          <button className="underline" onClick={() => signOut.mutate()}>Sign out · প্রস্থান</button>
+          <button className="underline" onClick={() => void signOut()}>Sign out · প্রস্থান</button>
         </div>
       </div>
     </header>

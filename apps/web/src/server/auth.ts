@@ -1,12 +1,108 @@
-import { hash, verify } from '@node-rs/argon2';
-import { AppError } from '@beton/dashboard';
-import type { Pool } from '@beton/db';
-import { createHash, randomBytes } from 'node:crypto';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { hashPassword, verifyPassword } from '@beton/db/password';
+import { betterAuth } from 'better-auth';
 import { env } from '../env.ts';
+import { db } from './db.ts';
 
-export const SESSION_COOKIE = 'beton_session';
-export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** Sessions last 12 hours from sign-in (not extended by activity). */
+export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+/** Sign-in attempts (right or wrong) per client IP: 5 per 15 minutes, the 6th answers 429. */
+export const SIGN_IN_RATE_LIMIT = { window: 15 * 60, max: 5 };
+
+/**
+ * Endpoints Better Auth would otherwise serve that Beton has no use for: users are created and
+ * edited by the seed or an operator, and there is no email verification or password reset.
+ */
+const DISABLED_PATHS = [
+  '/sign-up/email', '/update-user', '/change-email', '/delete-user', '/update-session',
+  '/request-password-reset', '/reset-password', '/send-verification-email', '/verify-email',
+  '/sign-in/social', '/link-social', '/unlink-account',
+];
+
+/** A loopback URL is reached as both 127.0.0.1 and localhost: trust both spellings. */
+function trustedOrigins(baseURL: string | undefined): string[] {
+  if (!baseURL) return [];
+  const url = new URL(baseURL);
+  const twin = url.hostname === '127.0.0.1' ? 'localhost' : url.hostname === 'localhost' ? '127.0.0.1' : undefined;
+  if (!twin) return [url.origin];
+  return [url.origin, `${url.protocol}//${twin}${url.port ? `:${url.port}` : ''}`];
+}
+
+function createAuth() {
+  const { BETTER_AUTH_SECRET, BETTER_AUTH_URL } = env();
+  return betterAuth({
+    appName: 'Beton',
+    secret: BETTER_AUTH_SECRET,
+    baseURL: BETTER_AUTH_URL,
+    trustedOrigins: trustedOrigins(BETTER_AUTH_URL),
+    // Better Auth's Kysely support on our pg pool; tables and snake_case columns from prisma/schema.prisma.
+    database: db(),
+    user: {
+      modelName: 'users',
+      fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
+      additionalFields: {
+        role: { type: ['HR', 'ADMIN'], required: true, input: false },
+        /** Set for HR (exactly one company), null for ADMIN. */
+        companyId: { type: 'string', required: false, input: false, fieldName: 'company_id' },
+      },
+    },
+    session: {
+      modelName: 'sessions',
+      fields: { userId: 'user_id', expiresAt: 'expires_at', ipAddress: 'ip_address', userAgent: 'user_agent', createdAt: 'created_at', updatedAt: 'updated_at' },
+      expiresIn: SESSION_TTL_SECONDS,
+      disableSessionRefresh: true,
+    },
+    account: {
+      modelName: 'accounts',
+      fields: {
+        userId: 'user_id', accountId: 'account_id', providerId: 'provider_id', accessToken: 'access_token', refreshToken: 'refresh_token',
+        idToken: 'id_token', accessTokenExpiresAt: 'access_token_expires_at', refreshTokenExpiresAt: 'refresh_token_expires_at',
+        createdAt: 'created_at', updatedAt: 'updated_at',
+      },
+    },
+    verification: {
+      modelName: 'verifications',
+      fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
+    },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      // Argon2id (memory-hard), the same hash the seed writes.
+      password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
+    },
+    // On in every environment (Better Auth's default is production only), in PostgreSQL so all
+    // web replicas share the counts. Keyed by client IP + path.
+    rateLimit: {
+      enabled: true,
+      storage: 'database',
+      modelName: 'auth_rate_limits',
+      fields: { lastRequest: 'last_request' },
+      customRules: { '/sign-in/email': SIGN_IN_RATE_LIMIT },
+    },
+    disabledPaths: DISABLED_PATHS,
+    advanced: {
+      database: { generateId: 'uuid' },
+      cookiePrefix: 'beton',
+      // The client IP is the single address in X-Forwarded-For. `next start` fills that header
+      // from the socket when the request has none (a direct call to 127.0.0.1 is keyed as
+      // 127.0.0.1); a proxy in front must overwrite it. With no usable address Better Auth
+      // falls back to one bucket shared by all clients, which still limits.
+      ipAddress: { ipAddressHeaders: ['x-forwarded-for'] },
+      // Better Auth turns the origin check off when TEST is set in the environment: keep it on.
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
+    },
+    telemetry: { enabled: false },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+let instance: Auth | undefined;
+/** Created on first use, so `next build` (which loads route modules) needs no secret. */
+export function auth(): Auth {
+  instance ??= createAuth();
+  return instance;
+}
 
 export interface SessionUser {
   sessionId: string;
@@ -19,80 +115,20 @@ export interface SessionUser {
   companyName: string | null;
 }
 
-/** The stored session id is sha256(token [+ SESSION_SECRET]); the raw token lives only in the cookie. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).update(env().SESSION_SECRET ?? '').digest('hex');
-}
-
-// 5 attempts per email+IP per 15 minutes; a success resets the counter.
-const limiter = new RateLimiterMemory({ keyPrefix: 'sign-in', points: 5, duration: 15 * 60 });
-
-// A real hash of a random password, so an unknown email costs as much as a wrong password.
-let dummyHash: Promise<string> | undefined;
-async function dummy(): Promise<string> {
-  dummyHash ??= hash(randomBytes(16).toString('hex'), { memoryCost: 19_456, timeCost: 2, parallelism: 1 });
-  return dummyHash;
-}
-
-export async function signIn(pool: Pool, input: { email: string; password: string; ip: string }): Promise<{ token: string; expiresAt: Date; user: SessionUser }> {
-  const email = input.email.trim().toLowerCase();
-  const key = `${email}|${input.ip}`;
-  try {
-    await limiter.consume(key);
-  } catch {
-    throw new AppError('RATE_LIMITED', 'Too many sign-in attempts; try again in 15 minutes');
-  }
-  const { rows } = await pool.query<{ id: string; password_hash: string }>(`select id, password_hash from users where lower(email) = $1`, [email]);
-  const user = rows[0];
-  const ok = await verify(user?.password_hash ?? (await dummy()), input.password).catch(() => false);
-  if (!user || !ok) throw new AppError('UNAUTHORIZED', 'Wrong email or password');
-  await limiter.delete(key);
-  const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await pool.query(`insert into sessions (id, user_id, expires_at) values ($1, $2, $3)`, [hashToken(token), user.id, expiresAt]);
-  const session = await loadSession(pool, token);
-  return { token, expiresAt, user: session! };
-}
-
-export async function loadSession(pool: Pool, token: string | undefined): Promise<SessionUser | null> {
-  if (!token) return null;
-  const { rows } = await pool.query<{ id: string; user_id: string; email: string; name: string; role: 'HR' | 'ADMIN'; company_id: string | null; company_name: string | null }>(
-    `select s.id, u.id as user_id, u.email, u.name, u.role, u.company_id, c.name as company_name
-     from sessions s join users u on u.id = s.user_id left join companies c on c.id = u.company_id
-     where s.id = $1 and s.expires_at > now()`,
-    [hashToken(token)],
-  );
-  const r = rows[0];
-  return r ? { sessionId: r.id, userId: r.user_id, email: r.email, name: r.name, role: r.role, companyId: r.company_id, companyName: r.company_name } : null;
-}
-
-export async function signOut(pool: Pool, token: string | undefined): Promise<void> {
-  if (token) await pool.query(`delete from sessions where id = $1`, [hashToken(token)]);
-}
-
-export function readCookie(headers: Headers, name: string): string | undefined {
-  const raw = headers.get('cookie');
-  if (!raw) return undefined;
-  for (const part of raw.split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
-  }
-  return undefined;
-}
-
-/** httpOnly, SameSite=Lax, Secure when the request came over https. */
-export function sessionCookie(token: string, expiresAt: Date, secure: boolean): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Expires=${expiresAt.toUTCString()}${secure ? '; Secure' : ''}`;
-}
-
-export function clearedSessionCookie(secure: boolean): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
-}
-
-export function requestIsHttps(headers: Headers, url: string): boolean {
-  return (headers.get('x-forwarded-proto') ?? new URL(url).protocol.replace(':', '')) === 'https';
-}
-
-export function clientIp(headers: Headers): string {
-  return headers.get('x-forwarded-for')?.split(',')[0]?.trim() || headers.get('x-real-ip') || 'local';
+/** The signed-in user of a request (its session cookie), or null. */
+export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
+  const found = await auth().api.getSession({ headers });
+  if (!found) return null;
+  const { session, user } = found;
+  const companyId = user.companyId ?? null;
+  const company = companyId ? await db().query<{ name: string }>(`select name from companies where id = $1`, [companyId]) : undefined;
+  return {
+    sessionId: session.id,
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    companyId,
+    companyName: company?.rows[0]?.name ?? null,
+  };
 }

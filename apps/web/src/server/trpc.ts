@@ -3,14 +3,13 @@ import { createJobClient, jobDefinitions } from '@beton/jobs';
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';
-import { loadSession, readCookie, SESSION_COOKIE, type SessionUser } from './auth.ts';
+import { getSessionUser, type SessionUser } from './auth.ts';
 import { db } from './db.ts';
 
+/** The request's Better Auth session (from its cookie) becomes `ctx.session`. */
 export async function createContext(opts: { req: Request; resHeaders: Headers }) {
-  const pool = db();
-  const token = readCookie(opts.req.headers, SESSION_COOKIE);
-  const session = await loadSession(pool, token);
-  return { pool, session, token, req: opts.req, resHeaders: opts.resHeaders };
+  const session = await getSessionUser(opts.req.headers);
+  return { pool: db(), session, req: opts.req, resHeaders: opts.resHeaders };
 }
 export type Context = Awaited<ReturnType<typeof createContext>>;
 

@@ -1,12 +1,12 @@
 import { slipPdf } from '@beton/dashboard';
-import { loadSession, readCookie, SESSION_COOKIE } from '../../../../../server/auth.ts';
+import { getSessionUser } from '../../../../../server/auth.ts';
 import { db } from '../../../../../server/db.ts';
 
 export const dynamic = 'force-dynamic';
 
 /** A slip's PDF: HR only for their own company's employees (another's → 404); admins any. */
 export async function GET(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  const session = await loadSession(db(), readCookie(req.headers, SESSION_COOKIE));
+  const session = await getSessionUser(req.headers);
   if (!session) return new Response('Sign in first', { status: 401 });
   if (session.role !== 'ADMIN' && !session.companyId) return new Response('Not found', { status: 404 });
   const id = Number((await params).id);
