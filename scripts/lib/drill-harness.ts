@@ -8,7 +8,7 @@ import { migrateQueue } from '@beton/jobs';
 import { readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { killAll, repoRoot, spawnNode, stopAll, type Managed } from './processes.ts';
+import { killAll, repoRoot, spawnNode, stopAll, WORKER_PROCESS_ENV, type Managed } from './processes.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -189,7 +189,7 @@ export function spawnWorkerSlowStart(options: { name: string; queue: string; env
   return spawnNode({
     name: options.name,
     args: ['--import', 'tsx', path.join(repoRoot, 'apps/worker/src/main.ts'), '--queue', options.queue],
-    env: { HEALTH_PORT: '0', ...options.env },
+    env: { ...WORKER_PROCESS_ENV, ...options.env },
     readyWhen: /"msg":"worker ready"/,
     readyTimeoutMs: options.readyTimeoutMs ?? 240_000,
     ...(options.onLine ? { onLine: options.onLine } : {}),
