@@ -14,9 +14,9 @@ export interface LimiterStore {
   tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null>;
   releaseSlot(key: string, slot: number, holder: string): Promise<void>;
   /**
-   * Reserves the next start (GCRA, one start every `1000 / perSecond` ms); resolves with how
-   * long to wait before starting, ms, counted from when the promise resolves, and how long
-   * before that the reservation was computed at most (the round trip, without pool queueing).
+   * Reserves the next start (GCRA, one start every `1000 / perSecond` ms); resolves with when
+   * to start (performance.now()) and how far the local estimate of the reserved instant may be
+   * off (see StoreClock).
    */
   reserveStart(key: string, perSecond: number): Promise<RateReservation>;
   /** Slots currently held per key (for the admin queues page). */
@@ -24,13 +24,54 @@ export interface LimiterStore {
 }
 
 export interface RateReservation {
-  waitMs: number;
-  /** The reservation was made at most this long before the answer arrived, ms. */
+  /** When to start, on performance.now(): the latest the reserved instant can be, so never early. */
+  startAt: number;
+  /** How much earlier than `startAt` the reserved instant may be, ms (see StoreClock). */
   uncertaintyMs: number;
+}
+
+/**
+ * The store's clock seen from this process: each reservation answers with the store's "now",
+ * and the answer with the shortest round trip pins the offset to within half of it (~0.2 ms on
+ * one machine) — so a start's lateness is known to that, not to a whole round trip, which on a
+ * busy machine (event-loop lag included) was often 15–25 ms and cost a turn each time. The
+ * bound grows by 0.1 ms per second of age (clock drift) until a tighter sample replaces it.
+ */
+export class StoreClock {
+  #offset = 0; // store epoch ms − local epoch ms
+  #error = Infinity;
+  #at = 0;
+
+  /** Records one exchange: sent and answered on performance.now(); `storeNowMs` the store's epoch ms. */
+  sample(sent: number, answered: number, storeNowMs: number): void {
+    const error = (answered - sent) / 2;
+    if (error <= this.error(answered)) {
+      this.#offset = storeNowMs - (performance.timeOrigin + (sent + answered) / 2);
+      this.#error = error;
+      this.#at = answered;
+    }
+  }
+
+  /** The current error bound, ms. */
+  error(now = performance.now()): number {
+    return this.#error + ((now - this.#at) / 1000) * 0.1;
+  }
+
+  /** A store instant (epoch ms) as a local performance.now() instant, with its error bound. */
+  toLocal(storeMs: number): { at: number; errorMs: number } {
+    return { at: storeMs - this.#offset - performance.timeOrigin, errorMs: this.error() };
+  }
+
+  /** The reservation of a store instant: start at its latest possible local time. */
+  reservation(reservedStoreMs: number): RateReservation {
+    const { at, errorMs } = this.toLocal(reservedStoreMs);
+    return { startAt: at + errorMs, uncertaintyMs: 2 * errorMs };
+  }
 }
 
 export class PostgresLimiterStore implements LimiterStore {
   private readonly prepared = new Set<string>();
+  private readonly clock = new StoreClock();
   constructor(private readonly pool: Pool) {}
 
   async tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null> {
@@ -66,13 +107,17 @@ export class PostgresLimiterStore implements LimiterStore {
     const client = await this.pool.connect();
     try {
       const sent = performance.now();
-      const { rows } = await client.query<{ wait_ms: number }>(
+      const { rows } = await client.query<{ reserved_ms: number; now_ms: number }>(
         `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => $2::float8 / 1000))
          on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
-         returning greatest(0, extract(epoch from (tat - make_interval(secs => $2::float8 / 1000) - clock_timestamp())) * 1000)::float8 as wait_ms`,
+         returning (extract(epoch from (tat - make_interval(secs => $2::float8 / 1000))) * 1000)::float8 as reserved_ms,
+                   (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
         [key, intervalMs],
       );
-      return { waitMs: rows[0]?.wait_ms ?? 0, uncertaintyMs: performance.now() - sent };
+      const answered = performance.now();
+      const row = rows[0]!;
+      this.clock.sample(sent, answered, row.now_ms);
+      return this.clock.reservation(row.reserved_ms);
     } finally {
       client.release();
     }
@@ -104,10 +149,11 @@ local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tat < now then tat = now end
 tat = tat + interval
 redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(tat - now + 1000))
-return tostring(tat - interval - now)`;
+return { tostring(tat - interval), tostring(now) }`;
 
 /** The same limits in Redis (used when REDIS_URL is set): a sorted set of leases and a GCRA key. */
 export class RedisLimiterStore implements LimiterStore {
+  private readonly clock = new StoreClock();
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'beton:limit:',
@@ -124,8 +170,10 @@ export class RedisLimiterStore implements LimiterStore {
 
   async reserveStart(key: string, perSecond: number): Promise<RateReservation> {
     const sent = performance.now();
-    const wait = Number(await this.redis.eval(RESERVE_LUA, 1, `${this.prefix}rate:${key}`, perSecond));
-    return { waitMs: Math.max(0, wait), uncertaintyMs: performance.now() - sent };
+    const [reserved, now] = (await this.redis.eval(RESERVE_LUA, 1, `${this.prefix}rate:${key}`, perSecond)) as [string, string];
+    const answered = performance.now();
+    this.clock.sample(sent, answered, Number(now));
+    return this.clock.reservation(Number(reserved));
   }
 
   async slotsInUse(key: string): Promise<number> {
@@ -217,12 +265,13 @@ export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions)
   const maxLateMs = toleranceMs / 2;
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {
-    const { waitMs, uncertaintyMs } = await store.reserveStart(opts.key, spacedRate);
-    const answered = performance.now();
+    const { startAt, uncertaintyMs } = await store.reserveStart(opts.key, spacedRate);
+    const waitMs = startAt - performance.now();
     if (waitMs > 0) await sleep(waitMs, opts.signal);
     else if (opts.signal?.aborted) throw new LimitWaitAborted('wait aborted');
-    // Upper bound of how late we are: the timer's lateness plus the reservation's round trip.
-    const lateMs = performance.now() - answered - waitMs + uncertaintyMs;
+    // Upper bound of how late we are: past the start time, plus how much earlier the reserved
+    // instant may have been.
+    const lateMs = performance.now() - startAt + uncertaintyMs;
     if (lateMs <= maxLateMs || reReservations >= maxReReservations) return performance.now() - started;
   }
 }
