@@ -37,8 +37,10 @@ describe('timeouts (R8)', () => {
       // The thread that burns the CPU during the first attempt (the spinner).
       const spinners: number[] = [];
       const spotSpinner = async () => {
-        const t = await busiestThread(worker.pid, 500);
-        // ≥ 2 clock ticks (an idle thread uses ~0; on an idle machine the spinner uses ~500 ms).
+        // 1 s of the 1.5 s attempt: long enough that the spinner out-uses the V8 helper threads
+        // (garbage collection bursts) even when a loaded CI machine gives it little CPU.
+        const t = await busiestThread(worker.pid, 1000);
+        // ≥ 2 clock ticks (an idle thread uses ~0; on an idle machine the spinner uses ~1000 ms).
         if (t.tid > 0 && t.cpuMs >= 20 && !spinners.includes(t.tid)) spinners.push(t.tid);
       };
       const firstSpot = spotSpinner();
