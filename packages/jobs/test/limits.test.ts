@@ -2,8 +2,8 @@
  * Issue 4 / SPEC R4: limits held across processes. Three worker processes with 45 workers
  * each call a fake provider under a global concurrency limit of 45 and a rate limit of
  * 40/s, for both limiter stores (PostgreSQL; Redis at 127.0.0.1:6379).
- * The provider answers after 2 s: at ~33/s (40/s spaced for the fixture's 200 ms timing
- * tolerance) × 2 s = 66 would be in flight, so the concurrency limit binds; in the first
+ * The provider answers after 2 s: at ~36/s (40/s spaced for the limiter's 100 ms timing
+ * tolerance) × 2 s = 72 would be in flight, so the concurrency limit binds; in the first
  * second 45 slots are free at once, so the rate limit binds.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
@@ -72,16 +72,19 @@ describe('global limits across processes (R4)', () => {
       expect(provider.arrivals).toHaveLength(JOBS); // each once: no retries, no duplicates
       expect(provider.maxInFlight).toBeLessThanOrEqual(45);
       expect(provider.maxInFlight).toBeGreaterThanOrEqual(30); // pressed against the limit (45 on an idle machine)
-      const busiestSecond = maxInAnyWindow(provider.arrivals, 1000);
+      // Starts as their processes timed them (what the limiter promises); arrivals as this
+      // process timed them are printed: its event loop lags while a CI run loads both cores.
+      expect(provider.starts).toHaveLength(JOBS);
+      const busiestSecond = maxInAnyWindow(provider.starts, 1000);
       expect(busiestSecond).toBeLessThanOrEqual(40);
-      expect(busiestSecond).toBeGreaterThanOrEqual(20); // pressed against the limit: ~33 on an idle machine (40/s spaced for the 200 ms tolerance)
+      expect(busiestSecond).toBeGreaterThanOrEqual(20); // pressed against the limit: ~36 on an idle machine (40/s spaced for the 100 ms tolerance)
       // 100 calls at ≤ 45 in flight × 2 s: at least ~4.4 s.
       expect(elapsed).toBeGreaterThan(4000);
       expect(maxConnections).toBeGreaterThan(0);
       expect(maxConnections).toBeLessThanOrEqual(PROCESSES * POOL_MAX);
       const { rows } = await db.pool.query(`select count(*)::int as n from job_attempts a join jobs j on j.id = a.job_id where j.task_name = 'test-call' and a.outcome <> 'done'`);
       expect(rows[0].n).toBe(0); // waiting for a slot never burned an attempt
-      console.log(`${store}: ${JOBS} calls in ${Math.round(elapsed)} ms; max in flight ${provider.maxInFlight}; busiest 1 s window ${busiestSecond}; max connections ${maxConnections}`);
+      console.log(`${store}: ${JOBS} calls in ${Math.round(elapsed)} ms; max in flight ${provider.maxInFlight}; busiest 1 s window ${busiestSecond} starts (${maxInAnyWindow(provider.arrivals, 1000)} arrivals); max connections ${maxConnections}`);
 
       for (const w of workers) w.kill('SIGTERM');
       for (const w of workers) expect((await w.exit).code).toBe(0);

@@ -139,6 +139,8 @@ export interface FakeProvider {
   url: string;
   /** Arrival times (performance.now()) of every request. */
   arrivals: number[];
+  /** When each request was started by its sender (epoch ms, the `x-started-at` header). */
+  starts: number[];
   maxInFlight: number;
   readonly inFlight: number;
   close(): Promise<void>;
@@ -149,10 +151,13 @@ export async function startFakeProvider(latencyMs: number): Promise<FakeProvider
   let inFlight = 0;
   const state = {
     arrivals: [] as number[],
+    starts: [] as number[],
     maxInFlight: 0,
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     state.arrivals.push(performance.now());
+    const started = Number(req.headers['x-started-at']);
+    if (Number.isFinite(started)) state.starts.push(started);
     inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, inFlight);
     req.resume();
@@ -168,6 +173,9 @@ export async function startFakeProvider(latencyMs: number): Promise<FakeProvider
     url: `http://127.0.0.1:${port}/v3/mail/send`,
     get arrivals() {
       return state.arrivals;
+    },
+    get starts() {
+      return state.starts;
     },
     get maxInFlight() {
       return state.maxInFlight;
