@@ -99,10 +99,10 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
 /**
  * The environment every worker process starts with (the same as package.json's `worker`
  * script, which the Dockerfile, compose and Kubernetes run). MALLOC_ARENA_MAX=2: glibc
- * otherwise gives each render thread its own malloc arenas, whose fragmentation grew a
- * pdf-render process by ~20 MB per 10,000 slips. --max-semi-space-size=2: V8's young
- * generation grows to tens of MB on a 24 GiB machine; 2 MB semi-spaces cut a worker's peak RSS
- * by ~40 MB (bench, 2,500 slips: pdf-render 281 → 243 MB, send-email 235 → 193 MB).
+ * otherwise gives each render thread its own malloc arenas (two render threads, 12,000 slips:
+ * 245 → 224 MB). --max-semi-space-size=2: V8's young generation otherwise grows to tens of MB
+ * on a 24 GiB machine. Both, with the render threads' heap bounds (render-pool.ts): bench at
+ * 2,500 slips, pdf-render 281 → 243 MB, send-email 235 → 193 MB.
  */
 export const WORKER_PROCESS_ENV = { HEALTH_PORT: '0', MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=2' } as const;
 

@@ -4,8 +4,8 @@ import { Piscina } from 'piscina';
 /**
  * A render thread's heap: ~35 MB live after thousands of slips (the parsed font, pdf-lib, the
  * shaping caches). Unbounded, V8 lets garbage grow the heap past 120 MB per thread before it
- * collects; these bounds keep a thread near 70 MB of RSS at the same speed (3,000 slips on two
- * threads: 14.8 s bounded, 25 s unbounded on this machine).
+ * collects. 3,000 slips on two threads, peak RSS of the whole process (~76 MB without threads):
+ * 217–218 MB bounded, 413–427 MB unbounded; 16–19 s against 16–17 s.
  */
 const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 };
 

@@ -179,7 +179,7 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
     perSecond: r.perSecond,
     inUsePerSecond: recent.rows.filter((row) => r.tasks.includes(row.task)).reduce((sum, row) => sum + row.n, 0) / RATE_WINDOW_S,
   }));
-  return { queues: views, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), rates, limitDefs };
+  return { queues: views, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), rates, rateWindowSeconds: RATE_WINDOW_S, limitDefs };
 }
 
 export async function listWorkers(pool: Pool) {

@@ -74,6 +74,7 @@ export const queuesOutput = z.object({
   })),
   limits: z.array(z.object({ key: z.string(), inUse: z.number(), max: z.number() })),
   rates: z.array(z.object({ key: z.string(), perSecond: z.number(), inUsePerSecond: z.number() })),
+  rateWindowSeconds: z.number(),
   limitDefs: z.array(z.object({
     queue: z.string(),
     limits: z.object({

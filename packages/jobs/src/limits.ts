@@ -32,9 +32,10 @@ export interface RateReservation {
 
 /**
  * The store's clock seen from this process: each reservation answers with the store's "now",
- * and the answer with the shortest round trip pins the offset to within half of it (~0.2 ms on
- * one machine) — so a start's lateness is known to that, not to a whole round trip, which on a
- * busy machine (event-loop lag included) was often 15–25 ms and cost a turn each time. The
+ * and the answer with the shortest round trip pins the offset to within half of it (median
+ * ±0.7 ms against PostgreSQL on one quiet machine) — so a start's lateness is known to that, not
+ * to a whole round trip, which on a busy machine (event-loop lag included) averaged 18 ms for
+ * the turns it cost. The
  * bound grows by 0.1 ms per second of age (clock drift) until a tighter sample replaces it.
  */
 export class StoreClock {
@@ -256,8 +257,8 @@ export interface WaitForRateOptions {
 
 /**
  * Reserves a start under the rate limit and sleeps until it; returns the time waited, ms.
- * Never starts before the reserved instant (the wait counts from the answer, which arrives
- * after the reservation was made), and never more than `toleranceMs / 2` after it.
+ * Never starts before the reserved instant (the store's `startAt` is the latest it can be on
+ * this process's clock), and never more than `toleranceMs / 2` after it.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
   const { toleranceMs = 100, maxReReservations = 10 } = opts;

@@ -1,6 +1,5 @@
 import type { Pool } from '@beton/db';
-import type { BetonJobs, JobClient } from '@beton/jobs';
-import { inTransaction } from '@beton/jobs/db';
+import { inTransaction, type BetonJobs, type JobClient } from '@beton/jobs';
 import { assertMonth } from './month.ts';
 
 export class NotFoundError extends Error {

@@ -112,23 +112,19 @@ export interface SessionUser {
   role: 'HR' | 'ADMIN';
   /** Set for HR (exactly one company), null for ADMIN. */
   companyId: string | null;
-  companyName: string | null;
 }
 
-/** The signed-in user of a request (its session cookie), or null. */
+/** The signed-in user of a request (its session cookie), or null. Every tRPC call reads it. */
 export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
   const found = await auth().api.getSession({ headers });
   if (!found) return null;
   const { session, user } = found;
-  const companyId = user.companyId ?? null;
-  const company = companyId ? await db().query<{ name: string }>(`select name from companies where id = $1`, [companyId]) : undefined;
-  return {
-    sessionId: session.id,
-    userId: user.id,
-    email: user.email,
-    name: user.name,
-    role: user.role,
-    companyId,
-    companyName: company?.rows[0]?.name ?? null,
-  };
+  return { sessionId: session.id, userId: user.id, email: user.email, name: user.name, role: user.role, companyId: user.companyId ?? null };
+}
+
+/** The user's company name, for the few places that show it (not every request's session). */
+export async function companyNameOf(user: SessionUser): Promise<string | null> {
+  if (!user.companyId) return null;
+  const { rows } = await db().query<{ name: string }>(`select name from companies where id = $1`, [user.companyId]);
+  return rows[0]?.name ?? null;
 }

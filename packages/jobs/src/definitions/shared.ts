@@ -3,7 +3,6 @@ import { z } from 'zod';
 /** 'YYYY-MM', the month a payroll pays. */
 export const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
 
-/** The email provider's account limits (SPEC R4): 45 in flight, 40 per second, across all workers. */
 /**
  * The email rate limit's timing slack (see waitForRate): 15 ms late at most, 15 ms of arrival
  * jitter, one send per 25.75 ms at 40/s (38.8/s). Enough on one machine with the renders
@@ -11,6 +10,7 @@ export const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must loo
  */
 export const EMAIL_RATE_TOLERANCE_MS = 30;
 
+/** The email provider's account limits (SPEC R4): 45 in flight, 40 per second, across all workers. */
 export const EMAIL_PROVIDER_LIMITS = {
   concurrency: { key: 'email-provider', max: 45 },
   // Right before the HTTP request, so the database work before it cannot bunch sends up.

@@ -42,7 +42,7 @@ export default function QueuesPage() {
         <Card><h2 className="font-semibold"><L en="Limits in use" bn="সীমা ব্যবহার" /></h2>
           <ul className="text-sm">
             {data.data.limits.map((l) => <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>{l.key}: <b>{l.inUse}/{l.max}</b> in flight</li>)}
-            {data.data.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{r.inUsePerSecond.toFixed(1)}/s of {r.perSecond}/s</b> (last 10 s)</li>)}
+            {data.data.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{r.inUsePerSecond.toFixed(1)}/s of {r.perSecond}/s</b> (last {data.data.rateWindowSeconds} s)</li>)}
           </ul></Card>
       ) : null}
       <div className="grid gap-4 md:grid-cols-2">
