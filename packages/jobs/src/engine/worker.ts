@@ -354,15 +354,32 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         active.delete(jobId);
         if (result === 'handed_back' || job.handedBack) return;
         const durationMs = performance.now() - job.startedAt;
-        const outcome = await recordOutcome(job, result, durationMs);
-        const fields = { queue, event: 'finish', outcome, durationMs: Math.round(durationMs), ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }) };
-        if (outcome === 'done') log.info(fields, 'job done');
-        else log.warn(fields, `job ${outcome}`);
-        events.onFinish?.({ task: def.name, queue, jobId, attempt: job.attempt, outcome, durationMs, ...(result.ok ? {} : { error: result.error }) });
+        // Pipelined: the wake-up's slot takes the next job while this outcome is written (the
+        // `jobs` row, not the wake-up, is the truth). A crash before the write commits leaves the
+        // job `running` with a silent heartbeat, which the sweeper queues again — the same as a
+        // crash a moment earlier. stop() waits for every outcome in flight.
+        track(
+          recordOutcome(job, result, durationMs).then(
+            (outcome) => {
+              const fields = { queue, event: 'finish', outcome, durationMs: Math.round(durationMs), ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }) };
+              if (outcome === 'done') log.info(fields, 'job done');
+              else log.warn(fields, `job ${outcome}`);
+              events.onFinish?.({ task: def.name, queue, jobId, attempt: job.attempt, outcome, durationMs, ...(result.ok ? {} : { error: result.error }) });
+            },
+            (error) => log.error({ err: error }, 'could not record the job outcome; the stuck-job sweeper will queue it again'),
+          ),
+        );
       } finally {
         await lease?.release().catch((error) => logger.error({ err: error }, 'slot release failed'));
       }
     };
+  }
+
+  /** Outcomes being written after their wake-up was released; stop() waits for them. */
+  const recording = new Set<Promise<void>>();
+  function track(p: Promise<void>): void {
+    recording.add(p);
+    void p.finally(() => recording.delete(p));
   }
 
   const taskList: TaskList = { ...options.rawTasks };
@@ -448,6 +465,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           await Promise.all(handBacks);
           await runner.stop(reason);
         } finally {
+          while (recording.size > 0) await Promise.all([...recording]);
           clearTimeout(graceTimer);
           clearInterval(heartbeat);
           await pool.query(`update workers set stopped_at = now(), last_seen = now() where id = $1`, [workerId]).catch(() => {});
