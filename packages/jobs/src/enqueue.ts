@@ -1,6 +1,6 @@
 import type { AnyJobDefinition, DefinitionNamed, JobLinks, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
-import { addWakeups, inTransaction, type Pool, type PoolClient } from './db.ts';
+import { addWakeups, BULK_ENQUEUE_ANALYZE_ROWS, inTransaction, refreshWakeupStatistics, type Pool, type PoolClient } from './db.ts';
 import type { JobStatus } from './transitions.ts';
 
 export interface EnqueueOptions {
@@ -69,7 +69,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     });
     if (rows.length === 0) return { created: 0, existing: 0, ids: [], keys: [] };
     const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
-    return inTransaction(pool, options.client, async (client) => {
+    const result = await inTransaction(pool, options.client, async (client) => {
       const inserted = await client.query<{ id: number; run_at: Date }>(
         `insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, updated_at)
          select $1, $2, t.payload, 'queued', $3, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, now()
@@ -97,6 +97,9 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
       }
       return { created: inserted.rowCount ?? 0, existing: rows.length - (inserted.rowCount ?? 0), ids, keys: rows.map((r) => r.key) };
     });
+    // In the caller's transaction the rows are not committed yet: the caller refreshes after it commits.
+    if (!options.client && result.created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
+    return result;
   }
 
   async function enqueue<N extends Defs[number]['name']>(

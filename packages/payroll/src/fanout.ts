@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { inTransaction, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { BULK_ENQUEUE_ANALYZE_ROWS, inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
 import { assertMonth } from './month.ts';
 
 export interface FanoutDeps {
@@ -36,8 +36,9 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
   const started = performance.now();
   const key = `lock:payroll:${companyId}:${month}`;
   if (!(await lock.tryAcquire(key, by, lockTtlMs))) return { status: 'locked' };
+  let result: FanoutResult;
   try {
-    return await inTransaction(pool, undefined, async (client): Promise<FanoutResult> => {
+    result = await inTransaction(pool, undefined, async (client): Promise<FanoutResult> => {
       const company = await client.query('select 1 from companies where id = $1', [companyId]);
       if (!company.rowCount) throw new CompanyNotFoundError(companyId);
       const inserted = await client.query<{ id: string }>(
@@ -51,17 +52,20 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
         return { status: 'exists', runId: existing.rows[0]!.id };
       }
       const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [companyId]);
-      const result = await jobs.enqueueMany(
+      const renders = await jobs.enqueueMany(
         'render-slip',
         employees.rows.map((e) => ({ payload: { companyId, employeeId: e.id, month, payrollRunId: runId } })),
         { client },
       );
       await client.query(`update payroll_runs set status = 'running', employee_count = $2, enqueued_at = now() where id = $1`, [runId, employees.rowCount]);
-      return { status: 'created', runId, enqueued: result.created, ms: Math.round(performance.now() - started) };
+      return { status: 'created', runId, enqueued: renders.created, ms: Math.round(performance.now() - started) };
     });
   } finally {
     await lock.release(key, by).catch(() => {});
   }
+  // The first fetches of the new render jobs plan on fresh statistics (see refreshWakeupStatistics).
+  if (result.status === 'created' && result.enqueued >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
+  return result;
 }
 
 export interface PayrollRunSummary {
@@ -101,6 +105,8 @@ export async function runPayroll(
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.parallel ?? 4, ids.length) }, lane));
+  // Companies below the bulk threshold did not refresh the statistics; together they may be many.
+  if (summary.enqueued >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(deps.pool, 0);
   summary.ms = Math.round(performance.now() - started);
   return summary;
 }
