@@ -104,7 +104,12 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
  * on a 24 GiB machine. Both, with the render threads' heap bounds (render-pool.ts): bench at
  * 2,500 slips, pdf-render 281 → 243 MB, send-email 235 → 193 MB.
  */
-export const WORKER_PROCESS_ENV = { HEALTH_PORT: '0', MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=2' } as const;
+export const WORKER_PROCESS_ENV = {
+  HEALTH_PORT: '0',
+  MALLOC_ARENA_MAX: '2',
+  // Added to the caller's NODE_OPTIONS, not in place of them (as `npm run worker` does).
+  NODE_OPTIONS: ['--max-semi-space-size=2', process.env.NODE_OPTIONS].filter(Boolean).join(' '),
+} as const;
 
 /** `beton-worker --queue <queue>` as its own process. */
 export function spawnWorker(options: { name?: string; queue: string; env: Record<string, string | undefined>; args?: string[]; onLine?: (line: string) => void }): Managed {
