@@ -1,6 +1,6 @@
 import type { AnyJobDefinition, DefinitionNamed, JobLinks, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
-import { addWakeups, BULK_ENQUEUE_ANALYZE_ROWS, inTransaction, refreshWakeupStatistics, type Pool, type PoolClient } from './db.ts';
+import { BULK_ENQUEUE_ANALYZE_ROWS, refreshWakeupStatistics, wakeupSpecSql, type Pool, type PoolClient } from './db.ts';
 import type { JobStatus } from './transitions.ts';
 
 export interface EnqueueOptions {
@@ -37,7 +37,8 @@ export class UnknownJobError extends Error {
 
 /**
  * A typed enqueue over a registry of definitions. Every enqueue writes the `jobs` row
- * (status queued) and the graphile-worker wake-up in ONE transaction; a duplicate
+ * (status queued) and the graphile-worker wake-up in ONE statement (so one transaction, or
+ * the caller's); a duplicate
  * idempotency key returns the existing job instead of creating a second one.
  */
 export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(pool: Pool, definitions: Defs) {
@@ -69,34 +70,38 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     });
     if (rows.length === 0) return { created: 0, existing: 0, ids: [], keys: [] };
     const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
-    const result = await inTransaction(pool, options.client, async (client) => {
-      const inserted = await client.query<{ id: number; run_at: Date }>(
-        `insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, updated_at)
+    // One statement writes the rows and their wake-ups: atomic without a transaction of its own
+    // (one round trip instead of begin, two inserts and commit), or part of the caller's.
+    const db = options.client ?? pool;
+    const inserted = await db.query<{ id: number }>(
+      `with ins as (
+         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, updated_at)
          select $1, $2, t.payload, 'queued', $3, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, now()
          from unnest($4::jsonb[], $5::text[], $6::timestamptz[], $7::uuid[], $8::uuid[], $9::int[])
            as t(payload, key, run_at, company_id, payroll_run_id, employee_id)
          on conflict (idempotency_key) do nothing
-         returning id, run_at`,
-        [
-          def.name,
-          def.queue,
-          maxAttempts,
-          rows.map((r) => r.payload),
-          rows.map((r) => r.key),
-          rows.map((r) => r.runAt),
-          rows.map((r) => r.companyId),
-          rows.map((r) => r.payrollRunId),
-          rows.map((r) => r.employeeId),
-        ],
-      );
-      await addWakeups(client, def.name, inserted.rows.map((r) => ({ jobId: r.id, seq: 0, runAt: r.run_at })));
-      let ids = inserted.rows.map((r) => r.id);
-      if (inserted.rowCount !== rows.length) {
-        const all = await client.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [rows.map((r) => r.key)]);
-        ids = all.rows.map((r) => r.id);
-      }
-      return { created: inserted.rowCount ?? 0, existing: rows.length - (inserted.rowCount ?? 0), ids, keys: rows.map((r) => r.key) };
-    });
+         returning id, run_at)
+       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at')} from ins)))
+       select ins.id from ins, woken`,
+      [
+        def.name,
+        def.queue,
+        maxAttempts,
+        rows.map((r) => r.payload),
+        rows.map((r) => r.key),
+        rows.map((r) => r.runAt),
+        rows.map((r) => r.companyId),
+        rows.map((r) => r.payrollRunId),
+        rows.map((r) => r.employeeId),
+      ],
+    );
+    const created = inserted.rowCount ?? 0;
+    let ids = inserted.rows.map((r) => r.id);
+    if (created !== rows.length) {
+      const all = await db.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [rows.map((r) => r.key)]);
+      ids = all.rows.map((r) => r.id);
+    }
+    const result = { created, existing: rows.length - created, ids, keys: rows.map((r) => r.key) };
     // In the caller's transaction the rows are not committed yet: the caller refreshes after it commits.
     if (!options.client && result.created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
     return result;
@@ -108,16 +113,14 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     options: EnqueueOptions = {},
   ): Promise<EnqueuedJob> {
     const item = { payload, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.runAt ? { runAt: options.runAt } : {}) };
-    return inTransaction(pool, options.client, async (client) => {
-      const result = await enqueueMany(name, [item], { client });
-      const key = result.keys[0]!;
-      // A new job is queued; an existing one (same key) is returned as it stands.
-      if (result.created === 1) return { id: result.ids[0]!, idempotencyKey: key, status: 'queued', created: true };
-      const row = (
-        await client.query<{ id: number; status: JobStatus }>('select id, status from jobs where idempotency_key = $1', [key])
-      ).rows[0]!;
-      return { id: row.id, idempotencyKey: key, status: row.status, created: false };
-    });
+    const result = await enqueueMany(name, [item], options.client ? { client: options.client } : {});
+    const key = result.keys[0]!;
+    // A new job is queued; an existing one (same key) is returned as it stands.
+    if (result.created === 1) return { id: result.ids[0]!, idempotencyKey: key, status: 'queued', created: true };
+    const row = (
+      await (options.client ?? pool).query<{ id: number; status: JobStatus }>('select id, status from jobs where idempotency_key = $1', [key])
+    ).rows[0]!;
+    return { id: row.id, idempotencyKey: key, status: row.status, created: false };
   }
 
   return { enqueue, enqueueMany, definition, definitions };

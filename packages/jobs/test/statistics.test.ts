@@ -10,7 +10,7 @@ import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
 import { inTransaction, type Pool } from '../src/db.ts';
 
-const job = (name: string) =>
+const job = <const N extends string>(name: N) =>
   defineJob({ name, queue: 'maintenance', schema: z.object({ key: z.string() }), timeoutMs: 5_000, idempotencyKey: (p) => `${name}:${p.key}` });
 const quiet = job('test-stats-quiet');
 const bulkInCaller = job('test-stats-caller');

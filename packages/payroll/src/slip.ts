@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '@beton/db';
 import type { BetonJobs, JobClient } from '@beton/jobs';
-import { inTransaction, PermanentError } from '@beton/jobs';
+import { PermanentError } from '@beton/jobs';
 import type { SlipData } from '@beton/pdf';
 import { createHash } from 'node:crypto';
 
@@ -55,7 +55,7 @@ export interface RenderSlipPayload {
 
 /**
  * The render-slip job: load the data, render the PDF (in the worker's thread pool, via
- * `render`), then store the PDF with its checksum and enqueue the email in one transaction.
+ * `render`), then store the PDF with its checksum and enqueue the email.
  */
 export async function renderSlipAndQueueEmail(
   deps: { pool: Pool; jobs: JobClient<BetonJobs>; render: (data: SlipData) => Promise<Uint8Array> },
@@ -65,13 +65,14 @@ export async function renderSlipAndQueueEmail(
   const { companyId: _ignored, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
   const pdf = await deps.render(data);
   const sha256 = createHash('sha256').update(pdf).digest('hex');
-  await inTransaction(deps.pool, undefined, async (client) => {
-    await client.query(
-      `insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, $5, $6)
-       on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, created_at = now()`,
-      [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength],
-    );
-    await deps.jobs.enqueue('send-slip-email', payload, { client });
-  });
+  // Two statements, in this order, each atomic on its own: the email job exists only once its
+  // slip is stored. A crash between them leaves a stored slip and no email job; the render job
+  // is then not done, and its next attempt stores the slip again (same key) and enqueues.
+  await deps.pool.query(
+    `insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, $5, $6)
+     on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, created_at = now()`,
+    [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength],
+  );
+  await deps.jobs.enqueue('send-slip-email', payload);
   return { bytes: pdf.byteLength, sha256 };
 }
