@@ -2,11 +2,18 @@
  * Runs inside a Piscina worker thread: the CPU-bound PDF render, off the event loop.
  * A render that never returns is terminated by the pool at the job's timeout.
  */
-import { createSlipRenderer, type SlipData } from '@beton/pdf';
+import { createSlipRenderer, sampleSlip, type SlipData } from '@beton/pdf';
 
 const renderer = createSlipRenderer();
 
-export default async function render(task: { data: SlipData; hang?: boolean }): Promise<Uint8Array> {
+export type RenderTask = { data: SlipData; hang?: boolean } | { warmUp: number };
+
+export default async function render(task: RenderTask): Promise<Uint8Array> {
+  if ('warmUp' in task) {
+    // Compile the hot paths (shaping, pdf-lib drawing and saving) before the first real slip.
+    for (let i = 0; i < task.warmUp; i++) await renderer.render(sampleSlip({ employee: { code: `WARM-UP-${i}` } }));
+    return new Uint8Array();
+  }
   if (task.hang) for (;;); // fault injection: the PDF library "hangs" (SPEC R8's 400-page report)
   return renderer.render(task.data);
 }
