@@ -95,14 +95,14 @@ export function exitHandling(say: (s: string) => void) {
   };
 }
 
-/** Samples the connections held by every worker process (application_name beton-worker*). */
+/** Samples the connections the worker processes (application_name beton-worker*) hold on this database (others on the same server, e.g. a parallel test's, are not counted). */
 export function sampleWorkerConnections(pool: Pool, everyMs = 500) {
   let max = 0;
   let samples = 0;
   let last = 0;
   const timer = setInterval(() => {
     pool
-      .query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where application_name like 'beton-worker%'`)
+      .query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name like 'beton-worker%'`)
       .then(({ rows }) => {
         last = rows[0]!.n;
         max = Math.max(max, last);
