@@ -8,7 +8,7 @@ import { migrateQueue } from '@beton/jobs';
 import { readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { killAll, repoRoot, spawnNode, stopAll, WORKER_PROCESS_ENV, type Managed } from './processes.ts';
+import { killAll, repoRoot, spawnWorker, stopAll, type Managed } from './processes.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -184,14 +184,7 @@ export const median = (xs: number[]) => {
 
 export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-/** `beton-worker --queue <queue>` like processes.ts's spawnWorker, with a longer readiness wait (a busy 2-core machine). */
+/** processes.ts's spawnWorker with a longer readiness wait (a busy 2-core machine). */
 export function spawnWorkerSlowStart(options: { name: string; queue: string; env: NodeJS.ProcessEnv; onLine?: (line: string) => void; readyTimeoutMs?: number }): Managed {
-  return spawnNode({
-    name: options.name,
-    args: ['--import', 'tsx', path.join(repoRoot, 'apps/worker/src/main.ts'), '--queue', options.queue],
-    env: { ...WORKER_PROCESS_ENV, ...options.env },
-    readyWhen: /"msg":"worker ready"/,
-    readyTimeoutMs: options.readyTimeoutMs ?? 240_000,
-    ...(options.onLine ? { onLine: options.onLine } : {}),
-  });
+  return spawnWorker({ ...options, readyTimeoutMs: options.readyTimeoutMs ?? 240_000 });
 }

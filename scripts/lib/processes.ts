@@ -112,12 +112,20 @@ export const WORKER_PROCESS_ENV = {
 } as const;
 
 /** `beton-worker --queue <queue>` as its own process. */
-export function spawnWorker(options: { name?: string; queue: string; env: Record<string, string | undefined>; args?: string[]; onLine?: (line: string) => void }): Managed {
+export function spawnWorker(options: {
+  name?: string;
+  queue: string;
+  env: Record<string, string | undefined>;
+  args?: string[];
+  onLine?: (line: string) => void;
+  readyTimeoutMs?: number;
+}): Managed {
   return spawnNode({
     name: options.name ?? `worker-${options.queue}`,
     args: ['--import', 'tsx', path.join(repoRoot, 'apps/worker/src/main.ts'), '--queue', options.queue, ...(options.args ?? [])],
     env: { ...WORKER_PROCESS_ENV, ...options.env },
     readyWhen: /"msg":"worker ready"/,
+    ...(options.readyTimeoutMs ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
     ...(options.onLine ? { onLine: options.onLine } : {}),
   });
 }

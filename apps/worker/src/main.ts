@@ -33,7 +33,8 @@ import { createRenderPool } from './render-pool.ts';
 import { tuneDefinitions } from './tune.ts';
 
 /**
- * Sample slips each render thread renders before the worker takes jobs (~1–2 s at start).
+ * Sample slips each render thread renders before the worker takes jobs: 2.6–2.7 s at start on
+ * an idle 2-core machine, 8 s while the whole test suite loaded it.
  * End-to-end bench, the first ~2 s after the fan-out: 16–22 slips rendered cold, 66–79 warmed.
  */
 const RENDER_WARM_UP_SLIPS = 100;

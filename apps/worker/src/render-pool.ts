@@ -1,5 +1,6 @@
 import type { SlipData } from '@beton/pdf';
 import { Piscina } from 'piscina';
+import type { RenderTask } from './render-thread.ts';
 
 /**
  * A render thread's heap: ~35 MB live after thousands of slips (the parsed font, pdf-lib, the
@@ -23,7 +24,7 @@ export function createRenderPool(threads: number) {
   });
   return {
     render(data: SlipData, options: { signal: AbortSignal; hang?: boolean }): Promise<Uint8Array> {
-      return pool.run({ data, hang: options.hang ?? false }, { signal: options.signal });
+      return pool.run({ data, hang: options.hang ?? false } satisfies RenderTask, { signal: options.signal });
     },
     /**
      * Renders `slips` sample slips on every thread, so the first slips after a start or a
@@ -32,7 +33,7 @@ export function createRenderPool(threads: number) {
     async warmUp(slips: number): Promise<number> {
       const started = performance.now();
       // One task per thread: a thread takes one task at a time, so they spread over all of them.
-      await Promise.all(Array.from({ length: threads }, () => pool.run({ warmUp: slips })));
+      await Promise.all(Array.from({ length: threads }, () => pool.run({ warmUp: slips } satisfies RenderTask)));
       return performance.now() - started;
     },
     get threads() {

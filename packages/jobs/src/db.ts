@@ -45,6 +45,7 @@ export async function addWakeups(
 /** A bulk enqueue of at least this many jobs refreshes the wake-up table's statistics. */
 export const BULK_ENQUEUE_ANALYZE_ROWS = 500;
 
+const ANALYZE_EVERY_MS = 2000;
 const analyzing = new WeakMap<Pool, { lastAt: number; running?: Promise<void> }>();
 
 /**
@@ -53,13 +54,14 @@ const analyzing = new WeakMap<Pool, { lastAt: number; running?: Promise<void> }>
  * what it held at its last analyze — a few cron wake-ups, none of the new task — and fetches
  * with a full scan and sort instead of the job index: 30 ms a fetch at 30,000 wake-ups
  * instead of 1.2 ms, while the monthly run's first minute fetches dozens of times a second.
- * At most one analyze per `minIntervalMs` per pool; calls meanwhile share the one in flight.
+ * At most one analyze per 2 s per pool; calls meanwhile share the one in flight (the
+ * statistics need the new task's share of the table, not its exact size).
  */
-export async function refreshWakeupStatistics(pool: Pool, minIntervalMs = 2000): Promise<void> {
+export async function refreshWakeupStatistics(pool: Pool): Promise<void> {
   const state = analyzing.get(pool) ?? { lastAt: -Infinity };
   analyzing.set(pool, state);
   if (state.running) return state.running;
-  if (performance.now() - state.lastAt < minIntervalMs) return;
+  if (performance.now() - state.lastAt < ANALYZE_EVERY_MS) return;
   state.running = (async () => {
     try {
       await pool.query('analyze graphile_worker._private_jobs');

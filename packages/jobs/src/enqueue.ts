@@ -38,8 +38,8 @@ export class UnknownJobError extends Error {
 /**
  * A typed enqueue over a registry of definitions. Every enqueue writes the `jobs` row
  * (status queued) and the graphile-worker wake-up in ONE statement (so one transaction, or
- * the caller's); a duplicate
- * idempotency key returns the existing job instead of creating a second one.
+ * the caller's); a duplicate idempotency key returns the existing job instead of creating a
+ * second one.
  */
 export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(pool: Pool, definitions: Defs) {
   const byName = new Map<string, AnyJobDefinition>(definitions.map((d) => [d.name, d]));
@@ -50,11 +50,14 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     return def;
   }
 
-  async function enqueueMany<N extends Defs[number]['name']>(
-    name: N,
-    items: ReadonlyArray<{ payload: PayloadOf<DefinitionNamed<Defs, N>>; runAt?: Date; idempotencyKey?: string }>,
-    options: { client?: PoolClient } = {},
-  ): Promise<EnqueueManyResult> {
+  type Item<N extends Defs[number]['name']> = { payload: PayloadOf<DefinitionNamed<Defs, N>>; runAt?: Date; idempotencyKey?: string };
+
+  /**
+   * Validates the items and writes the new ones — their `jobs` rows and wake-ups — in ONE
+   * statement: atomic without a transaction of its own, or part of the caller's. Returns every
+   * item's key and the ids of the rows written (an existing key writes nothing).
+   */
+  async function write<N extends Defs[number]['name']>(name: N, items: ReadonlyArray<Item<N>>, db: Pool | PoolClient) {
     const def = definition(name);
     const rows = items.map((item) => {
       const payload = def.schema.parse(item.payload); // bad input is refused before anything is written
@@ -68,12 +71,10 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         employeeId: links.employeeId ?? null,
       };
     });
-    if (rows.length === 0) return { created: 0, existing: 0, ids: [], keys: [] };
+    const keys = rows.map((r) => r.key);
+    if (rows.length === 0) return { keys, insertedIds: [] as number[] };
     const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
-    // One statement writes the rows and their wake-ups: atomic without a transaction of its own
-    // (one round trip instead of begin, two inserts and commit), or part of the caller's.
-    const db = options.client ?? pool;
-    const inserted = await db.query<{ id: number }>(
+    const { rows: inserted } = await db.query<{ id: number }>(
       `with ins as (
          insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, updated_at)
          select $1, $2, t.payload, 'queued', $3, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, now()
@@ -88,23 +89,30 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         def.queue,
         maxAttempts,
         rows.map((r) => r.payload),
-        rows.map((r) => r.key),
+        keys,
         rows.map((r) => r.runAt),
         rows.map((r) => r.companyId),
         rows.map((r) => r.payrollRunId),
         rows.map((r) => r.employeeId),
       ],
     );
-    const created = inserted.rowCount ?? 0;
-    let ids = inserted.rows.map((r) => r.id);
-    if (created !== rows.length) {
-      const all = await db.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [rows.map((r) => r.key)]);
-      ids = all.rows.map((r) => r.id);
-    }
-    const result = { created, existing: rows.length - created, ids, keys: rows.map((r) => r.key) };
+    return { keys, insertedIds: inserted.map((r) => r.id) };
+  }
+
+  async function enqueueMany<N extends Defs[number]['name']>(
+    name: N,
+    items: ReadonlyArray<Item<N>>,
+    options: { client?: PoolClient } = {},
+  ): Promise<EnqueueManyResult> {
+    const db = options.client ?? pool;
+    const { keys, insertedIds } = await write(name, items, db);
+    const created = insertedIds.length;
+    const ids = created === keys.length
+      ? insertedIds
+      : (await db.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [keys])).rows.map((r) => r.id);
     // In the caller's transaction the rows are not committed yet: the caller refreshes after it commits.
-    if (!options.client && result.created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
-    return result;
+    if (!options.client && created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
+    return { created, existing: keys.length - created, ids, keys };
   }
 
   async function enqueue<N extends Defs[number]['name']>(
@@ -113,13 +121,12 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     options: EnqueueOptions = {},
   ): Promise<EnqueuedJob> {
     const item = { payload, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.runAt ? { runAt: options.runAt } : {}) };
-    const result = await enqueueMany(name, [item], options.client ? { client: options.client } : {});
-    const key = result.keys[0]!;
+    const db = options.client ?? pool;
+    const { keys, insertedIds } = await write(name, [item], db);
+    const key = keys[0]!;
     // A new job is queued; an existing one (same key) is returned as it stands.
-    if (result.created === 1) return { id: result.ids[0]!, idempotencyKey: key, status: 'queued', created: true };
-    const row = (
-      await (options.client ?? pool).query<{ id: number; status: JobStatus }>('select id, status from jobs where idempotency_key = $1', [key])
-    ).rows[0]!;
+    if (insertedIds.length === 1) return { id: insertedIds[0]!, idempotencyKey: key, status: 'queued', created: true };
+    const row = (await db.query<{ id: number; status: JobStatus }>('select id, status from jobs where idempotency_key = $1', [key])).rows[0]!;
     return { id: row.id, idempotencyKey: key, status: row.status, created: false };
   }
 

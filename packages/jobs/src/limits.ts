@@ -35,8 +35,8 @@ export interface RateReservation {
  * and the answer with the shortest round trip pins the offset to within half of it (median
  * ±0.7 ms against PostgreSQL on one quiet machine) — so a start's lateness is known to that, not
  * to a whole round trip, which on a busy machine (event-loop lag included) averaged 18 ms for
- * the turns it cost. The
- * bound grows by 0.1 ms per second of age (clock drift) until a tighter sample replaces it.
+ * the turns it cost. The bound grows by 0.1 ms per second of age (an allowance for clock
+ * drift, not a measured rate) until a tighter sample replaces it.
  */
 export class StoreClock {
   #offset = 0; // store epoch ms − local epoch ms

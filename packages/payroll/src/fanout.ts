@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { BULK_ENQUEUE_ANALYZE_ROWS, inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
 import { assertMonth } from './month.ts';
 
 export interface FanoutDeps {
@@ -63,8 +63,10 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
   } finally {
     await lock.release(key, by).catch(() => {});
   }
-  // The first fetches of the new render jobs plan on fresh statistics (see refreshWakeupStatistics).
-  if (result.status === 'created' && result.enqueued >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
+  // The render jobs were written inside the run's transaction, which enqueueMany cannot refresh
+  // after: refresh here, for every company (the scheduler runs them one by one, small ones too;
+  // refreshWakeupStatistics runs at most one analyze per 2 s).
+  if (result.status === 'created' && result.enqueued > 0) await refreshWakeupStatistics(pool);
   return result;
 }
 
@@ -105,8 +107,6 @@ export async function runPayroll(
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.parallel ?? 4, ids.length) }, lane));
-  // Companies below the bulk threshold did not refresh the statistics; together they may be many.
-  if (summary.enqueued >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(deps.pool, 0);
   summary.ms = Math.round(performance.now() - started);
   return summary;
 }
