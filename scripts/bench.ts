@@ -8,7 +8,7 @@
  * --email-concurrency sets EMAIL_CONCURRENCY_LIMIT (SPEC: 45). A send holds its slot for the
  * 1.2 s ± 0.2 s of latency plus the database work around the request (~0.1 s, more while the
  * renders load the machine), so 45 in flight cap the stage near 45 / 1.3 ≈ 35/s (efficiency
- * 0.87) whatever the rate limit; the rate limit (38.8/s) binds from about 52 up. Default
+ * 0.87) whatever the rate limit; the rate limit (39.2/s) binds from about 52 up. Default
  * here: 56 — the report names the value used.
  */
 import { seedDatabase } from '@beton/db';
@@ -79,6 +79,7 @@ async function main() {
   exit.add(async () => (rss.stop(), conns.stop()));
 
   const t0 = performance.now();
+  const t0Epoch = Date.now();
   const summary = await runPayroll({ pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'bench' }, MONTH);
   const fanoutSeconds = round((performance.now() - t0) / 1000, 2);
   say(`fan-out: ${summary.enqueued} render jobs in ${fanoutSeconds} s`);
@@ -108,7 +109,7 @@ async function main() {
       break;
     }
   }
-  const wallSeconds = (stuck ? lastProgressAt : performance.now()) / 1000 - t0 / 1000;
+  const polledWallSeconds = (stuck ? lastProgressAt : performance.now()) / 1000 - t0 / 1000;
   rss.stop();
   conns.stop();
 
@@ -128,7 +129,13 @@ async function main() {
   const spanS = (s: { first: Date; last: Date }) => (s.last.getTime() - s.first.getTime()) / 1000;
   const renderPerSecond = render.n / spanS(render);
   const deliveredPerSecond = email.n / spanS(email);
+  // Wall time ends when the last email's attempt finished, not at the progress poll (every 2 s) that saw it.
+  const wallSeconds = stuck ? polledWallSeconds : (email.last.getTime() - t0Epoch) / 1000;
   const stats = provider.stats();
+  const arrivals = provider.messages().map((m) => m.receivedAt.getTime()).sort((a, b) => a - b);
+  // The closest any 41 arrivals came: under 1000 ms, a 1-second window could hold 41 (> 40/s).
+  let tightest41 = Infinity;
+  for (let i = 0; i + RATE < arrivals.length; i++) tightest41 = Math.min(tightest41, arrivals[i + RATE]! - arrivals[i]!);
   const efficiency = deliveredPerSecond / RATE;
   const wallOverLimit = wallSeconds / (N / RATE);
 
@@ -167,9 +174,11 @@ async function main() {
     ['PDF render alone, median (renderer in-process, one core, warm)', `${round(median(direct), 2)} ms`],
     ['render stage', `${round(renderPerSecond)} slips/s`],
     ['email stage (delivered per second)', `${round(deliveredPerSecond, 2)} /s → efficiency ${round(efficiency, 3)} of ${RATE}/s (ceiling with ${CONCURRENCY} in flight: ${round(Math.min(RATE, CONCURRENCY / (LATENCY / 1000)), 1)}/s)`],
+    ['first email attempt after the fan-out began', `${round((email.first.getTime() - t0Epoch) / 1000, 2)} s`],
     ['wall time, fan-out to last email', `${round(wallSeconds)} s vs N/40 = ${round(N / RATE)} s → ×${round(wallOverLimit, 3)}`],
     ['slips per second end to end', `${round(N / wallSeconds, 2)}`],
     ['jobs that never finished (stuck, see report)', `${stuck}`],
+    ['closest 41 arrivals at the provider (< 1000 ms would be 41 in one second)', `${tightest41} ms`],
     ['provider 429s', `${stats.responses['429'] ?? 0} (max ${stats.maxRequestsPerSecond} requests in one second, max in flight ${stats.maxInFlight})`],
     ['peak RSS per worker process', Object.entries(peak).map(([k, v]) => `${k} ${v} MB`).join(', ')],
     ['max worker DB connections', `${conns.max}`],
@@ -187,6 +196,7 @@ async function main() {
         efficiency: round(efficiency, 3),
         wallOverLimit: round(wallOverLimit, 3),
         provider429: stats.responses['429'] ?? 0,
+        closest41ArrivalsMs: tightest41,
         peakWorkerRssMb: round(peakWorkerRssMb),
         naiveSlipsPerSecond: round(naiveSlipsPerSecond, 3),
         slipsPerSecond: round(N / wallSeconds, 2),

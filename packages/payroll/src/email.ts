@@ -1,10 +1,10 @@
 import type { Pool } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentError, TransientError } from '@beton/jobs';
-import { providerAnswered, type Mailer, type OutgoingEmail } from './mailer.ts';
+import { providerAnswered, requestNotSent, type Mailer, type OutgoingEmail } from './mailer.ts';
 
 export interface DeliverOptions {
-  /** Awaited right before the provider is called: the job's turn under the global rate limit. */
+  /** Awaited right before the request goes out (see SendOptions.beforeRequest): the job's turn under the global rate limit. */
   beforeSend?: () => Promise<void>;
   /** The job's signal: the in-attempt wait for an unknown outcome stops at the job's timeout. */
   signal?: AbortSignal;
@@ -59,15 +59,15 @@ export async function deliverEmail(deps: { pool: Pool; mailer: Mailer }, email: 
     [key, email.to],
   );
   try {
-    await options.beforeSend?.();
-    const messageId = await mailer.send(email);
+    const messageId = await mailer.send(email, options.beforeSend ? { beforeRequest: options.beforeSend } : {});
     await pool.query(
       `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null where idempotency_key = $1`,
       [key, messageId],
     );
     return { sent: true, messageId, alreadySent: false };
   } catch (error) {
-    const definite = providerAnswered(error); // a 4xx/5xx answer: certainly not accepted
+    // A 4xx/5xx answer, or a request that never left: certainly not accepted.
+    const definite = providerAnswered(error) || requestNotSent(error);
     await pool.query(
       `update email_deliveries set status = $3::"DeliveryStatus", last_error = $2,
               outcome_unknown_since = case when $4 then null else outcome_unknown_since end where idempotency_key = $1`,

@@ -59,6 +59,35 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(row.rows[0].status).toBe('failed');
   });
 
+  it('the rate-limit turn (beforeSend) is awaited with the request built: nothing reaches the provider before it', async () => {
+    let open!: () => void;
+    const turn = new Promise<void>((resolve) => (open = resolve));
+    let waited = false;
+    const sending = deliverEmail({ pool: db.pool, mailer }, email('k:gate'), { beforeSend: () => ((waited = true), turn) });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(waited).toBe(true);
+    expect(provider.stats().requests).toBe(0);
+    const openedAt = Date.now();
+    open();
+    await expect(sending).resolves.toMatchObject({ sent: true, alreadySent: false });
+    const [message] = provider.messages({ customArgs: { idempotency_key: 'k:gate' } });
+    expect(message!.receivedAt.getTime()).toBeGreaterThanOrEqual(openedAt - 1); // Date has ms resolution
+  });
+
+  it('a turn that is given up (the job timed out while waiting) sends nothing and is no unknown outcome', async () => {
+    const aborted = new Error('wait aborted');
+    const started = performance.now();
+    const error = await deliverEmail({ pool: db.pool, mailer }, email('k:gate-aborted'), { beforeSend: async () => Promise.reject(aborted) }).catch((e) => e);
+    expect(error).toBe(aborted);
+    expect(performance.now() - started).toBeLessThan(2_000); // no wait for the activity feed (10 s)
+    expect(provider.stats().requests).toBe(0);
+    const row = await db.pool.query(`select status, outcome_unknown_since from email_deliveries where idempotency_key = 'k:gate-aborted'`);
+    expect(row.rows[0]).toEqual({ status: 'sending', outcome_unknown_since: null });
+    // The job's next attempt sends it, once, without asking the provider first.
+    await deliverEmail({ pool: db.pool, mailer }, email('k:gate-aborted'));
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:gate-aborted' } })).toHaveLength(1);
+  });
+
   it('a 429 carries the provider reset time as the minimum wait', async () => {
     provider.setRatePerSecond(1);
     await deliverEmail({ pool: db.pool, mailer }, email('k:r1'));
