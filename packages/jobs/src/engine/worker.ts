@@ -227,8 +227,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   /** Claims (queued/retrying → running, one more attempt, its history row) of many wake-ups in one statement. */
   const claim = createBatcher<{ jobId: number; seq: number }, Claimed | undefined>(async (items) => {
-    const { rows } = await pool.query<Claimed & { id: number }>(
-      `with req as (select * from unnest($1::bigint[], $2::int[]) as r(id, seq))
+    const { rows } = await pool.query<Claimed & { id: number }>({
+      name: 'beton_claim',
+      text: `with req as (select * from unnest($1::bigint[], $2::int[]) as r(id, seq))
        , locked as (select j.id from jobs j join req on req.id = j.id order by j.id for update of j)
        , c as (
          update jobs j set status = 'running', attempts = j.attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
@@ -236,23 +237,24 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
          returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key)
        , a as (insert into job_attempts (job_id, attempt, worker_id) select id, attempts, $3 from c returning id, job_id)
        select c.id, c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id from c join a on a.job_id = c.id`,
-      [items.map((i) => i.jobId), items.map((i) => i.seq), workerId],
-    );
+      values: [items.map((i) => i.jobId), items.map((i) => i.seq), workerId],
+    });
     const byId = new Map(rows.map((r) => [r.id, r]));
     return items.map((i) => byId.get(i.jobId));
   }, batching);
 
   /** Successful finishes (running → done and the attempt's row) of many jobs in one statement. */
   const markDone = createBatcher<{ jobId: number; attempt: number; attemptId: number; durationMs: number }, void>(async (items) => {
-    await pool.query(
-      `with d as (select * from unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) as d(id, attempt, attempt_id, duration_ms))
+    await pool.query({
+      name: 'beton_mark_done',
+      text: `with d as (select * from unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) as d(id, attempt, attempt_id, duration_ms))
        , locked as (select jobs.id from jobs join d on d.id = jobs.id order by jobs.id for update of jobs)
        , j as (update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
                from d where jobs.id = d.id and jobs.id in (select id from locked) and jobs.status = 'running' and jobs.attempts = d.attempt returning jobs.id)
        update job_attempts a set outcome = 'done', finished_at = now(), duration_ms = d.duration_ms
        from d join j on j.id = d.id where a.id = d.attempt_id`,
-      [items.map((i) => i.jobId), items.map((i) => i.attempt), items.map((i) => i.attemptId), items.map((i) => Math.round(i.durationMs))],
-    );
+      values: [items.map((i) => i.jobId), items.map((i) => i.attempt), items.map((i) => i.attemptId), items.map((i) => Math.round(i.durationMs))],
+    });
     return items.map(() => undefined);
   }, batching);
 
