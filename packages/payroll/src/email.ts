@@ -1,7 +1,7 @@
 import type { Pool } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentError, TransientError } from '@beton/jobs';
-import { providerAnswered, requestNotSent, type Mailer, type OutgoingEmail } from './mailer.ts';
+import { certainlyNotAccepted, type Mailer, type OutgoingEmail } from './mailer.ts';
 
 export interface DeliverOptions {
   /** Awaited right before the request goes out (see SendOptions.beforeRequest): the job's turn under the global rate limit. */
@@ -66,8 +66,7 @@ export async function deliverEmail(deps: { pool: Pool; mailer: Mailer }, email: 
     );
     return { sent: true, messageId, alreadySent: false };
   } catch (error) {
-    // A 4xx/5xx answer, or a request that never left: certainly not accepted.
-    const definite = providerAnswered(error) || requestNotSent(error);
+    const definite = certainlyNotAccepted(error); // a 4xx/5xx answer, or a request that never left
     await pool.query(
       `update email_deliveries set status = $3::"DeliveryStatus", last_error = $2,
               outcome_unknown_since = case when $4 then null else outcome_unknown_since end where idempotency_key = $1`,

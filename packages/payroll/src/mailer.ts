@@ -43,18 +43,14 @@ interface SendGridErrorBody {
   errors?: Array<{ message?: string; field?: string | null }>;
 }
 
-const answered = new WeakSet<Error>();
+const notAccepted = new WeakSet<Error>();
 
-/** True when the provider answered (so it certainly did not accept the message). */
-export function providerAnswered(error: unknown): boolean {
-  return error instanceof Error && answered.has(error);
-}
-
-const unsent = new WeakSet<Error>();
-
-/** True when the request never left (its beforeRequest threw), so the provider cannot have accepted it. */
-export function requestNotSent(error: unknown): boolean {
-  return error instanceof Error && unsent.has(error);
+/**
+ * True when the provider certainly did not accept the message: it answered (4xx/5xx), or the
+ * request never left (its beforeRequest threw). Otherwise the outcome is unknown.
+ */
+export function certainlyNotAccepted(error: unknown): boolean {
+  return error instanceof Error && notAccepted.has(error);
 }
 
 /**
@@ -96,7 +92,7 @@ export function providerError(thrown: unknown): Error {
       ...(invalidRecipient ? { code: 'invalid_recipient' } : {}),
       cause: thrown,
     });
-    answered.add(error);
+    notAccepted.add(error);
     return error;
   }
   const c = classifyError(thrown);
@@ -139,23 +135,22 @@ export function createMailer(options: MailerOptions): Mailer {
           : {}),
       };
       const { beforeRequest } = sendOptions;
-      let gateError: { error: unknown } | undefined;
-      const gate = beforeRequest
-        ? () =>
-            beforeRequest().catch((error: unknown) => {
-              gateError = { error };
-              throw error;
-            })
-        : undefined;
+      let refused: Error | undefined; // what the gate threw: the request never left
+      const gate =
+        beforeRequest &&
+        (() =>
+          beforeRequest().catch((error: unknown) => {
+            refused = error instanceof Error ? error : new Error(String(error));
+            throw refused;
+          }));
       try {
         const [response] = await (gate ? requestGate.run(gate, () => mail.send(message)) : mail.send(message));
         const id = response.headers['x-message-id'];
         return String(Array.isArray(id) ? id[0] : (id ?? ''));
       } catch (error) {
-        if (gateError) {
-          const e = gateError.error instanceof Error ? gateError.error : new Error(String(gateError.error));
-          unsent.add(e);
-          throw e;
+        if (refused) {
+          notAccepted.add(refused);
+          throw refused;
         }
         throw providerError(error);
       }

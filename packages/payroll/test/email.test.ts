@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { PermanentError, TransientError } from '@beton/jobs';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
+import dc from 'node:diagnostics_channel';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliverEmail } from '../src/email.ts';
 import { createMailer, type Mailer } from '../src/mailer.ts';
@@ -63,9 +64,14 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     let open!: () => void;
     const turn = new Promise<void>((resolve) => (open = resolve));
     let waited = false;
+    let requestsStarted = 0; // HTTP requests this process has built (axios done, held at the agent)
+    const onStart = () => requestsStarted++;
+    dc.subscribe('http.client.request.created', onStart);
     const sending = deliverEmail({ pool: db.pool, mailer }, email('k:gate'), { beforeSend: () => ((waited = true), turn) });
     await new Promise((r) => setTimeout(r, 150));
+    dc.unsubscribe('http.client.request.created', onStart);
     expect(waited).toBe(true);
+    expect(requestsStarted).toBe(1); // built, its bytes held back until the turn
     expect(provider.stats().requests).toBe(0);
     const openedAt = Date.now();
     open();
