@@ -70,11 +70,20 @@ export async function createWebFixture(): Promise<WebFixture> {
           code ? `provider said ${code} for employee ${emp}` : null, code === 'invalid_recipient' ? 'permanent' : code ? 'transient' : null, code],
       );
       jobIds.push(e.rows[0]!.id);
+      // Its attempt, as the engine writes it (the running one still open).
       if (code) {
         await pool.query(
-          `insert into job_attempts (job_id, attempt, worker_id, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack)
-           values ($1, 1, 'w-test', now() - interval '61 seconds', now() - interval '1 minute', 1000, 'failed', $2::"ErrorKind", $3, $4, 'Error: boom\n    at send (send.ts:1:1)')`,
-          [e.rows[0]!.id, code === 'invalid_recipient' ? 'permanent' : 'transient', code, `provider said ${code}`],
+          `insert into job_attempts (job_id, attempt, worker_id, payroll_run_id, task_name, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack)
+           values ($1, 1, 'w-test', $5, 'send-slip-email', now() - interval '61 seconds', now() - interval '1 minute', 1000, 'failed', $2::"ErrorKind", $3, $4, 'Error: boom\n    at send (send.ts:1:1)')`,
+          [e.rows[0]!.id, code === 'invalid_recipient' ? 'permanent' : 'transient', code, `provider said ${code}`, runId],
+        );
+      } else if (status !== 'queued') {
+        await pool.query(
+          `insert into job_attempts (job_id, attempt, worker_id, payroll_run_id, task_name, started_at, finished_at, duration_ms, outcome)
+           select id, 1, 'w-test', payroll_run_id, task_name, started_at, finished_at, (extract(epoch from finished_at - started_at) * 1000)::int,
+                  case when status = 'done' then 'done' else 'running' end::"AttemptOutcome"
+           from jobs where id = $1`,
+          [e.rows[0]!.id],
         );
       }
     }

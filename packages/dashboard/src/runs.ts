@@ -93,8 +93,10 @@ export async function runProgress(pool: Pool, companyId: string, runId: string, 
 async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunProgress[]> {
   if (runs.length === 0) return [];
   // Three narrow queries instead of one wide one: counts by (task, status) from the counters
-  // the triggers on `jobs` keep (a few rows, not 100,000); the few running rows (started_at);
-  // the recent done emails (an index range over finished_at).
+  // the triggers on `jobs` keep (a few rows, not 100,000); the running jobs through their open
+  // attempts (finished_at is null: as many as are in flight); the emails done recently, an
+  // index range over their attempts' (run, task, finished_at). (`jobs` has no index on status or times: see the migration
+  // hot_job_updates.)
   const ids = runs.map((r) => r.id);
   const [counts, tooLong, recentDone] = await Promise.all([
     pool.query<{ run: string; task: string; status: keyof StatusCounts; n: number }>(
@@ -103,14 +105,16 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
       [ids],
     ),
     pool.query<{ run: string; n: number }>(
-      `select payroll_run_id as run, count(*)::int as n from jobs
-       where payroll_run_id = any($1::uuid[]) and status = 'running' and started_at < $2::timestamptz - make_interval(secs => $3)
+      `select j.payroll_run_id as run, count(*)::int as n from job_attempts a join jobs j on j.id = a.job_id
+       where a.finished_at is null and a.started_at < $2::timestamptz - make_interval(secs => $3)
+         and j.payroll_run_id = any($1::uuid[]) and j.status = 'running' and j.attempts = a.attempt
        group by 1`,
       [ids, now, STUCK_AFTER_MS / 1000],
     ),
     pool.query<{ run: string; n: number }>(
-      `select payroll_run_id as run, count(*)::int as n from jobs
-       where payroll_run_id = any($1::uuid[]) and task_name = '${SLIP_EMAIL_TASK}' and status = 'done' and finished_at > $2::timestamptz - make_interval(secs => $3)
+      `select payroll_run_id as run, count(*)::int as n from job_attempts
+       where payroll_run_id = any($1::uuid[]) and task_name = '${SLIP_EMAIL_TASK}'
+         and finished_at > $2::timestamptz - make_interval(secs => $3) and outcome = 'done'
        group by 1`,
       [ids, now, THROUGHPUT_WINDOW_S],
     ),

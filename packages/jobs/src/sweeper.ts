@@ -31,8 +31,10 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
                      when w.last_seen < now() - make_interval(secs => $2::float8 / 1000)
                        then 'worker ' || w.id || ' silent for ' || round(extract(epoch from now() - w.last_seen)) || ' s'
                      else 'running for ' || round(extract(epoch from now() - j.started_at)) || ' s' end as reason
-         from jobs j left join workers w on w.id = j.worker_id
-         where j.status = 'running'
+         from job_attempts a join jobs j on j.id = a.job_id and j.attempts = a.attempt
+         left join workers w on w.id = j.worker_id
+         -- running jobs through their open attempts (an index range as long as the jobs in flight)
+         where a.finished_at is null and j.status = 'running'
            and (j.started_at < now() - make_interval(secs => $1::float8 / 1000)
                 or w.id is null or w.stopped_at is not null
                 or w.last_seen < now() - make_interval(secs => $2::float8 / 1000))

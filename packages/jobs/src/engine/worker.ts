@@ -234,8 +234,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
        , c as (
          update jobs j set status = 'running', attempts = j.attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
          from req where j.id = req.id and j.id in (select id from locked) and j.wakeup_seq = req.seq and j.status in ('queued', 'retrying')
-         returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key)
-       , a as (insert into job_attempts (job_id, attempt, worker_id) select id, attempts, $3 from c returning id, job_id)
+         returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key, j.payroll_run_id, j.task_name)
+       , a as (insert into job_attempts (job_id, attempt, worker_id, payroll_run_id, task_name)
+               select id, attempts, $3, payroll_run_id, task_name from c returning id, job_id)
        select c.id, c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id from c join a on a.job_id = c.id`,
       values: [items.map((i) => i.jobId), items.map((i) => i.seq), workerId],
     });
@@ -420,9 +421,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const heartbeat = setInterval(() => {
     pool
       .query(
+        // The jobs in hand by id (no index on worker or status: see the migration hot_job_updates).
         `with w as (update workers set last_seen = now() where id = $1)
-         update jobs set heartbeat_at = now() where worker_id = $1 and status = 'running'`,
-        [workerId],
+         update jobs set heartbeat_at = now() where id = any($2::bigint[]) and worker_id = $1 and status = 'running'`,
+        [workerId, [...active.keys()]],
       )
       .catch((error) => logger.warn({ err: error }, 'heartbeat failed'));
   }, heartbeatMs);
