@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { EMAIL_RATE_TOLERANCE_MS, QUEUES } from '@beton/jobs';
+import { EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, QUEUES, ratePlaces } from '@beton/jobs';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
@@ -34,9 +34,16 @@ const EnvSchema = z.object({
   EMAIL_CONCURRENCY_LIMIT: positiveInt.default(45),
   EMAIL_RATE_LIMIT: z.coerce.number().positive().default(40),
   /**
-   * Timing slack of the email rate limit, ms: sends are spaced (1000 + it) / EMAIL_RATE_LIMIT
-   * apart; a send may leave up to half of it late, and its arrival at the provider may jitter
-   * by the other half without a 429. 20 → 39.2/s at 40/s. Raise it for a far-away provider.
+   * How the provider counts EMAIL_RATE_LIMIT: 'fixed' = per second of the clock (SendGrid,
+   * the simulator): 40 sends placed in each second; 'sliding' = in any 1-second window: sends
+   * spaced (1000 + EMAIL_RATE_TOLERANCE_MS) / EMAIL_RATE_LIMIT ms apart.
+   */
+  EMAIL_RATE_WINDOW: z.enum(['fixed', 'sliding']).default(EMAIL_RATE_WINDOW),
+  /**
+   * Timing slack of the email rate limit, ms (see waitForRate). 'fixed': a quarter of it opens
+   * each second (a provider clock behind ours), half of it closes it (late sends, arrival
+   * jitter); the pace stays EMAIL_RATE_LIMIT. 'sliding': the spacing above (20 → 39.2/s at 40/s).
+   * Raise it for a far-away provider.
    */
   EMAIL_RATE_TOLERANCE_MS: nonNegativeInt.default(EMAIL_RATE_TOLERANCE_MS),
   RETRY_BASE_MS: positiveInt.optional(),
@@ -73,6 +80,11 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   }
   const e = parsed.data;
+  try {
+    ratePlaces(e.EMAIL_RATE_LIMIT, e.EMAIL_RATE_TOLERANCE_MS, e.EMAIL_RATE_WINDOW);
+  } catch (error) {
+    throw new ConfigError(`EMAIL_RATE_LIMIT / EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=${e.EMAIL_RATE_WINDOW}: ${(error as Error).message}`);
+  }
   const cores = os.availableParallelism();
   const defaultConcurrency = queue.data === 'pdf-render' ? cores : queue.data === 'send-email' ? e.EMAIL_CONCURRENCY_LIMIT : 4;
   const concurrency = values.concurrency !== undefined ? positiveInt.parse(values.concurrency) : (e.WORKER_CONCURRENCY ?? defaultConcurrency);
@@ -95,7 +107,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     healthPort: e.HEALTH_PORT,
     sendgrid: { apiKey: e.SENDGRID_API_KEY, baseUrl: e.SENDGRID_BASE_URL },
     bank: e.BANK_API_URL ? { baseUrl: e.BANK_API_URL, apiKey: e.BANK_API_KEY } : undefined,
-    emailLimits: { concurrency: e.EMAIL_CONCURRENCY_LIMIT, ratePerSecond: e.EMAIL_RATE_LIMIT, toleranceMs: e.EMAIL_RATE_TOLERANCE_MS },
+    emailLimits: { concurrency: e.EMAIL_CONCURRENCY_LIMIT, ratePerSecond: e.EMAIL_RATE_LIMIT, window: e.EMAIL_RATE_WINDOW, toleranceMs: e.EMAIL_RATE_TOLERANCE_MS },
     retryBaseMs: e.RETRY_BASE_MS,
     activitySettleMs: e.ACTIVITY_SETTLE_MS,
     logLevel: e.LOG_LEVEL,

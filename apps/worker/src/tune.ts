@@ -10,7 +10,7 @@ export function tuneDefinitions(definitions: readonly AnyJobDefinition[], config
         ...out,
         limits: {
           concurrency: { key: 'email-provider', max: config.emailLimits.concurrency },
-          rate: { ...def.limits?.rate, key: 'email-provider', perSecond: config.emailLimits.ratePerSecond, toleranceMs: config.emailLimits.toleranceMs },
+          rate: { ...def.limits?.rate, key: 'email-provider', perSecond: config.emailLimits.ratePerSecond, window: config.emailLimits.window, toleranceMs: config.emailLimits.toleranceMs },
         },
       };
     }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { RetryPolicy } from './backoff.ts';
+import type { RateWindow } from './limits.ts';
 
 /** Queues, split by the character of their work (SPEC R3). */
 export const QUEUES = ['pdf-render', 'send-email', 'maintenance'] as const;
@@ -10,12 +11,14 @@ export interface JobLimits {
   /** At most this many jobs of the key run at once. */
   concurrency?: { key: string; max: number };
   /**
-   * At most `perSecond` jobs of the key start in any 1-second window. `toleranceMs`: how
-   * much timing slack the spacing leaves (see waitForRate). Default: 100.
+   * At most `perSecond` jobs of the key start in any 1-second window (`window` 'sliding', the
+   * default) or in each second of the clock ('fixed': how a provider with per-second windows
+   * counts). `toleranceMs`: the timing slack (see waitForRate). Default: 100.
    */
   rate?: {
     key: string;
     perSecond: number;
+    window?: RateWindow;
     toleranceMs?: number;
     /**
      * 'start': the job waits for its turn before the handler runs. 'handler': the handler

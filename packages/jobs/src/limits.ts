@@ -3,9 +3,13 @@ import type { Pool } from './db.ts';
 
 /**
  * Limits held across every worker process on every machine (SPEC R4): a concurrency
- * limit (leased slots that expire if a holder dies) and a rate limit (GCRA: each start
- * reserves the next free instant `1/rate` after the previous one, so no 1-second window
- * ever holds more than `rate` starts — a fixed window would allow 2× at its edges).
+ * limit (leased slots that expire if a holder dies) and a rate limit. Each start reserves
+ * its own place in a schedule kept in the store, so no two starts share one:
+ * - 'sliding' (GCRA): one place every `1/rate`, so no 1-second window of any phase holds
+ *   more than `rate` starts;
+ * - 'fixed': `rate` places in each second of the store's clock — for a provider that counts
+ *   requests per clock second (as SendGrid's `X-RateLimit-Reset`, the end of that second,
+ *   says): every place of a second is used, so the rate is the limit itself, not less.
  * Waiting never holds a database connection: a slot is polled with backoff, a rate
  * reservation is slept out.
  */
@@ -14,11 +18,10 @@ export interface LimiterStore {
   tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null>;
   releaseSlot(key: string, slot: number, holder: string): Promise<void>;
   /**
-   * Reserves the next start (GCRA, one start every `1000 / perSecond` ms); resolves with when
-   * to start (performance.now()) and how far the local estimate of the reserved instant may be
-   * off (see StoreClock).
+   * Reserves the next free place of `places`; resolves with when to start (performance.now())
+   * and how far the local estimate of the reserved instant may be off (see StoreClock).
    */
-  reserveStart(key: string, perSecond: number): Promise<RateReservation>;
+  reserveStart(key: string, places: RatePlaces): Promise<RateReservation>;
   /** Slots currently held per key (for the admin queues page). */
   slotsInUse(key: string): Promise<number>;
 }
@@ -28,6 +31,40 @@ export interface RateReservation {
   startAt: number;
   /** How much earlier than `startAt` the reserved instant may be, ms (see StoreClock). */
   uncertaintyMs: number;
+  /** Places 'second': the end of the reserved place's second, on performance.now(), the earliest it can be. */
+  secondEndsAt?: number;
+}
+
+/** A rate limit's places (see the module comment). */
+export type RatePlaces =
+  /** One place every `1000 / perSecond` ms after the previous one taken (GCRA). */
+  | { kind: 'interval'; perSecond: number }
+  /** In each second of the store's clock: `leadUs + i × spacingUs` µs into it, i = 0…perSecond−1. */
+  | { kind: 'second'; perSecond: number; leadUs: number; spacingUs: number };
+
+export type RateWindow = 'sliding' | 'fixed';
+
+/**
+ * A rate limit's places for its window and timing slack (see WaitForRateOptions.toleranceMs):
+ * 'sliding' spaces the places `(1000 + toleranceMs) / perSecond` ms apart; 'fixed' puts
+ * `perSecond` places in each second, the first `toleranceMs / 4` into it and the rest
+ * `(1000 − toleranceMs) / perSecond` apart, so the last leaves the second's end free for a
+ * late start and the arrival's jitter (40/s, 100 ms: 25, 47.5, … 902.5 ms into each second).
+ */
+export function ratePlaces(perSecond: number, toleranceMs: number, window: RateWindow): RatePlaces {
+  if (window === 'sliding') return { kind: 'interval', perSecond: (perSecond * 1000) / (1000 + toleranceMs) };
+  if (!Number.isInteger(perSecond) || perSecond < 1) throw new Error(`A fixed-window rate limit needs a whole number of starts per second, got ${perSecond}`);
+  if (!(toleranceMs >= 0 && toleranceMs < 1000)) throw new Error(`A fixed-window rate limit needs a timing slack of 0–999 ms, got ${toleranceMs}`);
+  // Whole microseconds, rounded down: every place stays inside its second.
+  return { kind: 'second', perSecond, leadUs: Math.round((toleranceMs / 4) * 1000), spacingUs: Math.floor(((1000 - toleranceMs) * 1000) / perSecond) };
+}
+
+/** The first place of a 'second' schedule at or after `us` (epoch µs) — what the stores compute. */
+export function nextPlaceInSecond(us: number, p: { perSecond: number; leadUs: number; spacingUs: number }): number {
+  const second = Math.floor(us / 1_000_000);
+  const into = us - second * 1_000_000;
+  const i = into <= p.leadUs ? 0 : Math.floor((into - p.leadUs + p.spacingUs - 1) / p.spacingUs);
+  return i < p.perSecond ? second * 1_000_000 + p.leadUs + i * p.spacingUs : (second + 1) * 1_000_000 + p.leadUs;
 }
 
 /**
@@ -64,9 +101,11 @@ export class StoreClock {
   }
 
   /** The reservation of a store instant: start at its latest possible local time. */
-  reservation(reservedStoreMs: number): RateReservation {
+  reservation(reservedStoreMs: number, places?: RatePlaces): RateReservation {
     const { at, errorMs } = this.toLocal(reservedStoreMs);
-    return { startAt: at + errorMs, uncertaintyMs: 2 * errorMs };
+    const out: RateReservation = { startAt: at + errorMs, uncertaintyMs: 2 * errorMs };
+    if (places?.kind === 'second') out.secondEndsAt = this.toLocal((Math.floor(reservedStoreMs / 1000) + 1) * 1000).at - errorMs;
+    return out;
   }
 }
 
@@ -100,25 +139,38 @@ export class PostgresLimiterStore implements LimiterStore {
     await this.pool.query(`update limiter_slots set holder = null, expires_at = null where key = $1 and slot = $2 and holder = $3`, [key, slot, holder]);
   }
 
-  async reserveStart(key: string, perSecond: number): Promise<RateReservation> {
-    // `tat` holds microseconds: the interval is rounded up to one, or rounding could shorten
-    // every interval (and so lift the rate above perSecond).
-    const intervalMs = Math.ceil(1_000_000 / perSecond) / 1000;
+  async reserveStart(key: string, places: RatePlaces): Promise<RateReservation> {
     // A connection first, so the round trip measured below is not the pool's queue.
     const client = await this.pool.connect();
     try {
       const sent = performance.now();
-      const { rows } = await client.query<{ reserved_ms: number; now_ms: number }>(
-        `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => $2::float8 / 1000))
-         on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
-         returning (extract(epoch from (tat - make_interval(secs => $2::float8 / 1000))) * 1000)::float8 as reserved_ms,
-                   (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
-        [key, intervalMs],
-      );
+      const { rows } =
+        places.kind === 'interval'
+          ? await client.query<{ reserved_ms: number; now_ms: number }>(
+              // `tat` holds microseconds: the interval is rounded up to one, or rounding could
+              // shorten every interval (and so lift the rate above perSecond).
+              `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => $2::float8 / 1000))
+               on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
+               returning (extract(epoch from (tat - make_interval(secs => $2::float8 / 1000))) * 1000)::float8 as reserved_ms,
+                         (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
+              [key, Math.ceil(1_000_000 / places.perSecond) / 1000],
+            )
+          : // `tat` = the place taken + one spacing (the earliest the next can be); the place
+            // itself is computed in whole microseconds by beton_rate_next_place (migration
+            // rate_limit_fixed_window; nextPlaceInSecond is the same in TypeScript).
+            await client.query<{ reserved_ms: number; now_ms: number }>(
+              `insert into rate_limits as r (key, tat)
+               values ($1, 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from clock_timestamp()) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond')
+               on conflict (key) do update
+                 set tat = 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from greatest(r.tat, clock_timestamp())) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
+               returning ((extract(epoch from tat) * 1000000)::bigint - $4)::float8 / 1000 as reserved_ms,
+                         (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
+              [key, places.perSecond, places.leadUs, places.spacingUs],
+            );
       const answered = performance.now();
       const row = rows[0]!;
       this.clock.sample(sent, answered, row.now_ms);
-      return this.clock.reservation(row.reserved_ms);
+      return this.clock.reservation(row.reserved_ms, places);
     } finally {
       client.release();
     }
@@ -152,6 +204,23 @@ tat = tat + interval
 redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(tat - now + 1000))
 return { tostring(tat - interval), tostring(now) }`;
 
+// The 'second' places in whole microseconds (exact in Lua's doubles below 2^53), the same
+// arithmetic as nextPlaceInSecond; returns the place and now as integer strings (µs).
+const RESERVE_SECOND_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local per, lead, spacing = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c < now then c = now end
+local second = math.floor(c / 1000000)
+local into = c - second * 1000000
+local i = 0
+if into > lead then i = math.floor((into - lead + spacing - 1) / spacing) end
+local place
+if i < per then place = second * 1000000 + lead + i * spacing else place = (second + 1) * 1000000 + lead end
+redis.call('SET', KEYS[1], string.format('%d', place + spacing), 'PX', math.ceil((place - now) / 1000) + 2000)
+return { string.format('%d', place), string.format('%d', now) }`;
+
 /** The same limits in Redis (used when REDIS_URL is set): a sorted set of leases and a GCRA key. */
 export class RedisLimiterStore implements LimiterStore {
   private readonly clock = new StoreClock();
@@ -169,12 +238,16 @@ export class RedisLimiterStore implements LimiterStore {
     await this.redis.zrem(`${this.prefix}slots:${key}`, holder);
   }
 
-  async reserveStart(key: string, perSecond: number): Promise<RateReservation> {
+  async reserveStart(key: string, places: RatePlaces): Promise<RateReservation> {
     const sent = performance.now();
-    const [reserved, now] = (await this.redis.eval(RESERVE_LUA, 1, `${this.prefix}rate:${key}`, perSecond)) as [string, string];
-    const answered = performance.now();
-    this.clock.sample(sent, answered, Number(now));
-    return this.clock.reservation(Number(reserved));
+    if (places.kind === 'interval') {
+      const [reserved, now] = (await this.redis.eval(RESERVE_LUA, 1, `${this.prefix}rate:${key}`, places.perSecond)) as [string, string];
+      this.clock.sample(sent, performance.now(), Number(now));
+      return this.clock.reservation(Number(reserved));
+    }
+    const [placeUs, nowUs] = (await this.redis.eval(RESERVE_SECOND_LUA, 1, `${this.prefix}rate-second:${key}`, places.perSecond, places.leadUs, places.spacingUs)) as [string, string];
+    this.clock.sample(sent, performance.now(), Number(nowUs) / 1000);
+    return this.clock.reservation(Number(placeUs) / 1000, places);
   }
 
   async slotsInUse(key: string): Promise<number> {
@@ -234,17 +307,22 @@ export async function acquireSlot(
 
 export interface WaitForRateOptions {
   key: string;
-  /** At most this many starts in any 1-second window. */
+  /** At most this many starts in any 1-second window ('sliding') or in each clock second ('fixed'). */
   perSecond: number;
+  /** Default: 'sliding'. */
+  window?: RateWindow;
   /**
-   * The timing slack, ms, split in two halves. A start may be up to `toleranceMs / 2` after
-   * its reserved instant: one that wakes later (a busy event loop, a slow round trip) takes a
-   * new place instead of starting, or it would crowd the starts reserved after it. The other
-   * half is for the jitter between a start and its request's arrival at the provider. Starts
-   * are spaced `(1000 + toleranceMs) / perSecond` ms apart, so no 1-second window of arrivals
-   * holds more than `perSecond` while both stay within their halves. Default: 100 (40/s →
-   * one start per 27.5 ms, 36.4/s at most); the email definitions use less (see
-   * EMAIL_PROVIDER_LIMITS).
+   * The timing slack, ms. 'sliding': split in two halves. A start may be up to
+   * `toleranceMs / 2` after its reserved instant: one that wakes later (a busy event loop, a
+   * slow round trip) takes a new place instead of starting, or it would crowd the starts
+   * reserved after it. The other half is for the jitter between a start and its request's
+   * arrival at the provider. Starts are spaced `(1000 + toleranceMs) / perSecond` ms apart, so
+   * no 1-second window of arrivals holds more than `perSecond` while both stay within their
+   * halves (100 at 40/s: one start per 27.5 ms, 36.4/s at most). 'fixed': the rate is
+   * `perSecond` whatever the slack; a quarter of it opens each second (the provider's clock
+   * may be that far behind ours), half of it closes the second (a late start's request must
+   * still arrive within it), and a start may be as late as it likes until then (see
+   * ratePlaces). Default: 100.
    */
   toleranceMs?: number;
   /**
@@ -261,18 +339,17 @@ export interface WaitForRateOptions {
  * this process's clock), and never more than `toleranceMs / 2` after it.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
-  const { toleranceMs = 100, maxReReservations = 10 } = opts;
-  const spacedRate = (opts.perSecond * 1000) / (1000 + toleranceMs);
-  const maxLateMs = toleranceMs / 2;
+  const { toleranceMs = 100, maxReReservations = 10, window = 'sliding' } = opts;
+  const places = ratePlaces(opts.perSecond, toleranceMs, window);
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {
-    const { startAt, uncertaintyMs } = await store.reserveStart(opts.key, spacedRate);
-    const waitMs = startAt - performance.now();
+    const r = await store.reserveStart(opts.key, places);
+    const waitMs = r.startAt - performance.now();
     if (waitMs > 0) await sleep(waitMs, opts.signal);
     else if (opts.signal?.aborted) throw new LimitWaitAborted('wait aborted');
-    // Upper bound of how late we are: past the start time, plus how much earlier the reserved
-    // instant may have been.
-    const lateMs = performance.now() - startAt + uncertaintyMs;
-    if (lateMs <= maxLateMs || reReservations >= maxReReservations) return performance.now() - started;
+    // The latest this start may go: half the slack after the earliest the reserved instant may
+    // have been ('sliding'), or half the slack before its second ends ('fixed').
+    const latest = r.secondEndsAt === undefined ? r.startAt - r.uncertaintyMs + toleranceMs / 2 : r.secondEndsAt - toleranceMs / 2;
+    if (performance.now() <= latest || reReservations >= maxReReservations) return performance.now() - started;
   }
 }

@@ -19,6 +19,22 @@ const JOBS = 100;
 const PROCESSES = 3;
 const POOL_MAX = 5; // per process: a connection budget of 15 for the three
 
+/** Worker processes' environment: 45 calls in flight and 40 per second across them. */
+function callEnv(store: 'postgres' | 'redis', provider: FakeProvider): Record<string, string> {
+  return {
+    QUEUE: 'send-email',
+    CONCURRENCY: '45',
+    CALL_CONCURRENCY: '45',
+    CALL_RATE: '40',
+    CALL_TIMEOUT_MS: '10000',
+    SHUTDOWN_GRACE_MS: '15000',
+    LIMITER: store,
+    LIMIT_PREFIX: `beton-test:${randomUUID()}:`,
+    PROVIDER_URL: provider.url,
+    DB_POOL_MAX: String(POOL_MAX),
+  };
+}
+
 describe('global limits across processes (R4)', () => {
   const dbs: TestDatabase[] = [];
   const providers: FakeProvider[] = [];
@@ -34,18 +50,7 @@ describe('global limits across processes (R4)', () => {
       dbs.push(db);
       const provider = await startFakeProvider(2000);
       providers.push(provider);
-      const env = {
-        QUEUE: 'send-email',
-        CONCURRENCY: '45',
-        CALL_CONCURRENCY: '45',
-        CALL_RATE: '40',
-        CALL_TIMEOUT_MS: '10000',
-        SHUTDOWN_GRACE_MS: '15000',
-        LIMITER: store,
-        LIMIT_PREFIX: `beton-test:${randomUUID()}:`,
-        PROVIDER_URL: provider.url,
-        DB_POOL_MAX: String(POOL_MAX),
-      };
+      const env = callEnv(store, provider);
       const workers = Array.from({ length: PROCESSES }, () => spawnWorker(db.url, env));
       await Promise.all(workers.map((w) => w.ready));
       const jobs = createJobClient(db.pool, fixtureDefinitions(env));
@@ -86,6 +91,35 @@ describe('global limits across processes (R4)', () => {
       expect(rows[0].n).toBe(0); // waiting for a slot never burned an attempt
       console.log(`${store}: ${JOBS} calls in ${Math.round(elapsed)} ms; max in flight ${provider.maxInFlight}; busiest 1 s window ${busiestSecond} starts (${maxInAnyWindow(provider.arrivals, 1000)} arrivals); max connections ${maxConnections}`);
 
+      for (const w of workers) w.kill('SIGTERM');
+      for (const w of workers) expect((await w.exit).code).toBe(0);
+    }, 120_000);
+
+    it.skipIf(store === 'redis' && !redisUp)(`${store}, 'fixed' window: three processes start 40 calls in a clock second, never 41${store === 'redis' && !redisUp ? ' (skipped)' : ''}`, async () => {
+      const db = await createTestDatabase(`limits_fixed_${store}`);
+      dbs.push(db);
+      const provider = await startFakeProvider(200); // 45 in flight would allow 225/s: the rate binds
+      providers.push(provider);
+      const env = { ...callEnv(store, provider), CALL_RATE_WINDOW: 'fixed', CALL_RATE_TOLERANCE_MS: '100' };
+      const workers = Array.from({ length: PROCESSES }, () => spawnWorker(db.url, env));
+      await Promise.all(workers.map((w) => w.ready));
+      const jobs = createJobClient(db.pool, fixtureDefinitions(env));
+      const calls = 200;
+      const { ids } = await jobs.enqueueMany('test-call', Array.from({ length: calls }, (_, i) => ({ payload: { key: `fixed-${store}-${i}` } })));
+      await waitFor('all calls done', async () => {
+        const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
+        return rows[0].n === calls;
+      }, 60_000, 100);
+
+      expect(provider.starts).toHaveLength(calls);
+      const perSecond = new Map<number, number>();
+      for (const t of provider.starts) perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+      const counts = [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+      expect(Math.max(...counts)).toBeLessThanOrEqual(40);
+      // Every place of a second is used (a sliding window at the same slack starts ≤ 37 in any second).
+      expect(Math.max(...counts)).toBe(40);
+      const offsets = provider.starts.map((t) => t % 1000);
+      console.log(`${store} fixed: starts per clock second ${counts.join(', ')}; ${Math.round(Math.min(...offsets))}–${Math.round(Math.max(...offsets))} ms into their second`);
       for (const w of workers) w.kill('SIGTERM');
       for (const w of workers) expect((await w.exit).code).toBe(0);
     }, 120_000);

@@ -332,8 +332,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
             const rateLimit = async () => {
               if (!rate || rateTaken) return;
               rateTaken = true;
-              const { key, perSecond, toleranceMs } = rate;
-              const waited = await waitForRate(limiter, { key, perSecond, ...(toleranceMs === undefined ? {} : { toleranceMs }), signal: controller.signal });
+              const { key, perSecond, toleranceMs, window } = rate;
+              const waited = await waitForRate(limiter, {
+                key,
+                perSecond,
+                ...(toleranceMs === undefined ? {} : { toleranceMs }),
+                ...(window === undefined ? {} : { window }),
+                signal: controller.signal,
+              });
               events.onLimitWait?.({ limit: key, waitedMs: waited });
             };
             if (rate && rate.at !== 'handler') await rateLimit();
