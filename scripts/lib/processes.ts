@@ -102,11 +102,17 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
  * otherwise gives each render thread its own malloc arenas (two render threads, 12,000 slips:
  * 245 → 224 MB). --max-semi-space-size=2: V8's young generation otherwise grows to tens of MB
  * on a 24 GiB machine. Both, with the render threads' heap bounds (render-pool.ts): bench at
- * 2,500 slips, pdf-render 281 → 243 MB, send-email 235 → 193 MB.
+ * 2,500 slips, pdf-render 281 → 243 MB, send-email 235 → 193 MB. ESBUILD_WORKER_THREADS=0:
+ * on a cold start (no tsx transpile cache yet: a new machine, container or checkout) tsx's
+ * esbuild would keep a helper thread alive in the process once it transpiled (two render
+ * threads, cold: 196 MB and 16 threads against 158–161 MB warm; bench pdf-render peak
+ * 254.2–255.2 MB cold against 225.7–242.2 warm); with 0 each transpile runs esbuild as a
+ * short child process instead: 164 MB cold, startup 3.5 s against 3.3 s warm.
  */
 export const WORKER_PROCESS_ENV = {
   HEALTH_PORT: '0',
   MALLOC_ARENA_MAX: '2',
+  ESBUILD_WORKER_THREADS: '0',
   // Added to the caller's NODE_OPTIONS, not in place of them (as `npm run worker` does).
   NODE_OPTIONS: ['--max-semi-space-size=2', process.env.NODE_OPTIONS].filter(Boolean).join(' '),
 } as const;
