@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, QUEUES, ratePlaces } from '@beton/jobs';
+import { EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
@@ -38,7 +38,7 @@ const EnvSchema = z.object({
    * the simulator): 40 sends placed in each second; 'sliding' = in any 1-second window: sends
    * spaced (1000 + EMAIL_RATE_TOLERANCE_MS) / EMAIL_RATE_LIMIT ms apart.
    */
-  EMAIL_RATE_WINDOW: z.enum(['fixed', 'sliding']).default(EMAIL_RATE_WINDOW),
+  EMAIL_RATE_WINDOW: z.enum(RATE_WINDOWS).default(EMAIL_RATE_WINDOW),
   /**
    * Timing slack of the email rate limit, ms (see waitForRate). 'fixed': a quarter of it opens
    * each second (a provider clock behind ours), half of it closes it (late sends, arrival

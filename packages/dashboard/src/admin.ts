@@ -1,4 +1,4 @@
-import { definitionSchedules, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { definitionSchedules, failedJobsWhere, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { notFound } from './errors.ts';
 import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
@@ -17,8 +17,7 @@ function failedWhere(f: FailedFilter, first = 1): { sql: string; params: unknown
   const params: unknown[] = [f.companyId ?? null, f.task ?? null, f.errorCode ?? null, f.from ?? null, f.to ?? null, f.q?.trim() ? `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null];
   const p = (i: number) => `$${first + i}`;
   return {
-    // Every failed job has an error code: the condition lets the planner use its index.
-    sql: `j.status = 'failed' and j.last_error_code is not null
+    sql: `${failedJobsWhere('j')}
       and (${p(0)}::uuid is null or j.company_id = ${p(0)})
       and (${p(1)}::text is null or j.task_name = ${p(1)})
       and (${p(2)}::text is null or j.last_error_code = ${p(2)})
@@ -61,8 +60,8 @@ export async function countFailedJobs(pool: Pool, filter: FailedFilter): Promise
 /** Values the DLQ filters offer: error codes, tasks and companies that currently have failed jobs. */
 export async function failedFacets(pool: Pool): Promise<{ errorCodes: Array<{ code: string; n: number }>; tasks: string[]; companies: Array<{ id: string; name: string }> }> {
   const [codes, tasks, companies] = await Promise.all([
-    pool.query<{ code: string; n: number }>(`select last_error_code as code, count(*)::int as n from jobs where status = 'failed' and last_error_code is not null group by 1 order by 2 desc`),
-    pool.query<{ task_name: string }>(`select distinct task_name from jobs where status = 'failed' and last_error_code is not null order by 1`),
+    pool.query<{ code: string; n: number }>(`select last_error_code as code, count(*)::int as n from jobs where ${failedJobsWhere()} group by 1 order by 2 desc`),
+    pool.query<{ task_name: string }>(`select distinct task_name from jobs where ${failedJobsWhere()} order by 1`),
     pool.query<{ id: string; name: string }>(`select id, name from companies order by name`),
   ]);
   return { errorCodes: codes.rows, tasks: tasks.rows.map((r) => r.task_name), companies: companies.rows };
@@ -193,8 +192,7 @@ export async function listWorkers(pool: Pool) {
 export async function listStuckJobs(pool: Pool, now = new Date()) {
   const { rows } = await pool.query<{ id: number; task_name: string; queue: string; worker_id: string | null; started_at: Date; heartbeat_at: Date | null }>(
     `select j.id, j.task_name, j.queue, j.worker_id, j.started_at, j.heartbeat_at
-     from job_attempts a join jobs j on j.id = a.job_id and j.attempts = a.attempt
-     where a.finished_at is null and j.status = 'running' and j.started_at < $1::timestamptz - make_interval(secs => $2)
+     from ${RUNNING_JOBS_FROM} where j.started_at < $1::timestamptz - make_interval(secs => $2)
      order by j.started_at limit 200`,
     [now, STUCK_AFTER_MS / 1000],
   );

@@ -1,3 +1,4 @@
+import { RUNNING_JOBS_FROM } from '@beton/jobs/job-sets';
 import { AppError, notFound } from './errors.ts';
 import { formatDuration, localHhMm, zonedTime } from './time.ts';
 import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
@@ -93,10 +94,9 @@ export async function runProgress(pool: Pool, companyId: string, runId: string, 
 async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunProgress[]> {
   if (runs.length === 0) return [];
   // Three narrow queries instead of one wide one: counts by (task, status) from the counters
-  // the triggers on `jobs` keep (a few rows, not 100,000); the running jobs through their open
-  // attempts (finished_at is null: as many as are in flight); the emails done recently, an
-  // index range over their attempts' (run, task, finished_at). (`jobs` has no index on status or times: see the migration
-  // hot_job_updates.)
+  // the triggers on `jobs` keep (a few rows, not 100,000); the running jobs (RUNNING_JOBS_FROM:
+  // as many as are in flight); the emails done recently, an index range over their attempts'
+  // (run, task, finished_at).
   const ids = runs.map((r) => r.id);
   const [counts, tooLong, recentDone] = await Promise.all([
     pool.query<{ run: string; task: string; status: keyof StatusCounts; n: number }>(
@@ -105,9 +105,8 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
       [ids],
     ),
     pool.query<{ run: string; n: number }>(
-      `select j.payroll_run_id as run, count(*)::int as n from job_attempts a join jobs j on j.id = a.job_id
-       where a.finished_at is null and a.started_at < $2::timestamptz - make_interval(secs => $3)
-         and j.payroll_run_id = any($1::uuid[]) and j.status = 'running' and j.attempts = a.attempt
+      `select j.payroll_run_id as run, count(*)::int as n from ${RUNNING_JOBS_FROM}
+       where a.started_at < $2::timestamptz - make_interval(secs => $3) and j.payroll_run_id = any($1::uuid[])
        group by 1`,
       [ids, now, STUCK_AFTER_MS / 1000],
     ),

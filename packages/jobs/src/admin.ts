@@ -1,4 +1,5 @@
 import { addWakeups, inTransaction, type Pool } from './db.ts';
+import { failedJobsWhere } from './job-sets.ts';
 
 /**
  * An admin's retry from the DLQ: failed → queued with a fresh attempt budget; the
@@ -9,7 +10,7 @@ export async function retryFailedJobs(pool: Pool, filter: { ids?: number[]; allF
   return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number }>(
       `update jobs set status = 'queued', attempts = 0, wakeup_seq = wakeup_seq + 1, run_at = now(), finished_at = null, updated_at = now()
-       where status = 'failed' and last_error_code is not null and ($1::bigint[] is null or id = any($1::bigint[]))
+       where ${failedJobsWhere()} and ($1::bigint[] is null or id = any($1::bigint[]))
        returning id, task_name, wakeup_seq`,
       [filter.allFailed ? null : filter.ids],
     );

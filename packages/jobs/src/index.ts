@@ -7,6 +7,7 @@ export * from './engine/config-check.ts';
 export * from './engine/worker.ts';
 export * from './enqueue.ts';
 export * from './errors.ts';
+export * from './job-sets.ts';
 export * from './limits.ts';
 export * from './lock.ts';
 export * from './logger.ts';

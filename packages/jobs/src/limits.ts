@@ -42,7 +42,8 @@ export type RatePlaces =
   /** In each second of the store's clock: `leadUs + i × spacingUs` µs into it, i = 0…perSecond−1. */
   | { kind: 'second'; perSecond: number; leadUs: number; spacingUs: number };
 
-export type RateWindow = 'sliding' | 'fixed';
+export const RATE_WINDOWS = ['sliding', 'fixed'] as const;
+export type RateWindow = (typeof RATE_WINDOWS)[number];
 
 /**
  * A rate limit's places for its window and timing slack (see WaitForRateOptions.toleranceMs):
@@ -336,7 +337,9 @@ export interface WaitForRateOptions {
 /**
  * Reserves a start under the rate limit and sleeps until it; returns the time waited, ms.
  * Never starts before the reserved instant (the store's `startAt` is the latest it can be on
- * this process's clock), and never more than `toleranceMs / 2` after it.
+ * this process's clock); a start that wakes later than `toleranceMs / 2` after it ('sliding') or
+ * than `toleranceMs / 2` before the end of its second ('fixed') takes a new place, at most
+ * `maxReReservations` times.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
   const { toleranceMs = 100, maxReReservations = 10, window = 'sliding' } = opts;

@@ -1,4 +1,5 @@
 import { addWakeups, inTransaction, type Pool } from './db.ts';
+import { RUNNING_JOBS_FROM } from './job-sets.ts';
 
 export interface SweepOptions {
   /** A job `running` longer than this is put back. Default: 10 min (SPEC R8). */
@@ -31,11 +32,9 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
                      when w.last_seen < now() - make_interval(secs => $2::float8 / 1000)
                        then 'worker ' || w.id || ' silent for ' || round(extract(epoch from now() - w.last_seen)) || ' s'
                      else 'running for ' || round(extract(epoch from now() - j.started_at)) || ' s' end as reason
-         from job_attempts a join jobs j on j.id = a.job_id and j.attempts = a.attempt
+         from ${RUNNING_JOBS_FROM}
          left join workers w on w.id = j.worker_id
-         -- running jobs through their open attempts (an index range as long as the jobs in flight)
-         where a.finished_at is null and j.status = 'running'
-           and (j.started_at < now() - make_interval(secs => $1::float8 / 1000)
+         where (j.started_at < now() - make_interval(secs => $1::float8 / 1000)
                 or w.id is null or w.stopped_at is not null
                 or w.last_seen < now() - make_interval(secs => $2::float8 / 1000))
          for update of j skip locked)

@@ -191,6 +191,13 @@ export async function startFakeProvider(latencyMs: number): Promise<FakeProvider
   };
 }
 
+/** How many of the instants (epoch ms) fall in each second of the clock, earliest second first. */
+export function countPerClockSecond(epochMs: number[]): number[] {
+  const counts = new Map<number, number>();
+  for (const t of epochMs) counts.set(Math.floor(t / 1000), (counts.get(Math.floor(t / 1000)) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+}
+
 /** The most arrivals in any window [t, t + windowMs) — checked at every arrival (where a maximum starts). */
 export function maxInAnyWindow(times: number[], windowMs = 1000): number {
   const sorted = [...times].sort((a, b) => a - b);

@@ -332,15 +332,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
             const rateLimit = async () => {
               if (!rate || rateTaken) return;
               rateTaken = true;
-              const { key, perSecond, toleranceMs, window } = rate;
-              const waited = await waitForRate(limiter, {
-                key,
-                perSecond,
-                ...(toleranceMs === undefined ? {} : { toleranceMs }),
-                ...(window === undefined ? {} : { window }),
-                signal: controller.signal,
-              });
-              events.onLimitWait?.({ limit: key, waitedMs: waited });
+              const waited = await waitForRate(limiter, { ...rate, signal: controller.signal });
+              events.onLimitWait?.({ limit: rate.key, waitedMs: waited });
             };
             if (rate && rate.at !== 'handler') await rateLimit();
             await handler(payload, {
