@@ -57,7 +57,9 @@ export function ratePlaces(perSecond: number, toleranceMs: number, window: RateW
   if (!Number.isInteger(perSecond) || perSecond < 1) throw new Error(`A fixed-window rate limit needs a whole number of starts per second, got ${perSecond}`);
   if (!(toleranceMs >= 0 && toleranceMs < 1000)) throw new Error(`A fixed-window rate limit needs a timing slack of 0–999 ms, got ${toleranceMs}`);
   // Whole microseconds, rounded down: every place stays inside its second.
-  return { kind: 'second', perSecond, leadUs: Math.round((toleranceMs / 4) * 1000), spacingUs: Math.floor(((1000 - toleranceMs) * 1000) / perSecond) };
+  const spacingUs = Math.floor(((1000 - toleranceMs) * 1000) / perSecond);
+  if (spacingUs < 1) throw new Error(`A fixed-window rate limit of ${perSecond}/s leaves no room between its places with ${toleranceMs} ms of slack`);
+  return { kind: 'second', perSecond, leadUs: Math.round((toleranceMs / 4) * 1000), spacingUs };
 }
 
 /** The first place of a 'second' schedule at or after `us` (epoch µs) — what the stores compute. */
@@ -327,8 +329,10 @@ export interface WaitForRateOptions {
    */
   toleranceMs?: number;
   /**
-   * New places taken at most; after that the start goes ahead late. Each new place wastes
-   * the one before it, so this bounds the throughput lost on an overloaded machine. Default: 10.
+   * 'sliding': new places taken at most; after that the start goes ahead late. Each new place
+   * wastes the one before it, so this bounds the throughput lost on an overloaded machine.
+   * 'fixed' has no such bound: a start after its second's end would be one more in the next
+   * second, so it takes new places until one is on time or the wait is aborted. Default: 10.
    */
   maxReReservations?: number;
   signal?: AbortSignal;
@@ -337,9 +341,9 @@ export interface WaitForRateOptions {
 /**
  * Reserves a start under the rate limit and sleeps until it; returns the time waited, ms.
  * Never starts before the reserved instant (the store's `startAt` is the latest it can be on
- * this process's clock); a start that wakes later than `toleranceMs / 2` after it ('sliding') or
- * than `toleranceMs / 2` before the end of its second ('fixed') takes a new place, at most
- * `maxReReservations` times.
+ * this process's clock); a start that wakes later than `toleranceMs / 2` after it ('sliding',
+ * at most `maxReReservations` times) or than `toleranceMs / 2` before the end of its second
+ * ('fixed') takes a new place.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
   const { toleranceMs = 100, maxReReservations = 10, window = 'sliding' } = opts;
@@ -353,6 +357,6 @@ export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions)
     // The latest this start may go: half the slack after the earliest the reserved instant may
     // have been ('sliding'), or half the slack before its second ends ('fixed').
     const latest = r.secondEndsAt === undefined ? r.startAt - r.uncertaintyMs + toleranceMs / 2 : r.secondEndsAt - toleranceMs / 2;
-    if (performance.now() <= latest || reReservations >= maxReReservations) return performance.now() - started;
+    if (performance.now() <= latest || (places.kind === 'interval' && reReservations >= maxReReservations)) return performance.now() - started;
   }
 }

@@ -6,7 +6,7 @@
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextPlaceInSecond, ratePlaces, RedisLimiterStore } from '../src/limits.ts';
+import { LimitWaitAborted, nextPlaceInSecond, ratePlaces, RedisLimiterStore, waitForRate, type LimiterStore, type RatePlaces } from '../src/limits.ts';
 import { countPerClockSecond, redisReachable } from './processes.ts';
 
 const redisUp = await redisReachable();
@@ -42,7 +42,31 @@ describe("the 'fixed' window's places", () => {
   it('refuses what a fixed window cannot do, with the reason', () => {
     expect(() => ratePlaces(2.5, 100, 'fixed')).toThrow(/whole number of starts per second, got 2.5/);
     expect(() => ratePlaces(40, 1000, 'fixed')).toThrow(/0–999 ms, got 1000/);
+    expect(() => ratePlaces(1_000_000, 100, 'fixed')).toThrow(/leaves no room between its places/);
     expect(ratePlaces(40, 100, 'sliding')).toEqual({ kind: 'interval', perSecond: (40 * 1000) / 1100 });
+  });
+
+  it('never lets a start go after its second ends (it would be one more in the next); a sliding start goes late after 10 new places', async () => {
+    // A store whose every place is already past: the machine woke too late each time.
+    const reserved: RatePlaces[] = [];
+    const late: LimiterStore = {
+      tryAcquireSlot: async () => 0,
+      releaseSlot: async () => {},
+      slotsInUse: async () => 0,
+      reserveStart: async (_key, p) => {
+        reserved.push(p);
+        await new Promise((r) => setImmediate(r));
+        const now = performance.now();
+        return { startAt: now - 1000, uncertaintyMs: 0, ...(p.kind === 'second' ? { secondEndsAt: now - 500 } : {}) };
+      },
+    };
+    await waitForRate(late, { key: 'k', perSecond: 40, window: 'sliding' });
+    expect(reserved).toHaveLength(11);
+    reserved.length = 0;
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 200);
+    await expect(waitForRate(late, { key: 'k', perSecond: 40, window: 'fixed', signal: abort.signal })).rejects.toBeInstanceOf(LimitWaitAborted);
+    expect(reserved.length).toBeGreaterThan(11); // kept taking new places until the job gave the wait up
   });
 
   describe('the stores compute the same places', () => {
