@@ -39,8 +39,10 @@ const TIME_ZONE = 'Asia/Dhaka';
 
 /** The settings of the night; --fast keeps the faults and shortens the waits. */
 const P = FAST
-  ? { latencyMs: 400, spreadMs: 100, emailRate: 8, tickMs: 2000, progressMs: 1000, settleTimeoutMs: 240_000 }
-  : { latencyMs: 1200, spreadMs: 200, emailRate: 40, tickMs: 2000, progressMs: 2000, settleTimeoutMs: 900_000 };
+  ? { latencyMs: 400, spreadMs: 100, emailRate: 8, tickMs: 2000, progressMs: 1000, settleTimeoutMs: 240_000, bankCreditMs: 5_000, bankSpreadMs: 15_000 }
+  : { latencyMs: 1200, spreadMs: 200, emailRate: 40, tickMs: 2000, progressMs: 2000, settleTimeoutMs: 900_000, bankCreditMs: 20_000, bankSpreadMs: 60_000 };
+/** The bank poll runs every 10 s (every 15 min in production), so the credits arrive over a few polls. */
+const BANK_POLL_CRON = '*/10 * * * * *';
 /** Seconds after the fan-out at which each fault starts, and how long it lasts. */
 const T = FAST
   ? { outageAt: 3, outageFor: 6, pressureAt: 11, pressureFor: 4, pressureRate: 1, lostAcksAt: 16, lostAcksFor: 12, sigkillAt: 18, deployAt: 22 }
@@ -85,9 +87,10 @@ async function main() {
     activityDelayMs: 500,
   });
   exit.add(() => provider.close());
-  const bank = await startBankSimulator({});
+  // The run submits every salary to the bank; the bank credits each one a few seconds later.
+  const bank = await startBankSimulator({ creditDelayMs: P.bankCreditMs, creditSpreadMs: P.bankSpreadMs });
   exit.add(() => bank.close());
-  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms, activity feed lags 500 ms) · bank simulator ${bank.url}`);
+  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms, activity feed lags 500 ms) · bank simulator ${bank.url} (credits ${P.bankCreditMs / 1000}–${(P.bankCreditMs + P.bankSpreadMs) / 1000} s after submission, polled every 10 s)`);
 
   // The render that hangs forever: a valid employee of the largest company, for the month
   // the run will pay (computed for now and a few minutes on, in case a month turns meanwhile).
@@ -118,7 +121,7 @@ async function main() {
     EMAIL_CONCURRENCY_LIMIT: '45',
     ACTIVITY_SETTLE_MS: '3000',
   };
-  const schedulerEnv = { ...env, SCHEDULE_TICK_MS: String(P.tickMs), SWEEP_CRON: '*/10 * * * * *', STALE_HEARTBEAT_MS: '10000' };
+  const schedulerEnv = { ...env, SCHEDULE_TICK_MS: String(P.tickMs), SWEEP_CRON: '*/10 * * * * *', STALE_HEARTBEAT_MS: '10000', BANK_POLL_CRON };
   const echo = (name: string) => (line: string) => {
     if (/"level":(50|60)/.test(line) || (!line.startsWith('{') && line.trim())) process.stderr.write(`  [${name}] ${line.slice(0, 400)}\n`);
   };
@@ -327,6 +330,20 @@ async function main() {
   const wallSeconds = round(((settledAt || performance.now()) - trigger) / 1000);
   event('settled: nothing queued, running or retrying');
 
+  // The bank: the last credits may come in after the slips; the polls mark them and email HR.
+  const bankSettled = async () => {
+    const { rows } = await db.pool.query<{ credited: number; open: number }>(
+      `select (select count(*)::int from salary_transfers where month = $1 and credited_at is not null) as credited,
+              (select count(*)::int from jobs where task_name in ('submit-bank-transfers', 'send-bank-status-email') and status in ('queued', 'running', 'retrying')) as open`,
+      [month],
+    );
+    return rows[0]!.credited === N && rows[0]!.open === 0;
+  };
+  await waitUntil('every salary credited and reported', bankSettled, P.bankCreditMs + P.bankSpreadMs + 120_000, 1000).then(
+    () => event('bank: every salary credited, marked and reported to HR'),
+    () => event('bank: not every salary credited and reported after the wait — checking what there is'),
+  );
+
   // ── checks ───────────────────────────────────────────────────────────────────────────
   const checks: Check[] = [];
   const check = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
@@ -455,6 +472,36 @@ async function main() {
     check('the SIGKILLed worker’s jobs were recovered by the sweeper', r.recovered > 0 && r.dangling === 0 && r.open === 0,
       `${sigkill.name} held ${sigkill.held.length}; ${r.recovered} recovered (worker_lost) and retried, ${sigkill.held.length - r.recovered} finished just before the kill; ${r.done} done, ${r.open} open`);
   } else check('the SIGKILLed worker’s jobs were recovered by the sweeper', false, 'no SIGKILL happened');
+
+  // The bank: every salary submitted once under its month's reference and credited; HR told once per poll that found some.
+  const atBank = bank.transfers().filter((t) => t.reference.startsWith(`salary:${month}:`));
+  const marked = await db.pool.query<{ submitted: number; credited: number }>(
+    `select count(*) filter (where submitted_at is not null)::int as submitted, count(*) filter (where credited_at is not null)::int as credited from salary_transfers where month = $1`,
+    [month],
+  );
+  const pollsWithCredits = await db.pool.query<{ n: number; credited: number }>(`select count(*)::int as n, coalesce(sum(credited), 0)::int as credited from bank_polls where credited > 0`);
+  check('salary transfers: each employee’s net pay submitted once and marked credited for the month', atBank.length === N && atBank.every((t) => t.status === 'credited') && marked.rows[0]!.submitted === N && marked.rows[0]!.credited === N && pollsWithCredits.rows[0]!.credited === N,
+    `${atBank.length}/${N} transfers at the bank (${atBank.filter((t) => t.status === 'credited').length} credited); ${marked.rows[0]!.submitted} submitted, ${marked.rows[0]!.credited} marked credited for ${month}, found by ${pollsWithCredits.rows[0]!.n} poll(s)`);
+  const statusJobs = await db.pool.query<{ key: string; company_id: string; credited: number; hr: string; status: string }>(
+    `select j.idempotency_key as key, j.company_id, (j.payload->>'credited')::int as credited, u.email as hr, j.status::text
+     from jobs j join users u on u.company_id = j.company_id and u.role = 'HR' where j.task_name = 'send-bank-status-email'`,
+  );
+  const statusMails = new Map<string, string[][]>();
+  for (const m of provider.messages()) {
+    const key = m.customArgs?.idempotency_key;
+    if (key?.startsWith('bank-status:')) statusMails.set(key, [...(statusMails.get(key) ?? []), m.to]);
+  }
+  const perCompany = new Map<string, number>();
+  for (const j of statusJobs.rows) perCompany.set(j.company_id, (perCompany.get(j.company_id) ?? 0) + j.credited);
+  const employeesOf = new Map<string, number>();
+  for (const e of employees) employeesOf.set(e.company_id, (employeesOf.get(e.company_id) ?? 0) + 1);
+  const statusOk =
+    statusJobs.rows.length > 0 &&
+    statusJobs.rows.every((j) => j.status === 'done' && statusMails.get(j.key)?.length === 1 && statusMails.get(j.key)![0]!.join() === j.hr) &&
+    statusMails.size === statusJobs.rows.length &&
+    [...employeesOf].every(([company, n]) => perCompany.get(company) === n);
+  check('bank poll: one status email per company per poll that found credits, to its HR, two schedulers', statusOk,
+    `${statusMails.size} status emails for ${statusJobs.rows.length} (company, poll) pairs over ${pollsWithCredits.rows[0]!.n} poll(s); duplicates ${[...statusMails.values()].filter((l) => l.length > 1).length}; companies whose reported counts add up to their employees ${[...employeesOf].filter(([c, n]) => perCompany.get(c) === n).length}/${employeesOf.size}`);
 
   check('the faults happened', (stats.responses['503'] ?? 0) > 0 && inside429 > 0 && stats.droppedAcks > 0,
     `${stats.responses['503'] ?? 0} × 503, ${inside429} × 429 in the pressure window, ${stats.droppedAcks} lost acks; provider max in flight ${stats.maxInFlight}, max ${stats.maxRequestsPerSecond} requests in one second`);

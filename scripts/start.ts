@@ -74,7 +74,11 @@ async function main() {
     cleanups.push(() => provider.close());
     providerUrl = provider.url;
   }
-  const bank = await startBankSimulator({ port: await choosePort(env.BANK_PORT, 'bank simulator') });
+  const bank = await startBankSimulator({
+    port: await choosePort(env.BANK_PORT, 'bank simulator'),
+    creditDelayMs: env.BANK_CREDIT_DELAY_MS,
+    creditSpreadMs: env.BANK_CREDIT_SPREAD_MS,
+  });
   cleanups.push(() => bank.close());
 
   const workerEnv = { DATABASE_URL: db.url, SENDGRID_BASE_URL: providerUrl, SENDGRID_API_KEY: env.SENDGRID_API_KEY, BANK_API_URL: bank.url, LOG_LEVEL: env.LOG_LEVEL };
@@ -112,7 +116,7 @@ async function main() {
   }
   say('');
   say(`Beton is running: dashboard ${url}`);
-  say(`  email inbox (simulator) ${providerUrl}/inbox · bank simulator ${bank.url}`);
+  say(`  email inbox (simulator) ${providerUrl}/inbox · bank simulator ${bank.url} (transfers: ${bank.url}/_admin/transfers)`);
   say(`  run November's payroll now:  npm run beton -- payroll run --month 2026-11`);
   say('  Ctrl-C stops everything.');
   process.stdout.write(`${JSON.stringify({ msg: 'beton ready', url, provider: providerUrl, bank: bank.url, database: maskUrl(db.url) })}\n`);

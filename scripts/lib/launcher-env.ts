@@ -9,6 +9,13 @@ const schema = z.object({
   PORT: z.coerce.number().int().nonnegative().default(3000),
   PROVIDER_PORT: z.coerce.number().int().nonnegative().default(3010),
   BANK_PORT: z.coerce.number().int().nonnegative().default(3020),
+  /**
+   * The bank simulator credits each submitted salary transfer this long after the payroll run
+   * submits it, plus a random part of BANK_CREDIT_SPREAD_MS, so the 15-minute polls find the
+   * month's credits over several windows (ms).
+   */
+  BANK_CREDIT_DELAY_MS: z.coerce.number().int().nonnegative().default(10 * 60_000),
+  BANK_CREDIT_SPREAD_MS: z.coerce.number().int().nonnegative().default(30 * 60_000),
   /** Employees seeded into an empty database. */
   SEED_EMPLOYEES: z.coerce.number().int().nonnegative().default(50_000),
   SEED_COMPANIES: z.coerce.number().int().positive().default(60),

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
@@ -20,6 +20,8 @@ const EnvSchema = z.object({
   STALE_HEARTBEAT_MS: positiveInt.default(60_000),
   STUCK_RUNNING_MS: positiveInt.default(10 * 60_000),
   SWEEP_CRON: z.string().default('*/5 * * * *'),
+  /** The bank poll's schedule (UTC); SPEC R1: every 15 minutes. A 6-field cron has seconds (tests, drills). */
+  BANK_POLL_CRON: z.string().default('*/15 * * * *'),
   /** How often the scheduler ticks; 60000 uses graphile-worker's cron, less runs a local timer (tests, drills). */
   SCHEDULE_TICK_MS: positiveInt.default(60_000),
   DB_CONNECTION_BUDGET: positiveInt.default(60),
@@ -85,6 +87,13 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   } catch (error) {
     throw new ConfigError(`EMAIL_RATE_LIMIT / EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=${e.EMAIL_RATE_WINDOW}: ${(error as Error).message}`);
   }
+  for (const name of ['SWEEP_CRON', 'BANK_POLL_CRON'] as const) {
+    try {
+      parseSchedule(e[name], 'UTC');
+    } catch (error) {
+      throw new ConfigError(`${name}: ${(error as Error).message}`);
+    }
+  }
   const cores = os.availableParallelism();
   const defaultConcurrency = queue.data === 'pdf-render' ? cores : queue.data === 'send-email' ? e.EMAIL_CONCURRENCY_LIMIT : 4;
   const concurrency = values.concurrency !== undefined ? positiveInt.parse(values.concurrency) : (e.WORKER_CONCURRENCY ?? defaultConcurrency);
@@ -102,6 +111,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     staleHeartbeatMs: e.STALE_HEARTBEAT_MS,
     stuckRunningMs: e.STUCK_RUNNING_MS,
     sweepCron: e.SWEEP_CRON,
+    bankPollCron: e.BANK_POLL_CRON,
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,

@@ -11,6 +11,11 @@ describe('worker configuration', () => {
     expect(config.emailLimits).toEqual({ concurrency: 45, ratePerSecond: 40, window: 'fixed', toleranceMs: 100 });
   });
 
+  it('polls the bank every 15 minutes unless BANK_POLL_CRON says otherwise', () => {
+    expect(loadConfig(['--queue', 'maintenance'], env).bankPollCron).toBe('*/15 * * * *');
+    expect(loadConfig(['--queue', 'maintenance'], { ...env, BANK_POLL_CRON: '*/2 * * * * *' }).bankPollCron).toBe('*/2 * * * * *');
+  });
+
   it('names what is wrong', () => {
     expect(() => loadConfig([], env)).toThrow(/--queue is required and must be one of: pdf-render, send-email, maintenance \(got nothing\)/);
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_WINDOW: 'rolling' })).toThrow(ConfigError);
@@ -19,6 +24,7 @@ describe('worker configuration', () => {
       /EMAIL_RATE_LIMIT \/ EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=fixed: .*whole number of starts per second, got 2.5/,
     );
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_TOLERANCE_MS: '1000' })).toThrow(/0–999 ms, got 1000/);
+    expect(() => loadConfig(['--queue', 'maintenance'], { ...env, BANK_POLL_CRON: 'every 15 minutes' })).toThrow(/^BANK_POLL_CRON: Invalid schedule "every 15 minutes"/);
     // A sliding window takes any positive rate.
     expect(loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_LIMIT: '2.5', EMAIL_RATE_WINDOW: 'sliding', EMAIL_RATE_TOLERANCE_MS: '20' }).emailLimits).toMatchObject({
       ratePerSecond: 2.5,

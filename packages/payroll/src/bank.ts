@@ -1,20 +1,103 @@
 import type { Pool } from '@beton/db';
 import { errorFromHttpStatus, inTransaction, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { assertMonth } from './month.ts';
+import { netPay, type Salary } from './slip.ts';
+
+/** A salary transfer as the bank takes it; `amount` in taka, two decimals ("52000.00"). */
+export interface BankTransfer {
+  reference: string;
+  accountNumber: string;
+  amount: string;
+}
+
+export interface BankCredit {
+  reference: string;
+  accountNumber: string;
+  amount: number | string;
+  creditedAt: string;
+}
 
 export interface BankClient {
-  credits(since: Date | null, signal?: AbortSignal): Promise<{ credits: Array<{ reference: string; accountNumber: string; amount: number; creditedAt: string }>; asOf: string }>;
+  /** Registers transfers; the bank dedupes by reference (the same one again is a duplicate, not a second payment). */
+  submit(transfers: BankTransfer[], signal?: AbortSignal): Promise<{ transfers: Array<{ reference: string; duplicate: boolean }> }>;
+  /** Credits since `since` (inclusive), and the bank's clock `asOf`: the next poll's `since`. */
+  credits(since: Date | null, signal?: AbortSignal): Promise<{ credits: BankCredit[]; asOf: string }>;
 }
 
 export function createBankClient(options: { baseUrl: string; apiKey: string }): BankClient {
+  const call = async <T>(path: string, init: RequestInit, signal?: AbortSignal): Promise<T> => {
+    const res = await fetch(new URL(path, options.baseUrl), {
+      ...init,
+      headers: { Authorization: `Bearer ${options.apiKey}`, 'Content-Type': 'application/json' },
+      ...(signal ? { signal } : {}),
+    });
+    if (!res.ok) throw errorFromHttpStatus(res.status, `bank answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as T;
+  };
   return {
-    async credits(since, signal) {
-      const url = new URL('/v1/credits', options.baseUrl);
-      if (since) url.searchParams.set('since', since.toISOString());
-      const res = await fetch(url, { headers: { Authorization: `Bearer ${options.apiKey}` }, ...(signal ? { signal } : {}) });
-      if (!res.ok) throw errorFromHttpStatus(res.status, `bank answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as Awaited<ReturnType<BankClient['credits']>>;
+    submit: (transfers, signal) => call('/v1/transfers', { method: 'POST', body: JSON.stringify({ transfers }) }, signal),
+    credits(since, signal) {
+      return call(`/v1/credits${since ? `?since=${encodeURIComponent(since.toISOString())}` : ''}`, { method: 'GET' }, signal);
     },
   };
+}
+
+/** The bank reference of one employee's salary of one month: `salary:2026-11:emp-48213`. */
+export function salaryTransferReference(month: string, employeeId: number): string {
+  return `salary:${month}:emp-${employeeId}`;
+}
+
+/** Transfers per request to the bank. */
+const SUBMIT_BATCH = 5_000;
+
+/**
+ * The submit-bank-transfers job: one company's salaries of `month` as bank transfers. The
+ * rows (one per employee and month, net pay of the slip) are written once; those the bank
+ * has not accepted yet are sent in batches and marked submitted. The bank dedupes by
+ * reference, so an attempt cut off between its request and the mark sends the same
+ * transfers again and nothing is paid twice.
+ */
+export async function submitSalaryTransfers(
+  deps: { pool: Pool; bank: BankClient },
+  payload: { companyId: string; month: string },
+  signal?: AbortSignal,
+): Promise<{ transfers: number; submitted: number; duplicates: number }> {
+  const { pool, bank } = deps;
+  const month = assertMonth(payload.month);
+  const employees = await pool.query<{ id: number; bank_account: string; salary: Salary }>(
+    'select id, bank_account, salary from employees where company_id = $1 order by id',
+    [payload.companyId],
+  );
+  await pool.query(
+    `insert into salary_transfers (employee_id, month, company_id, reference, bank_account, amount)
+     select t.id, $1, $2, t.reference, t.account, t.amount from unnest($3::int[], $4::text[], $5::text[], $6::numeric[]) as t(id, reference, account, amount)
+     on conflict do nothing`,
+    [
+      month,
+      payload.companyId,
+      employees.rows.map((e) => e.id),
+      employees.rows.map((e) => salaryTransferReference(month, e.id)),
+      employees.rows.map((e) => e.bank_account),
+      employees.rows.map((e) => netPay(e.salary).toFixed(2)),
+    ],
+  );
+  let submitted = 0;
+  let duplicates = 0;
+  for (;;) {
+    const batch = await pool.query<BankTransfer>(
+      `select reference, bank_account as "accountNumber", amount::text as amount from salary_transfers
+       where company_id = $1 and month = $2 and submitted_at is null order by reference limit $3`,
+      [payload.companyId, month, SUBMIT_BATCH],
+    );
+    if (!batch.rowCount) break;
+    const answer = await bank.submit(batch.rows, signal);
+    duplicates += answer.transfers.filter((t) => t.duplicate).length;
+    await pool.query('update salary_transfers set submitted_at = now() where reference = any($1::text[]) and submitted_at is null', [
+      batch.rows.map((t) => t.reference),
+    ]);
+    submitted += batch.rows.length;
+  }
+  return { transfers: employees.rowCount ?? 0, submitted, duplicates };
 }
 
 export interface BankPollDeps {
@@ -26,10 +109,11 @@ export interface BankPollDeps {
 }
 
 /**
- * The 15-minute bank poll (R1 recurring, R11): marks credited salaries and sends each
- * company's HR one status email per poll that found changes — never two, even with two
- * schedulers: the poll takes a lock per due time and the email's key is per company and
- * poll window.
+ * The 15-minute bank poll (R1 recurring, R11): marks each credited transfer's month credited
+ * (matched by its reference, so every month is marked on its own) and sends each company's
+ * HR one status email per poll that found changes — never two, even with two schedulers:
+ * the poll takes a lock per due time, records the due time once, and the email's key is per
+ * company and poll window.
  */
 export async function pollBankCredits(deps: BankPollDeps, dueAt: string, signal?: AbortSignal): Promise<{ status: 'polled' | 'locked' | 'done-before'; credited: number; companies: number }> {
   const key = `lock:bank-poll:${dueAt}`;
@@ -40,12 +124,16 @@ export async function pollBankCredits(deps: BankPollDeps, dueAt: string, signal?
     const last = await deps.pool.query<{ as_of: Date }>('select as_of from bank_polls order by due_at desc limit 1');
     const { credits, asOf } = await deps.bank.credits(last.rows[0]?.as_of ?? null, signal);
     return await inTransaction(deps.pool, undefined, async (client) => {
+      // Polls of different windows mark one after the other (a late one overlapping the next
+      // would otherwise lock the same rows in another order). `since` is inclusive: a credit
+      // the previous poll saw comes again and is skipped by `credited_at is null`.
+      await client.query(`select pg_advisory_xact_lock(hashtext('beton:bank-poll'))`);
       const updated = await client.query<{ company_id: string; n: number }>(
-        `with c as (select * from unnest($1::text[], $2::timestamptz[]) as t(account, credited_at))
-         , u as (update employees e set salary_credited_at = c.credited_at from c
-                 where e.bank_account = c.account and e.salary_credited_at is null returning e.company_id)
-         select company_id, count(*)::int as n from u group by company_id`,
-        [credits.map((c) => c.accountNumber), credits.map((c) => c.creditedAt)],
+        `with c as (select * from unnest($1::text[], $2::timestamptz[]) as t(reference, credited_at))
+         , u as (update salary_transfers s set credited_at = c.credited_at from c
+                 where s.reference = c.reference and s.credited_at is null returning s.company_id)
+         select company_id, count(*)::int as n from u group by company_id order by company_id`,
+        [credits.map((c) => c.reference), credits.map((c) => c.creditedAt)],
       );
       for (const row of updated.rows) {
         await deps.jobs.enqueue('send-bank-status-email', { companyId: row.company_id, pollWindow: dueAt, credited: row.n }, { client });

@@ -26,8 +26,8 @@ export class CompanyNotFoundError extends Error {
 
 /**
  * The monthly run of one company (R1 scheduled, R11): take `lock:payroll:<company>:<month>`,
- * insert the unique payroll_runs row, and enqueue one render-slip job per employee — the
- * row and the jobs in one transaction. Another server holding the lock, or a row that
+ * insert the unique payroll_runs row, and enqueue one render-slip job per employee and the
+ * company's submit-bank-transfers job — the row and the jobs in one transaction. Another server holding the lock, or a row that
  * already exists, means the run happened elsewhere: skip quietly. Only enqueues; never renders.
  */
 export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, month: string): Promise<FanoutResult> {
@@ -57,6 +57,8 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
         employees.rows.map((e) => ({ payload: { companyId, employeeId: e.id, month, payrollRunId: runId } })),
         { client },
       );
+      // The month's salary transfers go to the bank in a job of their own: one enqueue here.
+      if (employees.rowCount) await jobs.enqueue('submit-bank-transfers', { companyId, month, payrollRunId: runId }, { client });
       await client.query(`update payroll_runs set status = 'running', employee_count = $2, enqueued_at = now() where id = $1`, [runId, employees.rowCount]);
       return { status: 'created', runId, enqueued: renders.created, ms: Math.round(performance.now() - started) };
     });

@@ -4,13 +4,36 @@ import { PermanentError } from '@beton/jobs';
 import type { SlipData } from '@beton/pdf';
 import { createHash } from 'node:crypto';
 
-interface Salary {
+export interface Salary {
   basic: number;
   houseRent: number;
   medical: number;
   conveyance: number;
   tax: number;
   providentFund: number;
+}
+
+/** A month's earnings and deductions, as the slip prints them. */
+function salaryLines(s: Salary) {
+  return {
+    earnings: [
+      { labelEn: 'Basic salary', labelBn: 'মূল বেতন', amount: s.basic },
+      { labelEn: 'House rent', labelBn: 'বাড়ি ভাড়া', amount: s.houseRent },
+      { labelEn: 'Medical allowance', labelBn: 'চিকিৎসা ভাতা', amount: s.medical },
+      { labelEn: 'Conveyance', labelBn: 'যাতায়াত ভাতা', amount: s.conveyance },
+    ],
+    deductions: [
+      { labelEn: 'Income tax', labelBn: 'আয়কর', amount: s.tax },
+      { labelEn: 'Provident fund', labelBn: 'ভবিষ্য তহবিল', amount: s.providentFund },
+    ],
+  };
+}
+
+/** Net pay in taka: what the slip shows and what the bank transfers. */
+export function netPay(salary: Salary): number {
+  const { earnings, deductions } = salaryLines(salary);
+  const sum = (lines: { amount: number }[]) => lines.reduce((a, l) => a + l.amount, 0);
+  return sum(earnings) - sum(deductions);
 }
 
 /** What a slip prints, from the employee row and their salary components. */
@@ -22,18 +45,7 @@ export async function loadSlipData(db: Pool | PoolClient, employeeId: number, mo
   );
   const e = rows[0];
   if (!e) throw new PermanentError('employee_not_found', `Employee ${employeeId} does not exist (deleted after the job was queued?)`);
-  const s = e.salary;
-  const earnings = [
-    { labelEn: 'Basic salary', labelBn: 'মূল বেতন', amount: s.basic },
-    { labelEn: 'House rent', labelBn: 'বাড়ি ভাড়া', amount: s.houseRent },
-    { labelEn: 'Medical allowance', labelBn: 'চিকিৎসা ভাতা', amount: s.medical },
-    { labelEn: 'Conveyance', labelBn: 'যাতায়াত ভাতা', amount: s.conveyance },
-  ];
-  const deductions = [
-    { labelEn: 'Income tax', labelBn: 'আয়কর', amount: s.tax },
-    { labelEn: 'Provident fund', labelBn: 'ভবিষ্য তহবিল', amount: s.providentFund },
-  ];
-  const sum = (lines: { amount: number }[]) => lines.reduce((a, l) => a + l.amount, 0);
+  const { earnings, deductions } = salaryLines(e.salary);
   return {
     companyId: e.company_id,
     company: { name: e.company },
@@ -41,7 +53,7 @@ export async function loadSlipData(db: Pool | PoolClient, employeeId: number, mo
     month,
     earnings,
     deductions,
-    netPay: sum(earnings) - sum(deductions),
+    netPay: netPay(e.salary),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
  * CLI: run the bank simulator.
  *
- *   npm run sim:bank -- [--port 8026] [--host 127.0.0.1] [--api-key bank-dev-key] [--credit-delay 0]
+ *   npm run sim:bank -- [--port 8026] [--host 127.0.0.1] [--api-key bank-dev-key] [--credit-delay 0] [--credit-spread 0]
  *
- * Environment (flags win): PORT or BANK_PORT, BANK_HOST, BANK_API_KEY, BANK_CREDIT_DELAY_MS.
+ * Environment (flags win): PORT or BANK_PORT, BANK_HOST, BANK_API_KEY, BANK_CREDIT_DELAY_MS,
+ * BANK_CREDIT_SPREAD_MS.
  * Prints "bank simulator listening on <url>" and stops on SIGTERM/SIGINT.
  */
 import { startBankSimulator, type BankSimulatorOptions } from './bank.ts';
@@ -19,9 +20,11 @@ const apiKey = stringOption(args, 'api-key', 'BANK_API_KEY');
 if (apiKey !== undefined) opts.apiKey = apiKey;
 const delay = numberOption(args, 'credit-delay', 'BANK_CREDIT_DELAY_MS');
 if (delay !== undefined) opts.creditDelayMs = delay;
+const spread = numberOption(args, 'credit-spread', 'BANK_CREDIT_SPREAD_MS');
+if (spread !== undefined) opts.creditSpreadMs = spread;
 
 const bank = await startBankSimulator(opts);
-console.log(`bank simulator listening on ${bank.url} (api key ${bank.apiKey}, credit delay ${opts.creditDelayMs ?? 0} ms)`);
+console.log(`bank simulator listening on ${bank.url} (api key ${bank.apiKey}, credit delay ${opts.creditDelayMs ?? 0} ms + up to ${opts.creditSpreadMs ?? 0} ms)`);
 
 let stopping = false;
 const stop = (signal: string): void => {

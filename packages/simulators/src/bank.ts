@@ -14,11 +14,13 @@
  *                               credits with creditedAt >= since (inclusive: dedupe by reference),
  *                               oldest first. Use the returned `asOf` (server clock) as the next `since`.
  *   POST /_admin/credit-all     credit every pending transfer now
+ *   POST /_admin/credit         {references:[...]} credit those pending transfers now
  *   POST /_admin/faults         {unavailableForMs} -> 503 on /v1 routes for that long
  *   GET  /_admin/transfers      every transfer with its status
  *   POST /_admin/reset          forget everything
  *
- * No timers: a transfer is due at registeredAt + creditDelayMs and is credited (creditedAt =
+ * No timers: a transfer is due at registeredAt + creditDelayMs (+ a random part of
+ * creditSpreadMs, so a month's transfers arrive over several polls) and is credited (creditedAt =
  * the moment it is noticed) by the next request or `creditAll()`/`credits()` call at or after
  * that time, so a poller that uses `asOf` never misses one.
  */
@@ -35,6 +37,8 @@ export interface BankSimulatorOptions {
   apiKey?: string;
   /** Time from registration until a transfer is credited, in ms; default 0 (immediately). */
   creditDelayMs?: number;
+  /** Each transfer waits a further random 0..creditSpreadMs ms; default 0. */
+  creditSpreadMs?: number;
   /** Logger for admin actions; default silent. */
   log?: (line: string) => void;
 }
@@ -75,6 +79,8 @@ export interface BankSimulator {
   register(transfers: TransferInput[]): RegisterResult[];
   /** Credit every pending transfer now; returns how many were credited. */
   creditAll(): number;
+  /** Credit these pending transfers now (unknown or already credited references are skipped); returns how many were credited. */
+  credit(references: string[]): number;
   /** Credits with creditedAt >= since (all when omitted), oldest first. */
   credits(since?: Date): Credit[];
   transfers(): Transfer[];
@@ -97,11 +103,13 @@ const TransferSchema = z.object({
   amount: z.union([z.number().positive().finite(), z.string().regex(/^\d+(\.\d{1,2})?$/)]),
 });
 const RegisterSchema = z.union([z.object({ transfers: z.array(TransferSchema).min(1).max(100_000) }), z.array(TransferSchema).min(1).max(100_000)]);
+const CreditSchema = z.object({ references: z.array(z.string().min(1)).max(100_000) });
 const FaultsSchema = z.object({ unavailableForMs: z.number().min(0).optional() }).strict();
 
 export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promise<BankSimulator> {
   const apiKey = opts.apiKey ?? 'bank-dev-key';
   const delay = opts.creditDelayMs ?? 0;
+  const spread = opts.creditSpreadMs ?? 0;
   const log = opts.log ?? (() => {});
   let byRef = new Map<string, Transfer>();
   let pending = new Set<Transfer>();
@@ -134,7 +142,7 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
         out.push({ reference: old.reference, status: old.status, registeredAt: old.registeredAt.toISOString(), duplicate: true });
         continue;
       }
-      const tr: Transfer = { ...t, status: 'pending', registeredAt: now, dueAt: new Date(now.getTime() + delay), creditedAt: null };
+      const tr: Transfer = { ...t, status: 'pending', registeredAt: now, dueAt: new Date(now.getTime() + delay + Math.floor(Math.random() * spread)), creditedAt: null };
       byRef.set(t.reference, tr);
       pending.add(tr);
       out.push({ reference: tr.reference, status: tr.status, registeredAt: now.toISOString(), duplicate: false });
@@ -144,18 +152,22 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
     return out;
   }
 
-  function creditAll(): number {
+  function creditNow(list: Iterable<Transfer>): number {
     const now = new Date();
-    const n = pending.size;
-    for (const t of pending) {
+    let n = 0;
+    for (const t of list) {
+      if (!pending.delete(t)) continue;
       t.status = 'credited';
       t.creditedAt = now;
       credited.push(t);
+      n++;
     }
-    pending.clear();
     if (n > 0) log(`[bank-sim] credited ${n} transfer(s)`);
     return n;
   }
+
+  const creditAll = (): number => creditNow([...pending]);
+  const credit = (references: string[]): number => creditNow(references.flatMap((r) => byRef.get(r) ?? []));
 
   function credits(since?: Date): Credit[] {
     settle();
@@ -202,6 +214,13 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
 
     if (path.startsWith('/_admin/')) {
       if (req.method === 'POST' && path === '/_admin/credit-all') return sendJson(res, 200, { credited: creditAll() });
+      if (req.method === 'POST' && path === '/_admin/credit') {
+        const b = await jsonBody(req, res);
+        if (!b.ok) return;
+        const refs = CreditSchema.safeParse(b.body);
+        if (!refs.success) return sendJson(res, 400, { error: 'invalid references', issues: refs.error.issues });
+        return sendJson(res, 200, { credited: credit(refs.data.references) });
+      }
       if (req.method === 'POST' && path === '/_admin/reset') {
         reset();
         return sendJson(res, 200, { ok: true });
@@ -266,6 +285,7 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
     apiKey,
     register,
     creditAll,
+    credit,
     credits,
     transfers: () => {
       settle();

@@ -63,6 +63,26 @@ describe('bank simulator', () => {
     expect((await (await api(slow, '/v1/transfers/payroll%3A2026-11%3Aemp-2')).json()) as { status: string }).toMatchObject({ status: 'credited' });
   });
 
+  it('credits chosen transfers at once (the tests\' way to make a poll find changes) and spreads credits over time', async () => {
+    const b = await bank({ creditDelayMs: 60_000 });
+    b.register(transfers);
+    expect(b.credit(['payroll:2026-11:emp-2', 'unknown'])).toBe(1);
+    expect(b.credits().map((c) => c.reference)).toEqual(['payroll:2026-11:emp-2']);
+    const res = await fetch(`${b.url}/_admin/credit`, { method: 'POST', body: JSON.stringify({ references: ['payroll:2026-11:emp-1', 'payroll:2026-11:emp-2'] }) });
+    expect(await res.json()).toEqual({ credited: 1 });
+    expect(b.credits().map((c) => c.reference).sort()).toEqual(['payroll:2026-11:emp-1', 'payroll:2026-11:emp-2']);
+
+    const spread = await bank({ creditDelayMs: 1_000, creditSpreadMs: 60_000 });
+    const many = Array.from({ length: 50 }, (_, i) => ({ reference: `payroll:2026-11:emp-${i + 1}`, accountNumber: '0011223344', amount: 100 }));
+    const before = Date.now();
+    spread.register(many);
+    const due = spread.transfers().map((t) => t.dueAt.getTime() - t.registeredAt.getTime());
+    expect(Math.min(...due)).toBeGreaterThanOrEqual(1_000);
+    expect(Math.max(...due)).toBeLessThan(61_000);
+    expect(new Set(due).size).toBeGreaterThan(10);
+    expect(spread.transfers().every((t) => t.status === 'pending' && t.registeredAt.getTime() >= before)).toBe(true);
+  });
+
   it('is idempotent per reference and refuses conflicting data', async () => {
     const b = await bank();
     await api(b, '/v1/transfers', { method: 'POST', body: JSON.stringify(transfers) });

@@ -7,6 +7,7 @@ import { renderSlipHandler } from './render-slip.ts';
 import { sendBankStatusEmailHandler } from './send-bank-status-email.ts';
 import { sendReminderEmailHandler } from './send-reminder-email.ts';
 import { sendSlipEmailHandler } from './send-slip-email.ts';
+import { submitBankTransfersHandler } from './submit-bank-transfers.ts';
 import { sweepStuckJobsHandler } from './sweep-stuck-jobs.ts';
 
 /** One handler per job definition; the type makes a definition without a handler a compile error. */
@@ -16,6 +17,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'send-reminder-email': sendReminderEmailHandler,
   'send-bank-status-email': sendBankStatusEmailHandler,
   'payroll-fanout': payrollFanoutHandler,
+  'submit-bank-transfers': submitBankTransfersHandler,
   'sweep-stuck-jobs': sweepStuckJobsHandler,
   'poll-bank': pollBankHandler,
   noop: noopHandler,

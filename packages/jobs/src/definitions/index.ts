@@ -5,9 +5,10 @@ import { renderSlip } from './render-slip.ts';
 import { sendBankStatusEmail } from './send-bank-status-email.ts';
 import { sendReminderEmail } from './send-reminder-email.ts';
 import { sendSlipEmail } from './send-slip-email.ts';
+import { submitBankTransfers } from './submit-bank-transfers.ts';
 import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
 
-export { noop, payrollFanout, pollBank, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, sweepStuckJobs };
+export { noop, payrollFanout, pollBank, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
 export * from './shared.ts';
 
 /** Every job Beton knows: the typed enqueue and each worker's task list come from here. */
@@ -17,6 +18,7 @@ export const jobDefinitions = [
   sendReminderEmail,
   sendBankStatusEmail,
   payrollFanout,
+  submitBankTransfers,
   sweepStuckJobs,
   pollBank,
   noop,
