@@ -5,7 +5,7 @@
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
-import { approvePayroll, createBankClient, pollBankCredits, runPayroll } from '@beton/payroll';
+import { createBankClient, pollBankCredits, runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
@@ -164,18 +164,4 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     const sent = provider.messages().filter((m) => String(m.customArgs?.idempotency_key ?? '').startsWith('bank-status:'));
     expect(sent).toHaveLength(companies);
   }, 60_000);
-
-  it('the approval reminder does not go before its 30 minutes', async () => {
-    const company = (await db.pool.query<{ id: string }>('select id from companies order by name limit 1')).rows[0]!.id;
-    const now = new Date();
-    const later = await approvePayroll({ pool: db.pool, jobs }, { companyId: company, month: MONTH, approvedBy: 'hr', now });
-    expect(later.runAt.getTime() - now.getTime()).toBe(30 * 60_000);
-    const { rows } = await db.pool.query<{ n: number; min: Date }>(`select count(*)::int as n, min(run_at) as min from jobs where task_name = 'send-reminder-email'`);
-    expect(rows[0]!.n).toBe(later.reminders);
-    expect(rows[0]!.min.getTime()).toBeGreaterThanOrEqual(now.getTime() + 30 * 60_000 - 1);
-    await new Promise((r) => setTimeout(r, 1500));
-    const ran = await db.pool.query(`select count(*)::int as n from jobs where task_name = 'send-reminder-email' and status <> 'queued'`);
-    expect(ran.rows[0].n).toBe(0);
-    expect(provider.messages().filter((m) => String(m.customArgs?.idempotency_key ?? '').startsWith('reminder:'))).toHaveLength(0);
-  }, 30_000);
 });
