@@ -10,20 +10,11 @@ import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type Job
 import { approvePayroll, resendSlip, runPayroll } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll } from '../../../scripts/lib/processes.ts';
 
 const MONTH = '2026-10';
 const MINUTE = 60_000;
-
-async function waitUntil<T>(what: string, fn: () => Promise<T | false | null | undefined>, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () => {
   let db: TestDatabase;
@@ -90,7 +81,7 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
     if (Date.now() < earlyDue - 500) expect(reminders(earlyEmployees)).toHaveLength(0);
     await waitUntil('the early company reminders, once due', async () => reminders(earlyEmployees).length >= earlyEmployees.length, 40_000);
     await new Promise((r) => setTimeout(r, 1000)); // a second copy would come now
-    await waitUntil('settled', settled);
+    await waitUntil('settled', settled, 60_000);
 
     for (const [list, employees] of [
       [reminders(dueEmployees), dueEmployees],
@@ -110,11 +101,11 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
     expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`]);
     const first = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
     expect(first).toMatchObject({ resend: 1, created: true });
-    await waitUntil('resend-1 delivered', async () => slipKeys(employee.id).length === 2);
+    await waitUntil('resend-1 delivered', async () => slipKeys(employee.id).length === 2, 60_000);
     const second = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
     expect(second).toMatchObject({ resend: 2, created: true });
-    await waitUntil('resend-2 delivered', async () => slipKeys(employee.id).length === 3);
-    await waitUntil('settled', settled);
+    await waitUntil('resend-2 delivered', async () => slipKeys(employee.id).length === 3, 60_000);
+    await waitUntil('settled', settled, 60_000);
     expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`, `slip:${MONTH}:emp-${employee.id}:resend-1`, `slip:${MONTH}:emp-${employee.id}:resend-2`]);
     expect(provider.messages({ to: employee.email }).filter((m) => m.attachments.length === 1)).toHaveLength(3);
   }, 60_000);
@@ -132,15 +123,15 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
 
     const fixed = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr-2@third.example' });
     expect(fixed).toMatchObject({ resend: 2, created: true });
-    await waitUntil('resend-2 delivered', async () => slipKeys(employee.id).length === 2);
+    await waitUntil('resend-2 delivered', async () => slipKeys(employee.id).length === 2, 60_000);
 
     // The admin clears the DLQ: resend-1's job row is deleted.
     expect(await discardJobs(db.pool, { ids: [broken.jobId] }, 'admin@beton.example')).toEqual({ discarded: 1 });
     const again = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr-3@third.example' });
     expect(again).toMatchObject({ resend: 3, created: true });
     expect(again.jobId).not.toBe(fixed.jobId);
-    await waitUntil('resend-3 delivered', async () => slipKeys(employee.id).length === 3);
-    await waitUntil('settled', settled);
+    await waitUntil('resend-3 delivered', async () => slipKeys(employee.id).length === 3, 60_000);
+    await waitUntil('settled', settled, 60_000);
     expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`, `slip:${MONTH}:emp-${employee.id}:resend-2`, `slip:${MONTH}:emp-${employee.id}:resend-3`]);
 
     // Every resend is on record with who asked, the discarded one too.
