@@ -8,6 +8,7 @@ import {
   createJobClient,
   createLogger,
   definitionSchedules,
+  firstSeenDueTimes,
   jobDefinitions,
   PostgresLimiterStore,
   queueDepth,
@@ -64,15 +65,21 @@ async function main() {
 
   const isScheduler = config.queue === 'maintenance';
   const workerId = config.workerId ?? `${os.hostname()}:${process.pid}:${config.queue}:${randomUUID().slice(0, 8)}`;
-  const tick = (now?: Date) =>
-    runScheduleTick({
+  const lookbackMs = Math.max(5 * 60_000, config.scheduleTickMs * 2);
+  const firstSeen = firstSeenDueTimes(lookbackMs * 2);
+  const tick = async (now?: Date) => {
+    const result = await runScheduleTick({
       pool,
       jobs,
       sources: [async () => definitionSchedules(definitions), companyPayrollSchedules],
       ...(now ? { now } : {}),
-      lookbackMs: Math.max(5 * 60_000, config.scheduleTickMs * 2),
+      lookbackMs,
       by: workerId,
     });
+    if (result.enqueued.length) log.info({ enqueued: result.enqueued }, 'schedules enqueued');
+    const skipped = firstSeen(result.taken, now);
+    if (skipped.length) log.info({ skipped }, 'schedules already enqueued by another scheduler: skipped');
+  };
   const useGraphileCron = isScheduler && config.scheduleTickMs >= 60_000;
 
   const worker = await startWorker({
@@ -92,8 +99,7 @@ async function main() {
           rawTasks: {
             'beton:schedule-tick': async (payload) => {
               const ts = (payload as { _cron?: { ts?: string } })._cron?.ts;
-              const result = await tick(ts ? new Date(ts) : undefined);
-              if (result.enqueued.length) log.info({ enqueued: result.enqueued }, 'schedules enqueued');
+              await tick(ts ? new Date(ts) : undefined);
             },
           },
           crontab: '* * * * * beton:schedule-tick ?max=1',

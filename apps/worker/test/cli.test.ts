@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions } from '@beton/jobs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -127,5 +127,93 @@ describe('beton CLI (a real process on a test database)', () => {
     expect(plan.email.workersPerMachine).toBe(480);
     expect(plan.email.perSecond).toBe(37.5);
     expect(plan.naive.slipsInWindow).toBe(12_600);
+  });
+});
+
+describe('beton payroll run (a real process on a seeded test database)', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let companies: Array<{ id: string; name: string; employees: number }>;
+  const renderJobs = async (month: string) =>
+    (await db.pool.query<{ company_id: string; n: number; employees: number }>(
+      `select company_id, count(*)::int as n, count(distinct employee_id)::int as employees from jobs where task_name = 'render-slip' and payload->>'month' = $1 group by 1`,
+      [month],
+    )).rows;
+  const oneLine = (run: Run) => {
+    const lines = run.stderr.trim().split('\n');
+    expect(lines, run.stderr).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/\n\s+at |Error:/);
+    return lines[0];
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('cli-payroll');
+    await seedDatabase(db.pool, { employees: 25, companies: 3, invalidRate: 0, seed: 5 });
+    env = { DATABASE_URL: db.url, USER: 'tester' };
+    companies = (await db.pool.query<{ id: string; name: string; employees: number }>(
+      `select c.id, c.name, count(e.id)::int as employees from companies c join employees e on e.company_id = c.id group by c.id, c.name order by c.name`,
+    )).rows;
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('runs a month for every company: one render-slip job per employee, one payroll run per company', async () => {
+    const run = await beton(['payroll', 'run', '--month', '2026-11'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Payroll 2026-11: enqueuing slips for 3 companies…$/m);
+    expect(run.stdout).toMatch(/^Done in \d+\.\d\d s: 25 render-slip jobs enqueued for 3 companies$/m);
+    const jobs = await renderJobs('2026-11');
+    expect(jobs.map((j) => [j.company_id, j.n, j.employees]).sort()).toEqual(companies.map((c) => [c.id, c.employees, c.employees]).sort());
+    const runs = await db.pool.query(`select company_id, status, employee_count, created_by from payroll_runs where month = '2026-11' order by company_id`);
+    expect(runs.rows).toHaveLength(3);
+    for (const r of runs.rows) expect(r).toMatchObject({ status: 'running', created_by: expect.stringMatching(/^cli:tester@/) });
+  });
+
+  it('--company runs one company only', async () => {
+    const [, second] = companies;
+    const run = await beton(['payroll', 'run', '--month', '2026-10', '--company', second!.id], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Payroll 2026-10: enqueuing slips for ${second!.name} (${second!.id})…`);
+    expect(run.stdout).toMatch(new RegExp(`^Done in \\d+\\.\\d\\d s: ${second!.employees} render-slip jobs enqueued for 1 company$`, 'm'));
+    expect(await renderJobs('2026-10')).toEqual([{ company_id: second!.id, n: second!.employees, employees: second!.employees }]);
+    const runs = await db.pool.query(`select company_id from payroll_runs where month = '2026-10'`);
+    expect(runs.rows).toEqual([{ company_id: second!.id }]);
+  });
+
+  it('a second run of the same month says it was already done and enqueues nothing', async () => {
+    const before = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`);
+    const all = await beton(['payroll', 'run', '--month', '2026-11'], env);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(/^Already done: payroll 2026-11 was already run for all 3 companies; nothing enqueued\.$/m);
+    const one = await beton(['payroll', 'run', '--month', '2026-10', '--company', companies[1]!.id], env);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^Already done: payroll 2026-10 was already run for this company; nothing enqueued\.$/m);
+    // The rest of 2026-10: the company already run is skipped, the other two are run.
+    const rest = await beton(['payroll', 'run', '--month', '2026-10'], env);
+    expect(rest.stdout).toMatch(new RegExp(`^Done in \\d+\\.\\d\\d s: ${companies[0]!.employees + companies[2]!.employees} render-slip jobs enqueued for 2 companies; 1 already run for 2026-10 \\(skipped\\)$`, 'm'));
+    const after = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`);
+    expect(after.rows[0]!.n - before.rows[0]!.n).toBe(companies[0]!.employees + companies[2]!.employees);
+  });
+
+  it('a bad month or an unknown company: one line, no stack, non-zero exit, nothing enqueued', async () => {
+    const before = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`);
+    const month = await beton(['payroll', 'run', '--month', '2026-13'], env);
+    expect(month.code).toBe(2);
+    expect(oneLine(month)).toBe('beton payroll run: Invalid month "2026-13": expected YYYY-MM, e.g. 2026-11');
+
+    const missing = '00000000-0000-4000-a000-000000000000';
+    const unknown = await beton(['payroll', 'run', '--month', '2026-09', '--company', missing], env);
+    expect(unknown.code).toBe(1);
+    expect(oneLine(unknown)).toBe(`beton payroll run: No company with id ${missing}`);
+    expect(unknown.stdout).toBe('');
+
+    const notAnId = await beton(['payroll', 'run', '--month', '2026-09', '--company', 'surma'], env);
+    expect(notAnId.code).toBe(2);
+    expect(oneLine(notAnId)).toBe('beton payroll run: --company must be a company id (uuid), got "surma"');
+
+    const after = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`);
+    expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
+    expect((await db.pool.query(`select 1 from payroll_runs where month = '2026-09'`)).rowCount).toBe(0);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
-import { approvePayroll, runPayroll } from '@beton/payroll';
+import { runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
@@ -74,14 +74,48 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     // Every company's schedule fires each minute; the tick looks back 5 minutes, so both
     // schedulers see a due time at once and race for it.
     await db.pool.query(`update companies set payroll_schedule = '* * * * *', time_zone = 'Asia/Dhaka'`);
-    const schedulers = [spawnWorker({ name: 'scheduler-a', queue: 'maintenance', env }), spawnWorker({ name: 'scheduler-b', queue: 'maintenance', env })];
+    // Each scheduler's log (info): the due times it enqueued, those it found taken by the other.
+    const logs: Record<string, Array<{ msg: string; enqueued?: Array<{ scheduleId: string; dueAt: string }>; skipped?: Array<{ scheduleId: string; dueAt: string; by: string }> }>> = { 'scheduler-a': [], 'scheduler-b': [] };
+    const spawnScheduler = (id: string) =>
+      spawnWorker({
+        name: id,
+        queue: 'maintenance',
+        env: { ...env, LOG_LEVEL: 'info' },
+        args: ['--worker-id', id],
+        onLine: (line) => {
+          if (line.startsWith('{')) logs[id]!.push(JSON.parse(line));
+        },
+      });
+    const schedulers = [spawnScheduler('scheduler-a'), spawnScheduler('scheduler-b')];
     workers.push(...schedulers);
     await Promise.all(schedulers.map((s) => s.ready));
     const month = await waitUntil('payroll runs', async () => {
       const { rows } = await db.pool.query<{ month: string; n: number }>(`select month, count(*)::int as n from payroll_runs group by month`);
       return rows.length === 1 && rows[0]!.n === 3 ? rows[0]!.month : null;
     });
+    // The race happened: every company due time one scheduler enqueued, the other one met in
+    // its own tick and skipped, naming the winner.
+    const ENQUEUED = 'schedules enqueued';
+    const SKIPPED = 'schedules already enqueued by another scheduler: skipped';
+    const payrollDueTimes = (id: string, msg: string): Array<{ scheduleId: string; dueAt: string; by?: string }> =>
+      logs[id]!
+        .filter((l) => l.msg === msg)
+        .flatMap((l) => (msg === ENQUEUED ? l.enqueued : l.skipped) ?? [])
+        .filter((e) => e.scheduleId.startsWith('payroll:'));
+    const other = (id: string) => (id === 'scheduler-a' ? 'scheduler-b' : 'scheduler-a');
+    const raced = await waitUntil('both schedulers ticked over the same due times', async () => {
+      const pairs = ['scheduler-a', 'scheduler-b'].flatMap((winner) => {
+        const skipped = payrollDueTimes(other(winner), SKIPPED);
+        return payrollDueTimes(winner, ENQUEUED).map((e) => ({ ...e, winner, lost: skipped.some((s) => s.scheduleId === e.scheduleId && s.dueAt === e.dueAt && s.by === winner) }));
+      });
+      return pairs.length > 0 && pairs.every((p) => p.lost) ? pairs : null;
+    }, 20_000);
+    expect(new Set(raced.map((p) => p.scheduleId)).size).toBe(3);
+    const keys = raced.map((p) => `${p.scheduleId}@${p.dueAt}`);
+    expect(new Set(keys).size).toBe(keys.length); // no due time enqueued twice
     await new Promise((r) => setTimeout(r, 2000)); // let the second scheduler's ticks run too
+    const fanouts = Object.values(logs).flat().filter((l) => /^payroll run (created|exists|locked)$/.test(l.msg));
+    expect(fanouts.map((l) => l.msg)).toEqual(['payroll run created', 'payroll run created', 'payroll run created']);
     const runs = await db.pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from payroll_runs group by company_id`);
     expect(runs.rows).toHaveLength(3);
     expect(runs.rows.every((r) => r.n === 1)).toBe(true);
@@ -91,6 +125,11 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     );
     expect(renders.rows[0]).toEqual({ n: 90, distinct: 90 });
     await Promise.all(schedulers.map((s) => s.stop(20_000)));
+    // Their logs complete: every skip names a due time the other scheduler enqueued.
+    for (const id of ['scheduler-a', 'scheduler-b']) {
+      const won = payrollDueTimes(other(id), ENQUEUED).map((e) => `${e.scheduleId}@${e.dueAt}`);
+      for (const s of payrollDueTimes(id, SKIPPED)) expect(won).toContain(`${s.scheduleId}@${s.dueAt}`);
+    }
     await waitUntil('first month settled', settled, 120_000);
   }, 180_000);
 
@@ -148,18 +187,4 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     expect(provider.messages({ customArgs: { idempotency_key: `slip:${MONTH}:emp-${job.employee_id}` } })).toHaveLength(1);
     expect(provider.messages({ to: `fixed.${job.employee_id}@beton-fixed.example.com` })).toHaveLength(1);
   }, 60_000);
-
-  it('the approval reminder does not go before its 30 minutes', async () => {
-    const company = (await db.pool.query<{ id: string }>('select id from companies order by name limit 1')).rows[0]!.id;
-    const now = new Date();
-    const later = await approvePayroll({ pool: db.pool, jobs }, { companyId: company, month: MONTH, approvedBy: 'hr', now });
-    expect(later.runAt.getTime() - now.getTime()).toBe(30 * 60_000);
-    const { rows } = await db.pool.query<{ n: number; min: Date }>(`select count(*)::int as n, min(run_at) as min from jobs where task_name = 'send-reminder-email'`);
-    expect(rows[0]!.n).toBe(later.reminders);
-    expect(rows[0]!.min.getTime()).toBeGreaterThanOrEqual(now.getTime() + 30 * 60_000 - 1);
-    await new Promise((r) => setTimeout(r, 1500));
-    const ran = await db.pool.query(`select count(*)::int as n from jobs where task_name = 'send-reminder-email' and status <> 'queued'`);
-    expect(ran.rows[0].n).toBe(0);
-    expect(provider.messages().filter((m) => String(m.customArgs?.idempotency_key ?? '').startsWith('reminder:'))).toHaveLength(0);
-  }, 30_000);
 });

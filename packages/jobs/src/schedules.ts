@@ -84,11 +84,14 @@ export interface TickOptions {
 
 export interface TickResult {
   enqueued: Array<{ scheduleId: string; dueAt: Date; jobId: number }>;
+  /** Due times of this tick that another scheduler (`by`) had already enqueued: skipped. */
+  taken: Array<{ scheduleId: string; dueAt: Date; by: string }>;
 }
 
 export async function runScheduleTick({ pool, jobs, sources, now = new Date(), lookbackMs = 5 * 60_000, by }: TickOptions): Promise<TickResult> {
   const from = new Date(now.getTime() - lookbackMs);
   const enqueued: TickResult['enqueued'] = [];
+  const taken: TickResult['taken'] = [];
   const entries = (await Promise.all(sources.map((source) => inTransaction(pool, undefined, source)))).flat();
   for (const entry of entries) {
     for (const dueAt of dueTimes(entry.cron, entry.timeZone, from, now)) {
@@ -97,7 +100,13 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
           `insert into schedule_runs (schedule_id, due_at, enqueued_by) values ($1, $2, $3) on conflict do nothing`,
           [entry.id, dueAt, by],
         );
-        if (!rowCount) return; // another tick (or another scheduler) already enqueued this due time
+        if (!rowCount) {
+          // Another tick (or another scheduler) already enqueued this due time: say whose.
+          const holder = await client.query<{ enqueued_by: string }>('select enqueued_by from schedule_runs where schedule_id = $1 and due_at = $2', [entry.id, dueAt]);
+          const other = holder.rows[0]?.enqueued_by;
+          if (other !== undefined && other !== by) taken.push({ scheduleId: entry.id, dueAt, by: other });
+          return;
+        }
         const job = await jobs.enqueue(entry.job as never, entry.payload(dueAt) as never, {
           client,
           idempotencyKey: entry.idempotencyKey?.(dueAt) ?? `schedule:${entry.id}:${dueAt.toISOString()}`,
@@ -106,5 +115,23 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
       });
     }
   }
-  return { enqueued };
+  return { enqueued, taken };
+}
+
+/**
+ * Keeps, of a tick's items, those not seen by an earlier tick — a tick looks back over the
+ * same due times for minutes, so a scheduler reports each due time it lost to another once.
+ * Forgets due times older than `forgetAfterMs`.
+ */
+export function firstSeenDueTimes(forgetAfterMs: number): <T extends { scheduleId: string; dueAt: Date }>(items: T[], now?: Date) => T[] {
+  const seen = new Map<string, number>();
+  return (items, now = new Date()) => {
+    for (const [key, dueMs] of seen) if (dueMs < now.getTime() - forgetAfterMs) seen.delete(key);
+    return items.filter((item) => {
+      const key = `${item.scheduleId}@${item.dueAt.toISOString()}`;
+      if (seen.has(key)) return false;
+      seen.set(key, item.dueAt.getTime());
+      return true;
+    });
+  };
 }

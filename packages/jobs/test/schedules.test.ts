@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
-import { definitionSchedules, dueTimes, nextDueTimes, parseSchedule, runScheduleTick, type ScheduleSource } from '../src/schedules.ts';
+import { definitionSchedules, dueTimes, firstSeenDueTimes, nextDueTimes, parseSchedule, runScheduleTick, type ScheduleSource } from '../src/schedules.ts';
 
 const monthly = defineJob({
   name: 'test-monthly',
@@ -29,6 +29,16 @@ describe('time-zone schedules', () => {
       '2026-11-30T20:00:00.000Z',
       '2026-12-31T20:00:00.000Z',
     ]);
+  });
+
+  it('firstSeenDueTimes keeps each due time once, and forgets old ones', () => {
+    const firstSeen = firstSeenDueTimes(10 * 60_000);
+    const t = (scheduleId: string, iso: string) => ({ scheduleId, dueAt: new Date(iso) });
+    const now = new Date('2026-12-01T02:03:00Z');
+    expect(firstSeen([t('p:a', '2026-12-01T02:00:00Z'), t('p:b', '2026-12-01T02:00:00Z')], now)).toHaveLength(2);
+    expect(firstSeen([t('p:a', '2026-12-01T02:00:00Z'), t('p:a', '2026-12-01T02:01:00Z')], now)).toEqual([t('p:a', '2026-12-01T02:01:00Z')]);
+    // 11 minutes on, 02:00 is forgotten: were it met again, it would count as new.
+    expect(firstSeen([t('p:a', '2026-12-01T02:00:00Z')], new Date('2026-12-01T02:11:00Z'))).toHaveLength(1);
   });
 
   it('refuses a malformed schedule with a message naming it', () => {
@@ -63,6 +73,14 @@ describe('time-zone schedules', () => {
       expect(fired.filter((e) => e.scheduleId === 'payroll:dhaka')).toHaveLength(1);
       expect(fired.filter((e) => e.scheduleId === 'payroll:utc')).toHaveLength(0);
       expect(fired.filter((e) => e.scheduleId === 'test-recurring')).toHaveLength(1); // 20:00 UTC is a */15 boundary
+      // The tick that lost the due time skipped it and names the winner; a tick of the winner's
+      // own, later, skips it without naming anyone.
+      const dhaka = fired.find((e) => e.scheduleId === 'payroll:dhaka')!;
+      const [winner, loser] = a.enqueued.includes(dhaka) ? ['scheduler-a', b] : ['scheduler-b', a];
+      expect(loser.taken.filter((t) => t.scheduleId === 'payroll:dhaka')).toEqual([{ scheduleId: 'payroll:dhaka', dueAt: dhaka.dueAt, by: winner }]);
+      const again = await runScheduleTick({ pool: db.pool, jobs, sources, now: at, lookbackMs: 60_000, by: winner });
+      expect(again.enqueued).toEqual([]);
+      expect(again.taken.filter((t) => t.scheduleId === 'payroll:dhaka')).toEqual([]);
       const rows = await db.pool.query(`select payload->>'companyId' as company from jobs where task_name = 'test-monthly'`);
       expect(rows.rows).toEqual([{ company: 'dhaka' }]);
 

@@ -14,7 +14,8 @@ export interface ActionDeps {
 /**
  * HR's "Resend slip" (R1 one-off): render and send again at once under a new key
  * `slip:<month>:emp-<id>:resend-<n>`. An explicit resend sends again; automatic retries
- * never do.
+ * never do. Each resend is a `slip_resends` row (who asked, when, its n): n is one more than
+ * any resend before, so it never repeats even after an admin discarded a resend's job rows.
  */
 export async function resendSlip(
   deps: ActionDeps,
@@ -22,6 +23,7 @@ export async function resendSlip(
 ): Promise<{ jobId: number; resend: number; created: boolean }> {
   assertMonth(input.month);
   return inTransaction(deps.pool, undefined, async (client) => {
+    // The employee row lock serialises resends of one employee: two clicks take turns.
     const emp = await client.query<{ company_id: string }>(
       `select company_id from employees where id = $1 and ($2::uuid is null or company_id = $2) for update`,
       [input.employeeId, input.companyId ?? null],
@@ -38,16 +40,28 @@ export async function resendSlip(
       [input.employeeId, input.month],
     );
     if (pending.rows[0]) return { jobId: pending.rows[0].id, resend: pending.rows[0].resend, created: false };
-    const count = await client.query<{ n: number }>(
-      `select count(*)::int as n from jobs where task_name = 'render-slip' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'`,
+    // The log is the record; a resend job enqueued by hand (`beton enqueue render-slip`) has no
+    // row there, so the highest n among the jobs counts too.
+    const last = await client.query<{ n: number }>(
+      `select greatest(
+         (select max(n) from slip_resends where employee_id = $1 and month = $2),
+         (select max((payload->>'resend')::int) from jobs where task_name = 'render-slip' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'),
+         0) as n`,
       [input.employeeId, input.month],
     );
-    const resend = (count.rows[0]?.n ?? 0) + 1;
+    const resend = (last.rows[0]?.n ?? 0) + 1;
     const job = await deps.jobs.enqueue(
       'render-slip',
       { companyId, employeeId: input.employeeId, month: input.month, resend },
       { client },
     );
+    await client.query(`insert into slip_resends (employee_id, month, n, requested_by, job_id) values ($1, $2, $3, $4, $5)`, [
+      input.employeeId,
+      input.month,
+      resend,
+      input.requestedBy,
+      job.id,
+    ]);
     await client.query(`insert into audit_log (actor, action, details) values ($1, 'resend-slip', $2)`, [
       input.requestedBy,
       JSON.stringify({ employeeId: input.employeeId, month: input.month, resend, jobId: job.id }),

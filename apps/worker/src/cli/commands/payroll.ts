@@ -39,7 +39,13 @@ export const payrollRun: Command = {
     const summary = await usingDatabase(async (db) => {
       const companies = (await db.pool.query<{ n: number }>('select count(*)::int as n from companies')).rows[0]?.n ?? 0;
       if (companies === 0) throw new CliError('No companies in the database: run `npm run seed` first.');
-      io.out(`Payroll ${month}: enqueuing slips for ${values.company ? `company ${values.company}` : `${companies} companies`}…`);
+      let target = `${companies} companies`;
+      if (values.company) {
+        const company = (await db.pool.query<{ name: string }>('select name from companies where id = $1', [values.company])).rows[0];
+        if (!company) throw new CliError(new CompanyNotFoundError(values.company).message);
+        target = `${company.name} (${values.company})`;
+      }
+      io.out(`Payroll ${month}: enqueuing slips for ${target}…`);
       const deps = { pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions), lock: new PostgresLock(db.pool), by: `${cliActor()}@${hostname()}` };
       const started = performance.now();
       try {
@@ -58,6 +64,10 @@ export const payrollRun: Command = {
       // One connection per lane (a company's transaction) and one for the lock.
     }, io.err, parallel + 1);
     const n = (x: number) => x.toLocaleString('en-US');
+    if (summary.created === 0 && summary.existing === summary.companies) {
+      io.out(`Already done: payroll ${month} was already run for ${summary.companies === 1 ? 'this company' : `all ${summary.companies} companies`}; nothing enqueued.`);
+      return 0;
+    }
     io.out(
       `Done in ${(summary.ms / 1000).toFixed(2)} s: ${n(summary.enqueued)} render-slip jobs enqueued for ${summary.created} compan${summary.created === 1 ? 'y' : 'ies'}` +
         (summary.existing ? `; ${summary.existing} already run for ${month} (skipped)` : '') +
