@@ -313,3 +313,44 @@ describe('web API over HTTP', () => {
     expect((await client(cookie).auth.me.query()).email).toBe(a!.hrEmail);
   });
 });
+
+describe('run stages, approval reminders, DLQ filters and confirmed counts over HTTP', () => {
+  it("the run's stages count slips, not jobs: they add up to the employee count and done is the sent count", async () => {
+    const [a] = fx.companies;
+    const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
+    const run = (await hr.runs.list.query())[0]!;
+    // Every render of the fixture is done, so each slip's stage is its email job's status.
+    const { rows } = await fx.pool.query<{ status: string; n: number }>(
+      `select status::text, count(*)::int as n from jobs where payroll_run_id = $1 and task_name = 'send-slip-email' group by 1`, [a!.runId]);
+    const expected = { done: 0, running: 0, queued: 0, retrying: 0, failed: 0, ...Object.fromEntries(rows.map((r) => [r.status, r.n])) };
+    expect(run.slips).toEqual(expected);
+    expect(Object.values(run.slips).reduce((x, y) => x + y, 0)).toBe(a!.employeeIds.length);
+    expect(run.employeeCount).toBe(a!.employeeIds.length);
+    expect(run.line).toBe(`${run.slips.done} sent, ${run.stuck} stuck`);
+    expect(run.lineBn).toBe(`${run.slips.done}টি পাঠানো হয়েছে, ${run.stuck}টি আটকে আছে`);
+    expect(run.eta.textBn).toMatch(/[\u0980-\u09FF]/);
+  });
+
+  it('approve: the reminder time is in the runs list after a reload, and approving again answers the same time', async () => {
+    const [a] = fx.companies;
+    const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
+    expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toBeNull();
+    const before = Date.now();
+    const first = await hr.runs.approve.mutate({ runId: a!.runId });
+    expect(first.reminders).toBe(a!.employeeIds.length);
+    expect(first.runAt.getTime()).toBeGreaterThanOrEqual(before + 30 * 60_000 - 1);
+    expect(first.runAt.getTime()).toBeLessThan(Date.now() + 30 * 60_000);
+    // A reload reads the run again: the page can say when the reminders go.
+    const reloaded = (await hr.runs.list.query()).find((r) => r.id === a!.runId)!;
+    expect(reloaded.approvedAt).not.toBeNull();
+    expect(reloaded.remindersAt).toEqual(first.runAt);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const again = await hr.runs.approve.mutate({ runId: a!.runId });
+    expect(again).toEqual(first);
+    expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toEqual(first.runAt);
+    // The reminder jobs themselves go at that time, one per employee.
+    const { rows } = await fx.pool.query<{ n: number; min: Date; max: Date }>(
+      `select count(*)::int as n, min(run_at) as min, max(run_at) as max from jobs where task_name = 'send-reminder-email' and company_id = $1`, [a!.id]);
+    expect(rows[0]).toEqual({ n: a!.employeeIds.length, min: first.runAt, max: first.runAt });
+  });
+});
