@@ -313,3 +313,123 @@ describe('web API over HTTP', () => {
     expect((await client(cookie).auth.me.query()).email).toBe(a!.hrEmail);
   });
 });
+
+describe('run stages, approval reminders, DLQ filters and confirmed counts over HTTP', () => {
+  it("the run's stages count slips, not jobs: they add up to the employee count and done is the sent count", async () => {
+    const [a] = fx.companies;
+    const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
+    const run = (await hr.runs.list.query())[0]!;
+    // Every render of the fixture is done, so each slip's stage is its email job's status.
+    const { rows } = await fx.pool.query<{ status: string; n: number }>(
+      `select status::text, count(*)::int as n from jobs where payroll_run_id = $1 and task_name = 'send-slip-email' group by 1`, [a!.runId]);
+    const expected = { done: 0, running: 0, queued: 0, retrying: 0, failed: 0, ...Object.fromEntries(rows.map((r) => [r.status, r.n])) };
+    expect(run.slips).toEqual(expected);
+    expect(Object.values(run.slips).reduce((x, y) => x + y, 0)).toBe(a!.employeeIds.length);
+    expect(run.employeeCount).toBe(a!.employeeIds.length);
+    expect(run.line).toBe(`${run.slips.done} sent, ${run.stuck} stuck`);
+    expect(run.lineBn).toBe(`${run.slips.done}টি পাঠানো হয়েছে, ${run.stuck}টি আটকে আছে`);
+    expect(run.eta.textBn).toMatch(/[\u0980-\u09FF]/);
+  });
+
+  it('approve: the reminder time is in the runs list after a reload, and approving again answers the same time', async () => {
+    const [a] = fx.companies;
+    const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
+    expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toBeNull();
+    const before = Date.now();
+    const first = await hr.runs.approve.mutate({ runId: a!.runId });
+    expect(first.reminders).toBe(a!.employeeIds.length);
+    expect(first.runAt.getTime()).toBeGreaterThanOrEqual(before + 30 * 60_000 - 1);
+    expect(first.runAt.getTime()).toBeLessThan(Date.now() + 30 * 60_000);
+    // A reload reads the run again: the page can say when the reminders go.
+    const reloaded = (await hr.runs.list.query()).find((r) => r.id === a!.runId)!;
+    expect(reloaded.approvedAt).not.toBeNull();
+    expect(reloaded.remindersAt).toEqual(first.runAt);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const again = await hr.runs.approve.mutate({ runId: a!.runId });
+    expect(again).toEqual(first);
+    expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toEqual(first.runAt);
+    // The reminder jobs themselves go at that time, one per employee.
+    const { rows } = await fx.pool.query<{ n: number; min: Date; max: Date }>(
+      `select count(*)::int as n, min(run_at) as min, max(run_at) as max from jobs where task_name = 'send-reminder-email' and company_id = $1`, [a!.id]);
+    expect(rows[0]).toEqual({ n: a!.employeeIds.length, min: first.runAt, max: first.runAt });
+  });
+
+  describe('failed jobs (DLQ)', () => {
+    /** A raw tRPC mutation, for its HTTP status. */
+    function mutateRaw(cookie: string, path: string, input: unknown): Promise<Response> {
+      return fetch(`${web.url}/api/trpc/${path}`, {
+        method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(superjson.serialize(input)),
+      });
+    }
+
+    const C_JOBS: Array<{ code: string; finishedAt: string }> = [
+      { code: 'timeout', finishedAt: '2026-11-30T19:00:00Z' }, // 2026-12-01 01:00 in Dhaka (UTC: 30 Nov)
+      { code: 'timeout', finishedAt: '2026-11-30T19:00:00Z' },
+      { code: 'timeout', finishedAt: '2026-12-01T19:00:00Z' }, // 2026-12-02 01:00 in Dhaka (UTC: 1 Dec)
+      { code: 'provider_unavailable', finishedAt: '2026-11-30T17:59:00Z' }, // 2026-11-30 23:59 in Dhaka
+      { code: 'provider_unavailable', finishedAt: '2026-11-30T17:59:00Z' },
+    ];
+    let extra: number[] = [];
+
+    it('set up: transient failures with two error codes on known days', async () => {
+      const [, , c] = fx.companies;
+      const { rows } = await fx.pool.query<{ id: number }>(
+        `select id from jobs where company_id = $1 and task_name = 'send-slip-email' and status = 'done' order by id desc limit 6`, [c!.id]);
+      expect(rows).toHaveLength(6);
+      for (const [i, job] of C_JOBS.entries()) {
+        await fx.pool.query(
+          `update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = $2, last_error = 'gave up after 6 attempts', finished_at = $3 where id = $1`,
+          [rows[i]!.id, job.code, job.finishedAt]);
+      }
+      extra = [rows[5]!.id];
+    });
+
+    it('filters by error kind (R6: transient / permanent), separately from the error code', async () => {
+      const admin = client(await signIn(fx.admin.email, fx.admin.password));
+      const byKind = async (kind: string) => (await fx.pool.query<{ n: number }>(
+        `select count(*)::int as n from jobs where status = 'failed' and last_error_code is not null and last_error_kind = $1::"ErrorKind"`, [kind])).rows[0]!.n;
+      const permanent = await byKind('permanent');
+      expect(permanent).toBeGreaterThan(0);
+      expect(await byKind('transient')).toBe(C_JOBS.length);
+      expect(await admin.admin.failedCount.query({ errorKind: 'permanent' })).toBe(permanent);
+      expect(await admin.admin.failedCount.query({ errorKind: 'transient' })).toBe(C_JOBS.length);
+      const transient = await admin.admin.failedList.query({ errorKind: 'transient', limit: 50, offset: 0 });
+      expect(transient.rows.map((r) => r.lastErrorKind)).toEqual(C_JOBS.map(() => 'transient'));
+      expect(new Set(transient.rows.map((r) => r.lastErrorCode))).toEqual(new Set(['timeout', 'provider_unavailable']));
+      expect(await admin.admin.failedCount.query({ errorKind: 'transient', errorCode: 'timeout' })).toBe(3);
+      expect(await admin.admin.failedCount.query({ errorKind: 'permanent', errorCode: 'timeout' })).toBe(0);
+      expect(await errorCode(admin.admin.failedCount.query({ errorKind: 'sometimes' as 'transient' }))).toBe('BAD_REQUEST');
+    });
+
+    it('reads the date filter as days in Dhaka time (as the page shows times), the "to" day included', async () => {
+      const admin = client(await signIn(fx.admin.email, fx.admin.password));
+      const count = (f: { fromDay?: string; toDay?: string }) => admin.admin.failedCount.query({ errorKind: 'transient', ...f });
+      expect(await count({ fromDay: '2026-12-01', toDay: '2026-12-01' })).toBe(2); // not the 1 Dec UTC one
+      expect(await count({ fromDay: '2026-12-02' })).toBe(1);
+      expect(await count({ toDay: '2026-11-30' })).toBe(2);
+      expect(await count({ fromDay: '2026-11-30', toDay: '2026-12-02' })).toBe(C_JOBS.length);
+      expect(await errorCode(count({ fromDay: '2026-13-01' }))).toBe('BAD_REQUEST');
+    });
+
+    it('retry all / discard all act only on the count the admin confirmed: a changed count is CONFLICT (HTTP 409) and nothing is done', async () => {
+      const cookie = await signIn(fx.admin.email, fx.admin.password);
+      const admin = client(cookie);
+      const filter = { errorKind: 'transient' as const };
+      const seen = await admin.admin.failedCount.query(filter);
+      expect(seen).toBe(C_JOBS.length);
+      const audits = async () => (await fx.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action in ('retry-failed-jobs', 'discard-failed-jobs')`)).rows[0]!.n;
+      const auditsBefore = await audits();
+      // Another failure arrives between the confirmation and the click.
+      await fx.pool.query(`update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = 'timeout', last_error = 'late', finished_at = now() where id = $1`, [extra[0]]);
+      const retry = await mutateRaw(cookie, 'admin.retryMatching', { ...filter, expected: seen });
+      expect(retry.status).toBe(409);
+      expect(JSON.stringify(await retry.json())).toContain(`now matches ${seen + 1} jobs`);
+      expect(await errorCode(admin.admin.discardMatching.mutate({ ...filter, expected: seen }))).toBe('CONFLICT');
+      expect(await admin.admin.failedCount.query(filter)).toBe(seen + 1); // nothing retried, nothing discarded
+      expect(await audits()).toBe(auditsBefore);
+      // Asked again with the new count, it goes ahead.
+      expect(await admin.admin.retryMatching.mutate({ ...filter, expected: seen + 1 })).toEqual({ retried: seen + 1 });
+      expect(await admin.admin.failedCount.query(filter)).toBe(0);
+    });
+  });
+});

@@ -143,3 +143,76 @@ describe('web app in Chromium', () => {
     }
   });
 });
+
+describe('resend status in Chromium', () => {
+  it('goes queued → rendering → sending → done and never back, also while the email waits in its queue', async () => {
+    const [a] = fx.companies;
+    const id = a!.employeeIds[40]!; // its slip was sent in the fixture's run
+    await fx.pool.query(`update employees set email = 'stages@example.com' where id = $1`, [id]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const provider = await startProviderSimulator({ latencyMs: 200, latencySpreadMs: 10 });
+    const workerEnv = { DATABASE_URL: fx.url, SENDGRID_BASE_URL: provider.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '4' };
+    const workers = [spawnWorker({ queue: 'pdf-render', env: { ...workerEnv, WORKER_CONCURRENCY: '1' } })];
+    cleanups.push(async () => {
+      await Promise.all(workers.map((w) => w.stop(10_000)));
+      await provider.close();
+    });
+    try {
+      await signIn(page, a!.hrEmail, a!.hrPassword);
+      await page.waitForURL(/\/runs$/);
+      await page.goto(`${web.url}/employees/${id}`);
+      await page.getByRole('button', { name: /Resend slip/ }).waitFor();
+      // Every stage the badge shows, as it changes.
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { seen: string[] }).seen = seen;
+        new MutationObserver(() => {
+          const stage = document.querySelector('[data-testid="resend-status"] [data-status]')?.getAttribute('data-status');
+          if (stage && seen.at(-1) !== stage) seen.push(stage);
+        }).observe(document.body, { subtree: true, childList: true, attributes: true });
+      });
+      await workers[0]!.ready;
+      await page.getByRole('button', { name: /Resend slip/ }).click();
+      await page.getByTestId('resend-status').waitFor({ timeout: 10_000 });
+      const { rows: [render] } = await fx.pool.query<{ id: number; idempotency_key: string }>(
+        `select id, idempotency_key from jobs where employee_id = $1 and task_name = 'render-slip' and idempotency_key like '%resend%'`, [id]);
+      // What the API answers, asked every 20 ms over HTTP with the page's session.
+      await page.evaluate((jobId) => {
+        const answers: string[] = [];
+        (window as unknown as { answers: string[] }).answers = answers;
+        const url = `/api/trpc/employees.resendStatus?input=${encodeURIComponent(JSON.stringify({ json: { jobId } }))}`;
+        const ask = async () => {
+          const body = (await (await fetch(url)).json()) as { result: { data: { json: { overall: string } } } };
+          const stage = body.result.data.json.overall;
+          if (answers.at(-1) !== stage) answers.push(stage);
+          if (stage !== 'done' && stage !== 'failed') setTimeout(() => void ask(), 20);
+        };
+        void ask();
+      }, render!.id);
+      // No email worker yet: the slip is rendered and its email waits in the send-email queue.
+      await expect.poll(async () => (await fx.pool.query(`select status from jobs where idempotency_key = $1`, [`${render!.idempotency_key}:email`])).rows[0]?.status,
+        { timeout: 60_000 }).toBe('queued');
+      const badge = page.getByTestId('resend-status').locator('[data-status]');
+      await expect.poll(() => badge.getAttribute('data-status'), { timeout: 10_000 }).toBe('sending');
+      await page.screenshot({ path: path.join(artifacts, 'hr-resend-sending.png'), fullPage: true });
+      workers.push(spawnWorker({ queue: 'send-email', env: workerEnv }));
+      await workers[1]!.ready;
+      await expect.poll(() => badge.getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
+      await expect.poll(() => page.evaluate(() => (window as unknown as { answers: string[] }).answers.at(-1))).toBe('done');
+      const order = ['queued', 'rendering', 'sending', 'done'];
+      for (const key of ['seen', 'answers'] as const) {
+        const stages = await page.evaluate((k) => (window as unknown as Record<string, string[]>)[k]!, key);
+        expect(stages.every((s) => order.includes(s)), `${key}: ${stages.join(' → ')}`).toBe(true);
+        expect(stages.map((s) => order.indexOf(s)), `${key}: ${stages.join(' → ')}`).toEqual(stages.map((s) => order.indexOf(s)).sort((x, y) => x - y));
+        expect(stages.slice(-2), key).toEqual(['sending', 'done']);
+      }
+      expect(provider.messages({ customArgs: { idempotency_key: render!.idempotency_key } })).toHaveLength(1);
+      await expect(page.getByTestId('resend-status').textContent()).resolves.toContain('সম্পন্ন');
+      await page.screenshot({ path: path.join(artifacts, 'hr-resend-stages-done.png'), fullPage: true });
+    } finally {
+      await context.close();
+      for (const fn of cleanups.splice(0)) await fn();
+    }
+  });
+});

@@ -1,20 +1,39 @@
-import { definitionSchedules, failedJobsWhere, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
+import { definitionSchedules, failedJobsWhere, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
-import { notFound } from './errors.ts';
+import { AppError, notFound } from './errors.ts';
+import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
 import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
+
+export const ERROR_KINDS = ['transient', 'permanent'] as const;
 
 export interface FailedFilter {
   companyId?: string | undefined;
   task?: string | undefined;
+  /** Machine-readable reason: provider_unavailable, invalid_recipient, ... */
   errorCode?: string | undefined;
+  /** R6's classification of the last error. */
+  errorKind?: (typeof ERROR_KINDS)[number] | undefined;
+  /** Failed at or after this instant / before this instant. */
   from?: Date | undefined;
   to?: Date | undefined;
+  /** Failed on or after / on or before this 'YYYY-MM-DD' day in CONSOLE_TIME_ZONE (the console's times are shown there). */
+  fromDay?: string | undefined;
+  toDay?: string | undefined;
   q?: string | undefined;
+}
+
+/** The later of two optional instants (both bounds apply). */
+function bound(a: Date | undefined, b: Date | undefined, pick: (x: number, y: number) => number): Date | null {
+  if (!a || !b) return a ?? b ?? null;
+  return new Date(pick(a.getTime(), b.getTime()));
 }
 
 /** The WHERE clause of the DLQ filter, shared by list, count, retry-all and discard-all. */
 function failedWhere(f: FailedFilter, first = 1): { sql: string; params: unknown[] } {
-  const params: unknown[] = [f.companyId ?? null, f.task ?? null, f.errorCode ?? null, f.from ?? null, f.to ?? null, f.q?.trim() ? `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null];
+  const from = bound(f.from, f.fromDay ? dayStart(f.fromDay, CONSOLE_TIME_ZONE) : undefined, Math.max);
+  const to = bound(f.to, f.toDay ? dayStart(f.toDay, CONSOLE_TIME_ZONE, 1) : undefined, Math.min);
+  const q = f.q?.trim() ? `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const params: unknown[] = [f.companyId ?? null, f.task ?? null, f.errorCode ?? null, from, to, q, f.errorKind ?? null];
   const p = (i: number) => `$${first + i}`;
   return {
     sql: `${failedJobsWhere('j')}
@@ -23,7 +42,8 @@ function failedWhere(f: FailedFilter, first = 1): { sql: string; params: unknown
       and (${p(2)}::text is null or j.last_error_code = ${p(2)})
       and (${p(3)}::timestamptz is null or j.finished_at >= ${p(3)})
       and (${p(4)}::timestamptz is null or j.finished_at < ${p(4)})
-      and (${p(5)}::text is null or j.last_error ilike ${p(5)})`,
+      and (${p(5)}::text is null or j.last_error ilike ${p(5)})
+      and (${p(6)}::text is null or j.last_error_kind::text = ${p(6)})`,
     params,
   };
 }
@@ -89,42 +109,51 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
   };
 }
 
-/** Retry one job or every failed job matching the filter; audited by @beton/jobs with the actor. */
-export async function retryJobs(pool: Pool, target: { ids: number[] } | { filter: FailedFilter }, actor: string): Promise<{ retried: number }> {
-  let ids: number[];
-  if ('ids' in target) ids = target.ids;
-  else {
-    const w = failedWhere(target.filter);
-    ids = (await pool.query<{ id: number }>(`select j.id from jobs j where ${w.sql}`, w.params)).rows.map((r) => r.id);
+/**
+ * "Retry all / discard all that match": `expected` is the count the admin confirmed; when the
+ * filter now matches another number, nothing is done and CONFLICT says the new count.
+ */
+export type JobsTarget = { ids: number[] } | { filter: FailedFilter; expected?: number | undefined };
+
+function checkExpected(target: JobsTarget, matched: number): void {
+  if ('filter' in target && target.expected !== undefined && target.expected !== matched) {
+    throw new AppError('CONFLICT', `The filter now matches ${matched} jobs, not ${target.expected}: confirm again`);
   }
-  if (ids.length === 0) return { retried: 0 };
-  const retried = await retryFailedJobs(pool, { ids }, actor);
-  return { retried: retried.length };
+}
+
+/** Retry one job or every failed job matching the filter; audited by @beton/jobs with the actor. */
+export async function retryJobs(pool: Pool, target: JobsTarget, actor: string): Promise<{ retried: number }> {
+  return inTransaction(pool, undefined, async (client) => {
+    let ids: number[];
+    if ('ids' in target) ids = target.ids;
+    else {
+      const w = failedWhere(target.filter);
+      // Locked: the jobs counted are the jobs retried.
+      ids = (await client.query<{ id: number }>(`select j.id from jobs j where ${w.sql} for update`, w.params)).rows.map((r) => r.id);
+    }
+    checkExpected(target, ids.length);
+    if (ids.length === 0) return { retried: 0 };
+    const retried = await retryFailedJobs(pool, { ids }, actor, client);
+    return { retried: retried.length };
+  });
 }
 
 /**
  * Discard failed jobs (one, or all matching the filter): the rows are deleted with their
  * attempts; the audit log keeps who discarded what (keys and errors).
  */
-export async function discardJobs(pool: Pool, target: { ids: number[] } | { filter: FailedFilter }, actor: string): Promise<{ discarded: number }> {
+export async function discardJobs(pool: Pool, target: JobsTarget, actor: string): Promise<{ discarded: number }> {
   const w = 'ids' in target ? { sql: `j.status = 'failed' and j.id = any($1::bigint[])`, params: [target.ids] as unknown[] } : failedWhere(target.filter);
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: number; idempotency_key: string; last_error_code: string | null }>(
       `delete from jobs j where ${w.sql} returning j.id, j.idempotency_key, j.last_error_code`, w.params,
     );
+    checkExpected(target, rows.length); // throwing rolls the delete back
     if (rows.length) {
       await client.query(`insert into audit_log (actor, action, details) values ($1, 'discard-failed-jobs', $2)`, [actor, JSON.stringify({ jobs: rows })]);
     }
-    await client.query('commit');
     return { discarded: rows.length };
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export interface QueueView {

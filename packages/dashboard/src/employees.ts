@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
-import type { Pool } from './types.ts';
+import type { JobStatus, Pool } from './types.ts';
 
 /** What HR sees per employee for one month. */
 export const SLIP_STATUSES = ['none', 'queued', 'running', 'retrying', 'rendered', 'sent', 'failed'] as const;
@@ -217,17 +217,43 @@ export async function slipPdf(pool: Pool, companyId: string | null, slipId: numb
   return r ? { pdf: r.pdf, filename: `slip-${r.month}-${r.code}.pdf` } : null;
 }
 
+/**
+ * A resend's stage, which only moves forward as its jobs go: queued (the render has not
+ * started) → rendering (the render runs, waits to retry, or was handed back to the queue)
+ * → sending (the email job exists: it waits, runs or retries) → done (email sent) | failed.
+ * The email job is written by the render before the render is marked done, so its existence,
+ * not the render's status, opens the sending stage.
+ */
+export const RESEND_STAGES = ['queued', 'rendering', 'sending', 'done', 'failed'] as const;
+export type ResendStage = (typeof RESEND_STAGES)[number];
+
+export function resendStage(render: { status: JobStatus; started: boolean }, email: JobStatus | null): ResendStage {
+  if (email) return email === 'done' ? 'done' : email === 'failed' ? 'failed' : 'sending';
+  if (render.status === 'failed') return 'failed';
+  if (render.status === 'done') return 'sending';
+  return render.started ? 'rendering' : 'queued';
+}
+
+export interface SlipJobStatus {
+  render: JobStatus;
+  email: JobStatus | null;
+  overall: ResendStage;
+  /** The current stage's job is waiting to retry after an error. */
+  retrying: boolean;
+  error: string | null;
+}
+
 /** Live status of a resend: the render job and the email job it leads to. */
-export async function slipJobStatus(pool: Pool, companyId: string, jobId: number): Promise<{ render: string; email: string | null; overall: string; error: string | null }> {
-  const { rows } = await pool.query<{ status: string; idempotency_key: string; last_error: string | null }>(
-    `select status, idempotency_key, last_error from jobs where id = $1 and company_id = $2`, [jobId, companyId],
+export async function slipJobStatus(pool: Pool, companyId: string, jobId: number): Promise<SlipJobStatus> {
+  const { rows } = await pool.query<{ status: JobStatus; started: boolean; last_error: string | null; email_status: JobStatus | null; email_error: string | null }>(
+    `select j.status, j.started_at is not null as started, j.last_error, e.status as email_status, e.last_error as email_error
+     from jobs j left join jobs e on e.idempotency_key = j.idempotency_key || ':email'
+     where j.id = $1 and j.company_id = $2`,
+    [jobId, companyId],
   );
   const job = rows[0];
   if (!job) throw notFound('Job');
-  const email = await pool.query<{ status: string; last_error: string | null }>(
-    `select status, last_error from jobs where idempotency_key = $1`, [`${job.idempotency_key}:email`],
-  );
-  const e = email.rows[0];
-  const overall = job.status !== 'done' ? job.status : e ? e.status : 'running';
-  return { render: job.status, email: e?.status ?? null, overall, error: e?.last_error ?? job.last_error };
+  const overall = resendStage(job, job.email_status);
+  const retrying = (overall === 'sending' ? job.email_status : job.status) === 'retrying';
+  return { render: job.status, email: job.email_status, overall, retrying, error: job.email_error ?? job.last_error };
 }

@@ -1,6 +1,7 @@
 import { RUNNING_JOBS_FROM } from '@beton/jobs/job-sets';
+import { remindersAt } from '@beton/payroll/actions';
 import { AppError, notFound } from './errors.ts';
-import { formatDuration, localHhMm, zonedTime } from './time.ts';
+import { formatDuration, formatDurationBn, localHhMm, zonedTime } from './time.ts';
 import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
 
 export const SLIP_RENDER_TASK = 'render-slip';
@@ -15,10 +16,18 @@ export interface RunProgress {
   startedAt: Date;
   approvedAt: Date | null;
   approvedBy: string | null;
+  /** When the approval reminders go (approved + 30 min); null before approval. */
+  remindersAt: Date | null;
   employeeCount: number;
   /** Jobs per status, per task (render, email). */
   render: StatusCounts;
   email: StatusCounts;
+  /**
+   * Slips per stage; they add up to `employeeCount`. A slip is done when its email is sent,
+   * running/retrying/failed when its render or email job is, queued otherwise (its render
+   * waits, or it is rendered and its email waits).
+   */
+  slips: StatusCounts;
   /** Slips whose email job is done. */
   sent: number;
   /** Failed jobs + jobs running longer than 10 min. */
@@ -29,16 +38,19 @@ export interface RunProgress {
   remaining: number;
   /** The story's one line: "49,992 sent, 8 stuck". */
   line: string;
+  /** The same line in Bengali. */
+  lineBn: string;
   /** Emails done per second over the last 5 minutes. */
   throughputPerSecond: number;
   deadline: Date;
   eta: Eta;
 }
 
+/** `text` in English, `textBn` in Bengali. */
 export type Eta =
-  | { kind: 'done'; text: string }
-  | { kind: 'idle'; text: string }
-  | { kind: 'on-time' | 'late'; finishAt: Date; text: string };
+  | { kind: 'done'; text: string; textBn: string }
+  | { kind: 'idle'; text: string; textBn: string }
+  | { kind: 'on-time' | 'late'; finishAt: Date; text: string; textBn: string };
 
 /**
  * The delivery deadline of a run: `deadline` local time (default 09:00) on the 1st — the
@@ -53,15 +65,41 @@ export function runDeadline(startedAt: Date, timeZone: string, deadline = '09:00
 }
 
 export function estimate(p: { remaining: number; rate: number; deadline: Date; now: Date; timeZone: string; total: number }): Eta {
-  if (p.remaining <= 0) return { kind: 'done', text: `All ${p.total.toLocaleString('en-US')} slips handled` };
-  if (p.rate <= 0) return { kind: 'idle', text: 'No slips sent in the last 5 minutes; no estimate' };
+  const total = p.total.toLocaleString('en-US');
+  if (p.remaining <= 0) return { kind: 'done', text: `All ${total} slips handled`, textBn: `সব ${total}টি স্লিপ সম্পন্ন` };
+  if (p.rate <= 0) return { kind: 'idle', text: 'No slips sent in the last 5 minutes; no estimate', textBn: 'গত 5 মিনিটে কোনো স্লিপ পাঠানো হয়নি; অনুমান নেই' };
   const finishAt = new Date(p.now.getTime() + (p.remaining / p.rate) * 1000);
   const margin = p.deadline.getTime() - finishAt.getTime();
   const at = localHhMm(finishAt, p.timeZone);
   const deadline = localHhMm(p.deadline, p.timeZone);
   return margin >= 0
-    ? { kind: 'on-time', finishAt, text: `At the current rate finishes at ${at}, ${formatDuration(margin)} before the ${deadline} deadline` }
-    : { kind: 'late', finishAt, text: `Warning: at the current rate finishes at ${at}, ${formatDuration(margin)} after the ${deadline} deadline` };
+    ? {
+      kind: 'on-time', finishAt,
+      text: `At the current rate finishes at ${at}, ${formatDuration(margin)} before the ${deadline} deadline`,
+      textBn: `বর্তমান গতিতে ${at}-এ শেষ হবে, ${deadline}-এর সময়সীমার ${formatDurationBn(margin)} আগে`,
+    }
+    : {
+      kind: 'late', finishAt,
+      text: `Warning: at the current rate finishes at ${at}, ${formatDuration(margin)} after the ${deadline} deadline`,
+      textBn: `সতর্কতা: বর্তমান গতিতে ${at}-এ শেষ হবে, ${deadline}-এর সময়সীমার ${formatDurationBn(margin)} পরে`,
+    };
+}
+
+/**
+ * Slips per stage from the job counts: each slip has one render job and, once rendered, one
+ * email job, so a slip in the email stage is counted there and not again by its done render.
+ */
+export function slipStages(render: StatusCounts, email: StatusCounts, total: number): StatusCounts {
+  const slips: StatusCounts = {
+    done: email.done,
+    running: render.running + email.running,
+    retrying: render.retrying + email.retrying,
+    failed: render.failed + email.failed,
+    queued: 0,
+  };
+  // Render waiting + email waiting + rendered-but-email-not-yet-written + not yet enqueued.
+  slips.queued = Math.max(0, total - slips.done - slips.running - slips.retrying - slips.failed);
+  return slips;
 }
 
 interface RunRow {
@@ -133,12 +171,15 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
     const failed = render.failed + email.failed;
     const stuck = failed + runningTooLong;
     const remaining = Math.max(0, total - sent - failed);
+    const [sentText, stuckText] = [sent.toLocaleString('en-US'), stuck.toLocaleString('en-US')];
     const throughputPerSecond = recent / THROUGHPUT_WINDOW_S;
     const deadline = runDeadline(run.started_at, run.time_zone, run.deadline);
     return {
       id: run.id, month: run.month, status: run.status, startedAt: run.started_at, approvedAt: run.approved_at, approvedBy: run.approved_by,
-      employeeCount: total, render, email, sent, stuck, failed, runningTooLong, remaining,
-      line: `${sent.toLocaleString('en-US')} sent, ${stuck.toLocaleString('en-US')} stuck`,
+      remindersAt: run.approved_at ? remindersAt(run.approved_at) : null,
+      employeeCount: total, render, email, slips: slipStages(render, email, total), sent, stuck, failed, runningTooLong, remaining,
+      line: `${sentText} sent, ${stuckText} stuck`,
+      lineBn: `${sentText}টি পাঠানো হয়েছে, ${stuckText}টি আটকে আছে`,
       throughputPerSecond,
       deadline,
       eta: estimate({ remaining, rate: throughputPerSecond, deadline, now, timeZone: run.time_zone, total }),

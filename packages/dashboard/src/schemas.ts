@@ -1,16 +1,18 @@
 import { z } from 'zod';
-import { SLIP_STATUSES } from './employees.ts';
+import { RESEND_STAGES, SLIP_STATUSES } from './employees.ts';
+import { JOB_STATUSES } from './types.ts';
 
 /** Output schemas of the read models: the API validates what it sends (tRPC `.output`). */
 const counts = z.object({ queued: z.number(), running: z.number(), retrying: z.number(), done: z.number(), failed: z.number() });
 
 export const runProgressOutput = z.object({
   id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
-  employeeCount: z.number(), render: counts, email: counts, sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(),
-  remaining: z.number(), line: z.string(), throughputPerSecond: z.number(), deadline: z.date(),
+  remindersAt: z.date().nullable(),
+  employeeCount: z.number(), render: counts, email: counts, slips: counts, sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(),
+  remaining: z.number(), line: z.string(), lineBn: z.string(), throughputPerSecond: z.number(), deadline: z.date(),
   eta: z.union([
-    z.object({ kind: z.enum(['done', 'idle']), text: z.string() }),
-    z.object({ kind: z.enum(['on-time', 'late']), finishAt: z.date(), text: z.string() }),
+    z.object({ kind: z.enum(['done', 'idle']), text: z.string(), textBn: z.string() }),
+    z.object({ kind: z.enum(['on-time', 'late']), finishAt: z.date(), text: z.string(), textBn: z.string() }),
   ]),
 });
 
@@ -39,7 +41,9 @@ export const employeeDetailOutput = z.object({
   })),
 });
 
-export const slipJobStatusOutput = z.object({ render: z.string(), email: z.string().nullable(), overall: z.string(), error: z.string().nullable() });
+export const slipJobStatusOutput = z.object({
+  render: z.enum(JOB_STATUSES), email: z.enum(JOB_STATUSES).nullable(), overall: z.enum(RESEND_STAGES), retrying: z.boolean(), error: z.string().nullable(),
+});
 
 export const failedListOutput = z.object({
   total: z.number(),

@@ -21,11 +21,29 @@ export function localHhMm(date: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);
 }
 
-export function formatDuration(ms: number): string {
+/** The admin console shows and reads times in this zone (the companies are in Bangladesh). */
+export const CONSOLE_TIME_ZONE = 'Asia/Dhaka';
+
+/** The first instant of a 'YYYY-MM-DD' day in `timeZone`; `plusDays` moves to a later day. */
+export function dayStart(day: string, timeZone: string, plusDays = 0): Date {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return zonedTime(timeZone, y, m, d + plusDays, 0, 0);
+}
+
+function durationParts(ms: number, units: { h: string; min: string; s: string }): string {
   const s = Math.round(Math.abs(ms) / 1000);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
-  if (h > 0) return `${h} h ${m} min`;
-  if (m > 0) return `${m} min`;
-  return `${s} s`;
+  if (h > 0) return `${h} ${units.h} ${m} ${units.min}`;
+  if (m > 0) return `${m} ${units.min}`;
+  return `${s} ${units.s}`;
+}
+
+export function formatDuration(ms: number): string {
+  return durationParts(ms, { h: 'h', min: 'min', s: 's' });
+}
+
+/** formatDuration in Bengali words (digits stay Latin, as everywhere in the dashboard). */
+export function formatDurationBn(ms: number): string {
+  return durationParts(ms, { h: 'ঘণ্টা', min: 'মিনিট', s: 'সেকেন্ড' });
 }

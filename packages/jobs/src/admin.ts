@@ -1,13 +1,14 @@
-import { addWakeups, inTransaction, type Pool } from './db.ts';
+import { addWakeups, inTransaction, type Pool, type PoolClient } from './db.ts';
 import { failedJobsWhere } from './job-sets.ts';
 
 /**
  * An admin's retry from the DLQ: failed → queued with a fresh attempt budget; the
- * history of earlier attempts stays. Returns the ids actually retried.
+ * history of earlier attempts stays. Returns the ids actually retried. Inside the caller's
+ * transaction when `inClient` is given.
  */
-export async function retryFailedJobs(pool: Pool, filter: { ids?: number[]; allFailed?: boolean }, actor: string): Promise<number[]> {
+export async function retryFailedJobs(pool: Pool, filter: { ids?: number[]; allFailed?: boolean }, actor: string, inClient?: PoolClient): Promise<number[]> {
   if (!filter.ids?.length && !filter.allFailed) return [];
-  return inTransaction(pool, undefined, async (client) => {
+  return inTransaction(pool, inClient, async (client) => {
     const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number }>(
       `update jobs set status = 'queued', attempts = 0, wakeup_seq = wakeup_seq + 1, run_at = now(), finished_at = null, updated_at = now()
        where ${failedJobsWhere()} and ($1::bigint[] is null or id = any($1::bigint[]))

@@ -70,22 +70,33 @@ export async function resendSlip(
   });
 }
 
-/** HR approves a month's payroll (R1 delayed): one reminder per employee, 30 minutes later. */
+/** The approval reminders (R1 delayed) go this long after the payroll is approved. */
+export const REMINDER_DELAY_MS = 30 * 60_000;
+
+/** When a run's approval reminders go: fixed by its first approval. */
+export function remindersAt(approvedAt: Date): Date {
+  return new Date(approvedAt.getTime() + REMINDER_DELAY_MS);
+}
+
+/**
+ * HR approves a month's payroll (R1 delayed): one reminder per employee, 30 minutes later.
+ * The first approval fixes the time; approving again enqueues nothing new and answers the
+ * same reminder time.
+ */
 export async function approvePayroll(
   deps: ActionDeps,
-  input: { companyId: string; month: string; approvedBy: string; now?: Date; delayMs?: number },
+  input: { companyId: string; month: string; approvedBy: string; now?: Date },
 ): Promise<{ reminders: number; runAt: Date }> {
   assertMonth(input.month);
-  const runAt = new Date((input.now ?? new Date()).getTime() + (input.delayMs ?? 30 * 60_000));
   return inTransaction(deps.pool, undefined, async (client) => {
-    const run = await client.query(
-      `update payroll_runs set approved_at = now(), approved_by = $3 where company_id = $1 and month = $2 and approved_at is null returning id`,
-      [input.companyId, input.month, input.approvedBy],
+    // coalesce: a concurrent second approval waits for the first's row lock and then keeps its time.
+    const run = await client.query<{ approved_at: Date }>(
+      `update payroll_runs set approved_at = coalesce(approved_at, $3), approved_by = coalesce(approved_by, $4)
+       where company_id = $1 and month = $2 returning approved_at`,
+      [input.companyId, input.month, input.now ?? new Date(), input.approvedBy],
     );
-    if (!run.rowCount) {
-      const exists = await client.query('select 1 from payroll_runs where company_id = $1 and month = $2', [input.companyId, input.month]);
-      if (!exists.rowCount) throw new NotFoundError(`No payroll run for ${input.month}`);
-    }
+    if (!run.rows[0]) throw new NotFoundError(`No payroll run for ${input.month}`);
+    const runAt = remindersAt(run.rows[0].approved_at);
     const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [input.companyId]);
     const result = await deps.jobs.enqueueMany(
       'send-reminder-email',

@@ -26,7 +26,7 @@ export function resendSlip(opts: { pool: Pool; jobs: Jobs; companyId: string; em
   return mapped(async () => ({ jobId: (await resend({ pool, jobs }, input)).jobId }));
 }
 
-/** Approve a month: reminder emails 30 minutes later (a delayed job per employee). */
+/** Approve a month: reminder emails 30 minutes after the first approval (a delayed job per employee); approving again answers that time. */
 export function approvePayroll(opts: { pool: Pool; jobs: Jobs; companyId: string; month: string; approvedBy: string }): Promise<{ reminders: number; runAt: Date }> {
   const { pool, jobs, ...input } = opts;
   return mapped(() => approve({ pool, jobs }, input));

@@ -8,7 +8,7 @@ export default function LoginPage() {
   const router = useRouter();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ en: string; bn: string } | null>(null);
   const [pending, setPending] = useState(false);
 
   async function signIn() {
@@ -17,7 +17,9 @@ export default function LoginPage() {
     const { data, error } = await authClient.signIn.email({ email, password });
     if (error || !data) {
       setPending(false);
-      setError(error?.status === 429 ? 'Too many sign-in attempts; try again in 15 minutes' : error?.message || 'Wrong email or password');
+      setError(error?.status === 429
+        ? { en: 'Too many sign-in attempts; try again in 15 minutes', bn: 'অনেকবার চেষ্টা হয়েছে; 15 মিনিট পরে আবার চেষ্টা করুন' }
+        : { en: error?.message || 'Wrong email or password', bn: error?.status === 401 ? 'ইমেইল বা পাসওয়ার্ড ভুল' : 'সাইন ইন হয়নি' });
       return;
     }
     router.push(data.user.role === 'ADMIN' ? '/admin/failed' : '/runs');
@@ -35,7 +37,7 @@ export default function LoginPage() {
           <label className="block text-sm"><L en="Password" bn="পাসওয়ার্ড" />
             <input name="password" type="password" required autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} className="mt-1 w-full rounded border border-slate-300 px-2 py-1.5" />
           </label>
-          {error && <p role="alert" className="text-sm text-red-700">{error}</p>}
+          {error && <p role="alert" className="text-sm text-red-700"><L en={error.en} bn={error.bn} /></p>}
           <Button type="submit" disabled={pending} className="w-full">{pending ? '…' : 'Sign in · প্রবেশ'}</Button>
         </form>
       </Card>

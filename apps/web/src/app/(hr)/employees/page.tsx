@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
-import { Button, Card, L, StatusBadge } from '../../../components/ui.tsx';
+import { Card, L, Pager, StatusBadge, statusText } from '../../../components/ui.tsx';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 const STATUSES = ['', 'none', 'queued', 'running', 'retrying', 'rendered', 'sent', 'failed'] as const;
@@ -33,22 +33,22 @@ export default function EmployeesPage() {
       <h1 className="text-2xl font-semibold"><L en="Employees" bn="কর্মচারী" /></h1>
       <Card className="flex flex-wrap items-end gap-3">
         <label className="text-sm"><L en="Search" bn="খুঁজুন" />
-          <input aria-label="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, code, email" className="mt-1 block w-56 rounded border border-slate-300 px-2 py-1" />
+          <input aria-label="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, code, email · নাম, কোড, ইমেইল" className="mt-1 block w-56 rounded border border-slate-300 px-2 py-1" />
         </label>
         <label className="text-sm"><L en="Slip status" bn="স্লিপের অবস্থা" />
           <select aria-label="status" value={status} onChange={(e) => { setStatus(e.target.value as typeof status); setOffset(0); }} className="mt-1 block rounded border border-slate-300 px-2 py-1">
-            {STATUSES.map((s) => <option key={s} value={s}>{s || 'all'}</option>)}
+            {STATUSES.map((s) => <option key={s} value={s}>{s ? statusText(s) : 'all · সব'}</option>)}
           </select>
         </label>
         <label className="text-sm"><L en="Month" bn="মাস" />
           <input aria-label="month" type="month" value={effectiveMonth ?? ''} onChange={(e) => { setMonth(e.target.value); setOffset(0); }} className="mt-1 block rounded border border-slate-300 px-2 py-1" />
         </label>
-        <span className="ml-auto text-sm text-slate-600" data-testid="employee-total">{total.toLocaleString('en-US')} employees</span>
+        <span className="ml-auto text-sm text-slate-600"><span data-testid="employee-total">{total.toLocaleString('en-US')} employees</span> <span lang="bn" className="opacity-70">· {total.toLocaleString('en-US')} জন কর্মচারী</span></span>
       </Card>
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
         <table className="min-w-full text-sm">
           <thead className="bg-slate-50 text-left text-slate-600">
-            <tr><th className="p-2">Code</th><th className="p-2"><L en="Name" bn="নাম" /></th><th className="p-2"><L en="Email" bn="ইমেইল" /></th><th className="p-2"><L en="Slip" bn="স্লিপ" /></th></tr>
+            <tr><th className="p-2"><L en="Code" bn="কোড" /></th><th className="p-2"><L en="Name" bn="নাম" /></th><th className="p-2"><L en="Email" bn="ইমেইল" /></th><th className="p-2"><L en="Slip" bn="স্লিপ" /></th></tr>
           </thead>
           <tbody>
             {list.data?.rows.map((e) => (
@@ -62,11 +62,7 @@ export default function EmployeesPage() {
           </tbody>
         </table>
       </div>
-      <div className="flex items-center gap-3 text-sm">
-        <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>← Prev</Button>
-        <span>{total === 0 ? 0 : offset + 1}–{Math.min(offset + PAGE, total)} / {total}</span>
-        <Button variant="secondary" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>Next →</Button>
-      </div>
+      <Pager offset={offset} pageSize={PAGE} total={total} onOffset={setOffset} />
     </div>
   );
 }

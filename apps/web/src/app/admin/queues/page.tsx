@@ -1,6 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
-import { Card, L } from '../../../components/ui.tsx';
+import { Card, L, StatusLabel, fmtTime } from '../../../components/ui.tsx';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 function age(s: number | null): string {
@@ -22,7 +22,7 @@ function Chart({ points }: { points: Array<{ minute: Date; done: number; failed:
   return (
     <div className="flex h-16 items-end gap-px" aria-label="throughput, last 60 minutes">
       {bars.map((b, i) => (
-        <div key={i} className="flex flex-1 flex-col justify-end" title={`${b.done} done, ${b.failed} not done`}>
+        <div key={i} className="flex flex-1 flex-col justify-end" title={`${b.done} done · সম্পন্ন, ${b.failed} not done · অসম্পন্ন`}>
           <div className="bg-red-400" style={{ height: `${(b.failed / max) * 64}px` }} />
           <div className="bg-emerald-500" style={{ height: `${(b.done / max) * 64}px` }} />
         </div>
@@ -41,8 +41,8 @@ export default function QueuesPage() {
       {data.data?.limits.length || data.data?.rates.length ? (
         <Card><h2 className="font-semibold"><L en="Limits in use" bn="সীমা ব্যবহার" /></h2>
           <ul className="text-sm">
-            {data.data.limits.map((l) => <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>{l.key}: <b>{l.inUse}/{l.max}</b> in flight</li>)}
-            {data.data.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{r.inUsePerSecond.toFixed(1)}/s of {r.perSecond}/s</b> (last {data.data.rateWindowSeconds} s)</li>)}
+            {data.data.limits.map((l) => <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>{l.key}: <b>{l.inUse}/{l.max}</b> <L en="in flight" bn="চলমান" /></li>)}
+            {data.data.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{r.inUsePerSecond.toFixed(1)}/s <L en="of" bn="এর মধ্যে" /> {r.perSecond}/s</b> (<L en={`last ${data.data.rateWindowSeconds} s`} bn={`গত ${data.data.rateWindowSeconds} সেকেন্ড`} />)</li>)}
           </ul></Card>
       ) : null}
       <div className="grid gap-4 md:grid-cols-2">
@@ -52,10 +52,10 @@ export default function QueuesPage() {
             <Card key={q.queue}>
               <h2 className="font-semibold">{q.queue}</h2>
               <dl className="my-2 grid grid-cols-3 gap-2 text-sm sm:grid-cols-5">
-                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => <div key={s}><dt className="text-slate-500">{s}</dt><dd className="font-medium">{q.counts[s].toLocaleString('en-US')}</dd></div>)}
+                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => <div key={s}><dt className="text-slate-500"><StatusLabel status={s} /></dt><dd className="font-medium">{q.counts[s].toLocaleString('en-US')}</dd></div>)}
               </dl>
               <p className="text-sm"><L en="Oldest waiting" bn="সবচেয়ে পুরনো অপেক্ষা" />: {age(q.oldestWaitingSeconds)}</p>
-              {limit && <p className="text-sm text-slate-600">limit: {limit.concurrency ? `${limit.concurrency.max} in flight` : ''} {limit.rate ? `· ${limit.rate.perSecond}/s` : ''}</p>}
+              {limit && <p className="text-sm text-slate-600"><L en="limit" bn="সীমা" />: {limit.concurrency ? <>{limit.concurrency.max} <L en="in flight" bn="চলমান" /></> : ''} {limit.rate ? `· ${limit.rate.perSecond}/s` : ''}</p>}
               <Chart points={q.perMinute} />
             </Card>
           );
@@ -64,7 +64,7 @@ export default function QueuesPage() {
       <Card>
         <h2 className="font-semibold"><L en="Stuck jobs (running > 10 min)" bn="আটকে থাকা কাজ" /></h2>
         {stuck.data?.length === 0 && <p className="text-sm text-slate-500">None · নেই</p>}
-        <ul className="text-sm">{stuck.data?.map((j) => <li key={j.id}>#{j.id} {j.taskName} on {j.workerId ?? '?'} since {new Date(j.startedAt).toLocaleTimeString()}</li>)}</ul>
+        <ul className="text-sm">{stuck.data?.map((j) => <li key={j.id}>#{j.id} {j.taskName} · <L en="worker" bn="ওয়ার্কার" /> {j.workerId ?? '?'} · <L en="since" bn="থেকে" /> {fmtTime(j.startedAt)}</li>)}</ul>
       </Card>
     </div>
   );

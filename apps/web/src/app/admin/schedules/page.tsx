@@ -17,7 +17,7 @@ export default function SchedulesPage() {
       <h1 className="text-2xl font-semibold"><L en="Schedules" bn="সময়সূচি" /></h1>
       <Card className="overflow-x-auto">
         <table className="min-w-full text-sm">
-          <thead className="text-left text-slate-600"><tr><th className="p-2">Schedule</th><th className="p-2">Cron</th><th className="p-2">Time zone</th><th className="p-2">Next runs</th><th className="p-2">Last run</th><th className="p-2" /></tr></thead>
+          <thead className="text-left text-slate-600"><tr><th className="p-2"><L en="Schedule" bn="সময়সূচি" /></th><th className="p-2">Cron</th><th className="p-2"><L en="Time zone" bn="সময় অঞ্চল" /></th><th className="p-2"><L en="Next runs" bn="পরের চালানো" /></th><th className="p-2"><L en="Last run" bn="শেষ চালানো" /></th><th className="p-2" /></tr></thead>
           <tbody>
             {schedules.data?.map((s) => (
               <tr key={s.id} className="border-t border-slate-100 align-top">
@@ -26,8 +26,8 @@ export default function SchedulesPage() {
                 <td className="p-2">{s.next.map((d) => <div key={String(d)}>{inZone(d, s.timeZone)}</div>)}</td>
                 <td className="p-2">{s.lastRun ? inZone(s.lastRun, s.timeZone) : '—'}</td>
                 <td className="p-2 whitespace-nowrap">
-                  <Button variant="secondary" disabled={runNow.isPending} onClick={() => { if (window.confirm(`Run "${s.label}" now?`)) runNow.mutate({ id: s.id }); }}><L en="Run now" bn="এখনই চালান" /></Button>
-                  {runNow.data && runNow.variables?.id === s.id && <div className="text-xs text-slate-600">{runNow.data.created ? `job #${runNow.data.jobId} enqueued` : `already enqueued (job #${runNow.data.jobId})`}</div>}
+                  <Button variant="secondary" disabled={runNow.isPending} onClick={() => { if (window.confirm(`Run "${s.label}" now? · এখনই চালাবেন?`)) runNow.mutate({ id: s.id }); }}><L en="Run now" bn="এখনই চালান" /></Button>
+                  {runNow.data && runNow.variables?.id === s.id && <div className="text-xs text-slate-600">{runNow.data.created ? <L en={`job #${runNow.data.jobId} enqueued`} bn="সারিতে তোলা হয়েছে" /> : <L en={`already enqueued (job #${runNow.data.jobId})`} bn="আগেই সারিতে আছে" />}</div>}
                 </td>
               </tr>
             ))}

@@ -11,7 +11,7 @@ export default function WorkersPage() {
       <h1 className="text-2xl font-semibold"><L en="Workers" bn="ওয়ার্কার" /></h1>
       <Card className="overflow-x-auto">
         <table className="min-w-full text-sm">
-          <thead className="text-left text-slate-600"><tr><th className="p-2">Worker</th><th className="p-2">Queue</th><th className="p-2">Host</th><th className="p-2">PID</th><th className="p-2">Last seen</th><th className="p-2">State</th></tr></thead>
+          <thead className="text-left text-slate-600"><tr><th className="p-2"><L en="Worker" bn="ওয়ার্কার" /></th><th className="p-2"><L en="Queue" bn="কিউ" /></th><th className="p-2"><L en="Host" bn="হোস্ট" /></th><th className="p-2">PID</th><th className="p-2"><L en="Last seen" bn="শেষ দেখা" /></th><th className="p-2"><L en="State" bn="অবস্থা" /></th></tr></thead>
           <tbody>
             {workers.data?.map((w) => {
               const silent = Date.now() - new Date(w.lastSeen).getTime() > 60_000;
@@ -19,7 +19,7 @@ export default function WorkersPage() {
                 <tr key={w.id} className="border-t border-slate-100">
                   <td className="p-2 font-mono">{w.id}</td><td className="p-2">{w.queue}</td><td className="p-2">{w.host}</td><td className="p-2">{w.pid}</td>
                   <td className="p-2">{fmtTime(w.lastSeen)}</td>
-                  <td className={`p-2 ${w.stoppedAt ? 'text-slate-500' : silent ? 'text-red-700' : 'text-emerald-700'}`}>{w.stoppedAt ? 'stopped' : silent ? 'silent' : 'alive'}</td>
+                  <td className={`p-2 ${w.stoppedAt ? 'text-slate-500' : silent ? 'text-red-700' : 'text-emerald-700'}`}>{w.stoppedAt ? <L en="stopped" bn="থেমেছে" /> : silent ? <L en="silent" bn="নীরব" /> : <L en="alive" bn="সক্রিয়" />}</td>
                 </tr>
               );
             })}

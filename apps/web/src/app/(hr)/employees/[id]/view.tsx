@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
 import { useEffect, useState } from 'react';
-import { Button, Card, L, StatusBadge, fmtTime } from '../../../../components/ui.tsx';
+import { Button, Card, L, StatusBadge, StatusLabel, fmtTime } from '../../../../components/ui.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 
 function fieldError(error: unknown, field: string): string | null {
@@ -34,7 +34,7 @@ export function EmployeeView({ id }: { id: number }) {
   useEffect(() => { if (status.data?.overall === 'done' || status.data?.overall === 'failed') void qc.invalidateQueries({ queryKey: trpc.employees.get.queryKey({ id }) }); }, [status.data?.overall]);
 
   if (detail.error) return <Card><p role="alert" className="text-red-700">{detail.error.message}</p></Card>;
-  if (!detail.data) return <p>Loading…</p>;
+  if (!detail.data) return <p><L en="Loading…" bn="লোড হচ্ছে…" /></p>;
   const e = detail.data;
   const emailError = fieldError(updateEmail.error, 'email') ?? (updateEmail.error ? updateEmail.error.message : null);
   return (
@@ -62,7 +62,8 @@ export function EmployeeView({ id }: { id: number }) {
           </div>
           {resend.error && <p role="alert" className="mt-2 text-sm text-red-700">{resend.error.message}</p>}
           {jobId !== undefined && (
-            <p className="mt-2 text-sm" data-testid="resend-status">Job #{jobId}: <StatusBadge status={status.data?.overall ?? 'queued'} />
+            <p className="mt-2 text-sm" data-testid="resend-status"><L en="Job" bn="কাজ" /> #{jobId}: <StatusBadge status={status.data?.overall ?? 'queued'} />
+              {status.data?.retrying && <span className="ml-2 text-amber-700">(<StatusLabel status="retrying" />)</span>}
               {status.data?.error && <span className="ml-2 text-red-700">{status.data.error}</span>}</p>
           )}
         </Card>
