@@ -142,4 +142,38 @@ describe('web app in Chromium', () => {
       await context.close();
     }
   });
+
+  it('on a phone (390×844) the HR runs page and an employee page fit the screen width', async () => {
+    const [a] = fx.companies;
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    /** How far the page's content reaches past the screen's right edge (0: no sideways scrolling). */
+    const overflow = () => page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
+    /** Elements sticking out of the box (card, list item) they sit in, outside a sideways-scrolling area. */
+    const spills = () => page.evaluate(() => [...document.querySelectorAll('main section *, main li *')].flatMap((el) => {
+      const box = el.parentElement!.closest('li, section')!;
+      for (let p = el.parentElement; p && p !== box; p = p.parentElement) if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return [];
+      const over = el.getBoundingClientRect().right - box.getBoundingClientRect().right;
+      return over > 1 ? [`${el.tagName.toLowerCase()} "${(el.textContent ?? '').slice(0, 40)}" by ${Math.round(over)} px`] : [];
+    }));
+    try {
+      await signIn(page, a!.hrEmail, a!.hrPassword);
+      await page.waitForURL(/\/runs$/);
+      await page.getByTestId('run-line').waitFor({ timeout: 10_000 });
+      await page.getByTestId('run-eta').waitFor();
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(await spills()).toEqual([]);
+      await page.screenshot({ path: path.join(artifacts, 'phone-hr-runs.png'), fullPage: true });
+
+      // An employee whose history has a failed attempt with its error: the widest rows.
+      await page.goto(`${web.url}/employees/${a!.employeeIds[2]}`);
+      await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 10_000 });
+      await page.getByRole('table').first().waitFor();
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(await spills()).toEqual([]);
+      await page.screenshot({ path: path.join(artifacts, 'phone-hr-employee.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
 });
