@@ -176,4 +176,31 @@ describe('web app in Chromium', () => {
       await context.close();
     }
   });
+
+  it('admin sees each stuck job on the queues page with its worker and last heartbeat', async () => {
+    // The fixture's jobs running for 15 minutes; one of them still heartbeats (a hung job on a live worker).
+    const stuck = await fx.pool.query<{ id: number }>(`select id from jobs where status = 'running' and started_at < now() - interval '14 minutes' order by id`);
+    expect(stuck.rows.length).toBeGreaterThan(0);
+    const beating = stuck.rows[0]!.id;
+    const heartbeat = new Date(Date.now() - 3_000);
+    await fx.pool.query(`update jobs set worker_id = 'w-hung', heartbeat_at = $2 where id = $1`, [beating, heartbeat]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await signIn(page, fx.admin.email, fx.admin.password);
+      await page.waitForURL(/\/admin\/failed$/);
+      await page.goto(`${web.url}/admin/queues`);
+      const rows = page.getByTestId('stuck-job');
+      await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(stuck.rows.length);
+      expect(await rows.evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-job-id'))))).toEqual(stuck.rows.map((r) => r.id));
+      const row = page.locator(`[data-testid="stuck-job"][data-job-id="${beating}"]`);
+      expect(await row.textContent()).toContain('w-hung');
+      expect(await row.getByTestId('stuck-heartbeat').getAttribute('datetime')).toBe(heartbeat.toISOString());
+      // The others never sent one.
+      expect(await page.getByTestId('stuck-heartbeat').count()).toBe(1);
+      await page.screenshot({ path: path.join(artifacts, 'admin-queues-stuck.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
 });
