@@ -1,8 +1,8 @@
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import superjson from 'superjson';
+import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter, type AppRouter } from '../src/server/root.ts';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
+import { call, errorCode, httpApi } from './http-api.ts';
 import { startWebServer, type WebServer } from './server.ts';
 
 let fx: WebFixture;
@@ -18,62 +18,7 @@ afterAll(async () => {
   await fx?.drop();
 });
 
-/** As the login page sends it: Better Auth refuses a fetch-mode POST that names no trusted origin. */
-function signInRequest(email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${web.url}/api/auth/sign-in/email`, {
-    method: 'POST', headers: { 'content-type': 'application/json', origin: web.url, ...headers }, body: JSON.stringify({ email, password }),
-  });
-}
-
-// Sign-in is limited to 5 attempts per client IP per 15 minutes. Each helper sign-in comes from
-// an address of its own (X-Forwarded-For, which `next start` keeps), so only the rate-limit
-// test, which sends none and is keyed by the socket's 127.0.0.1, spends that budget.
-let nextAddress = 0;
-
-/** Better Auth's email + password sign-in; returns the session cookie (`name=value`). */
-async function signIn(email: string, password: string): Promise<string> {
-  nextAddress++;
-  const res = await signInRequest(email, password, { 'x-forwarded-for': `10.1.${nextAddress >> 8}.${nextAddress & 255}` });
-  expect(res.status).toBe(200);
-  const cookies = res.headers.getSetCookie();
-  expect(cookies).toHaveLength(1);
-  const cookie = cookies[0]!;
-  expect(cookie).toMatch(/^beton\.session_token=/);
-  expect(cookie).toMatch(/; HttpOnly/i);
-  expect(cookie).toMatch(/; SameSite=Lax/i);
-  expect(cookie).not.toMatch(/; Secure/i); // served over http here; https base URLs add Secure
-  return cookie.split(';')[0]!;
-}
-
-/** Better Auth's sign-out, as the browser sends it (a cookie-carrying POST must name its origin). */
-function signOutRequest(cookie: string, origin: string): Promise<Response> {
-  return fetch(`${web.url}/api/auth/sign-out`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' });
-}
-
-function client(cookie?: string) {
-  return createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${web.url}/api/trpc`, transformer: superjson, headers: () => (cookie ? { cookie } : {}) })],
-  });
-}
-
-type Call = ReturnType<typeof client>;
-/** Calls any procedure by its path with `input`. */
-async function call(c: Call, path: string, input: unknown): Promise<unknown> {
-  const [group, name] = path.split('.') as [string, string];
-  const proc = (c as unknown as Record<string, Record<string, { query?: (i: unknown) => Promise<unknown>; mutate?: (i: unknown) => Promise<unknown> }>>)[group]![name]!;
-  const type = (appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)[path]!._def.type;
-  return type === 'mutation' ? proc.mutate!(input) : proc.query!(input);
-}
-
-async function errorCode(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'OK';
-  } catch (error) {
-    if (error instanceof TRPCClientError) return (error.data as { code: string }).code;
-    throw error;
-  }
-}
+const { signInRequest, signIn, signOutRequest, client } = httpApi(() => web.url);
 
 /**
  * Every procedure, with an input that names company B's objects. A procedure missing here
@@ -153,6 +98,7 @@ describe('web API over HTTP', () => {
         const result = (await call(hr, path, input)) as unknown;
         const text = JSON.stringify(result);
         expect(text, path).not.toContain(b.id);
+        expect(text, path).not.toContain(b.runId); // runs.list names runs by id, not their company
         for (const id of b.employeeIds.slice(0, 20)) expect(text, path).not.toMatch(new RegExp(`"id":${id}[,}]`));
         continue;
       }
@@ -166,6 +112,18 @@ describe('web API over HTTP', () => {
     // A's own objects answer.
     expect(await errorCode(call(hr, 'employees.get', { id: a.employeeIds[0] }))).toBe('OK');
     expect(await errorCode(call(hr, 'runs.get', { runId: a.runId }))).toBe('OK');
+  });
+
+  it('an ADMIN gets FORBIDDEN (HTTP 403) from every HR procedure', async () => {
+    const [a] = fx.companies;
+    const admin = client(await signIn(fx.admin.email, fx.admin.password));
+    const hrOnly = procedures().filter((path) => ['NOT_FOUND', 'SCOPED'].includes(table()[path]!.hr));
+    expect(hrOnly.length).toBeGreaterThan(5);
+    for (const path of hrOnly) expect([path, await errorCode(call(admin, path, table()[path]!.input))]).toEqual([path, 'FORBIDDEN']);
+    // Even with the HR's own company's ids, and as the HTTP status a client acts on.
+    expect(await errorCode(admin.employees.get.query({ id: a!.employeeIds[0]! }))).toBe('FORBIDDEN');
+    const res = await fetch(`${web.url}/api/trpc/runs.list`, { headers: { cookie: await signIn(fx.admin.email, fx.admin.password) } });
+    expect(res.status).toBe(403);
   });
 
   it("a foreign id answers HTTP 404 and a slip PDF of another company is 404", async () => {

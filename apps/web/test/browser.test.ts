@@ -142,6 +142,67 @@ describe('web app in Chromium', () => {
       await context.close();
     }
   });
+
+  it('on a phone (390×844) the HR runs page and an employee page fit the screen width', async () => {
+    const [a] = fx.companies;
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    /** How far the page's content reaches past the screen's right edge (0: no sideways scrolling). */
+    const overflow = () => page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
+    /** Elements sticking out of the box (card, list item) they sit in, outside a sideways-scrolling area. */
+    const spills = () => page.evaluate(() => [...document.querySelectorAll('main section *, main li *')].flatMap((el) => {
+      const box = el.parentElement!.closest('li, section')!;
+      for (let p = el.parentElement; p && p !== box; p = p.parentElement) if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return [];
+      const over = el.getBoundingClientRect().right - box.getBoundingClientRect().right;
+      return over > 1 ? [`${el.tagName.toLowerCase()} "${(el.textContent ?? '').slice(0, 40)}" by ${Math.round(over)} px`] : [];
+    }));
+    try {
+      await signIn(page, a!.hrEmail, a!.hrPassword);
+      await page.waitForURL(/\/runs$/);
+      await page.getByTestId('run-line').waitFor({ timeout: 10_000 });
+      await page.getByTestId('run-eta').waitFor();
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(await spills()).toEqual([]);
+      await page.screenshot({ path: path.join(artifacts, 'phone-hr-runs.png'), fullPage: true });
+
+      // An employee whose history has a failed attempt with its error: the widest rows.
+      await page.goto(`${web.url}/employees/${a!.employeeIds[2]}`);
+      await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 10_000 });
+      await page.getByRole('table').first().waitFor();
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(await spills()).toEqual([]);
+      await page.screenshot({ path: path.join(artifacts, 'phone-hr-employee.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('admin sees each stuck job on the queues page with its worker and last heartbeat', async () => {
+    // The fixture's jobs running for 15 minutes; one of them still heartbeats (a hung job on a live worker).
+    const stuck = await fx.pool.query<{ id: number }>(`select id from jobs where status = 'running' and started_at < now() - interval '14 minutes' order by id`);
+    expect(stuck.rows.length).toBeGreaterThan(0);
+    const beating = stuck.rows[0]!.id;
+    const heartbeat = new Date(Date.now() - 3_000);
+    await fx.pool.query(`update jobs set worker_id = 'w-hung', heartbeat_at = $2 where id = $1`, [beating, heartbeat]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await signIn(page, fx.admin.email, fx.admin.password);
+      await page.waitForURL(/\/admin\/failed$/);
+      await page.goto(`${web.url}/admin/queues`);
+      const rows = page.getByTestId('stuck-job');
+      await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(stuck.rows.length);
+      expect(await rows.evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-job-id'))))).toEqual(stuck.rows.map((r) => r.id));
+      const row = page.locator(`[data-testid="stuck-job"][data-job-id="${beating}"]`);
+      expect(await row.textContent()).toContain('w-hung');
+      expect(await row.getByTestId('stuck-heartbeat').getAttribute('datetime')).toBe(heartbeat.toISOString());
+      // The others never sent one.
+      expect(await page.getByTestId('stuck-heartbeat').count()).toBe(1);
+      await page.screenshot({ path: path.join(artifacts, 'admin-queues-stuck.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 describe('resend status in Chromium', () => {

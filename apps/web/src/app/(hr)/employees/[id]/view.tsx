@@ -87,7 +87,7 @@ export function EmployeeView({ id }: { id: number }) {
                     {j.attemptLog.map((a) => (
                       <tr key={a.attempt} className="border-t border-slate-100">
                         <td className="pr-2">#{a.attempt}</td><td className="pr-2">{fmtTime(a.startedAt)}</td><td className="pr-2">{a.durationMs ?? '—'} ms</td>
-                        <td className="pr-2"><StatusBadge status={a.outcome} /></td><td className="text-red-700">{a.errorCode} {a.errorMessage}</td>
+                        <td className="pr-2"><StatusBadge status={a.outcome} /></td><td className="text-red-700 wrap-anywhere">{a.errorCode} {a.errorMessage}</td>
                       </tr>
                     ))}
                   </tbody></table>
