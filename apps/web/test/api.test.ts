@@ -1,4 +1,5 @@
 import { TRPCClientError } from '@trpc/client';
+import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter, type AppRouter } from '../src/server/root.ts';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
