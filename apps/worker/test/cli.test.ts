@@ -182,7 +182,8 @@ describe('beton payroll run (a real process on a seeded test database)', () => {
   });
 
   it('a second run of the same month says it was already done and enqueues nothing', async () => {
-    const before = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`);
+    const count = async (task: string) => (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where task_name = $1`, [task])).rows[0]!.n;
+    const before = { slips: await count('render-slip'), transfers: await count('submit-bank-transfers'), all: (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`)).rows[0]!.n };
     const all = await beton(['payroll', 'run', '--month', '2026-11'], env);
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toMatch(/^Already done: payroll 2026-11 was already run for all 3 companies; nothing enqueued\.$/m);
@@ -192,8 +193,11 @@ describe('beton payroll run (a real process on a seeded test database)', () => {
     // The rest of 2026-10: the company already run is skipped, the other two are run.
     const rest = await beton(['payroll', 'run', '--month', '2026-10'], env);
     expect(rest.stdout).toMatch(new RegExp(`^Done in \\d+\\.\\d\\d s: ${companies[0]!.employees + companies[2]!.employees} render-slip jobs enqueued for 2 companies; 1 already run for 2026-10 \\(skipped\\)$`, 'm'));
-    const after = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`);
-    expect(after.rows[0]!.n - before.rows[0]!.n).toBe(companies[0]!.employees + companies[2]!.employees);
+    // Each company run adds its render-slip jobs and one submit-bank-transfers job, nothing else.
+    expect(await count('render-slip') - before.slips).toBe(companies[0]!.employees + companies[2]!.employees);
+    expect(await count('submit-bank-transfers') - before.transfers).toBe(2);
+    const after = (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`)).rows[0]!.n;
+    expect(after - before.all).toBe(companies[0]!.employees + companies[2]!.employees + 2);
   });
 
   it('a bad month or an unknown company: one line, no stack, non-zero exit, nothing enqueued', async () => {

@@ -23,7 +23,7 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
   let companies: string[];
 
   const settled = async () => {
-    const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and run_at <= now()`);
+    const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where queue in ('pdf-render', 'send-email') and status in ('queued', 'running', 'retrying') and run_at <= now()`);
     return rows[0]!.n === 0;
   };
   const employeesOf = async (companyId: string) =>

@@ -97,10 +97,17 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
   it('a 429 carries the provider reset time as the minimum wait', async () => {
     provider.setRatePerSecond(1);
     await deliverEmail({ pool: db.pool, mailer }, email('k:r1'));
-    const error = await deliverEmail({ pool: db.pool, mailer }, email('k:r2')).catch((e) => e);
+    // The provider counts per clock second: a second send may fall into the next second and be
+    // accepted; a third then shares that second with it.
+    let error: unknown;
+    for (const key of ['k:r2', 'k:r3']) {
+      error = await deliverEmail({ pool: db.pool, mailer }, email(key)).catch((e) => e);
+      if (error instanceof Error) break;
+    }
     expect(error).toBeInstanceOf(TransientError);
-    expect(error.code).toBe('rate_limited');
-    expect(error.retryAfterMs).toBeGreaterThan(0);
-    expect(error.retryAfterMs).toBeLessThanOrEqual(1000);
+    const limited = error as TransientError;
+    expect(limited.code).toBe('rate_limited');
+    expect(limited.retryAfterMs).toBeGreaterThan(0);
+    expect(limited.retryAfterMs).toBeLessThanOrEqual(1000);
   });
 });
