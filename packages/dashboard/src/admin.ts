@@ -95,7 +95,7 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
   const j = rows[0];
   if (!j) throw notFound('Job');
   const attempts = await pool.query<{ attempt: number; worker_id: string | null; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; error_kind: string | null; error_code: string | null; error_message: string | null; error_stack: string | null; retry_delay_ms: number | null }>(
-    `select attempt, worker_id, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack, retry_delay_ms from job_attempts where job_id = $1 order by attempt, id`,
+    `select attempt, worker_id, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack, retry_delay_ms from job_attempts where job_id = $1 order by started_at, id`,
     [jobId],
   );
   return {

@@ -146,7 +146,7 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
        from jobs where employee_id = $1 order by id desc limit 200`, [employeeId]),
     pool.query<{ job_id: number; attempt: number; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; worker_id: string | null; error_code: string | null; error_message: string | null }>(
       `select a.job_id, a.attempt, a.started_at, a.finished_at, a.duration_ms, a.outcome, a.worker_id, a.error_code, a.error_message
-       from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.attempt`, [employeeId]),
+       from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.started_at, a.id`, [employeeId]),
     pool.query<{ id: number; month: string; key: string; bytes: number; created_at: Date }>(
       `select id, month, key, bytes, created_at from slips where employee_id = $1 order by month desc, id desc`, [employeeId]),
   ]);

@@ -129,8 +129,8 @@ export default function FailedJobsPage() {
           <p className="text-xs text-slate-500">{job.data.idempotencyKey} · {job.data.attempts}/{job.data.maxAttempts} <L en="attempts" bn="চেষ্টা" /></p>
           <pre className="mt-2 overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(job.data.payload, null, 2)}</pre>
           <ol className="mt-2 space-y-2 text-xs">
-            {job.data.attemptLog.map((a) => (
-              <li key={a.attempt} className="rounded border border-slate-100 p-2">
+            {job.data.attemptLog.map((a, i) => (
+              <li key={i} className="rounded border border-slate-100 p-2">
                 <b>#{a.attempt}</b> <StatusLabel status={a.outcome} /> · {fmtTime(a.startedAt)} · {a.durationMs ?? '—'} ms · {a.workerId} {a.retryDelayMs !== null && <>· <L en={`retry in ${a.retryDelayMs} ms`} bn={`${a.retryDelayMs} ms পরে আবার`} /></>}
                 {a.errorMessage && <div className="text-red-700">{a.errorCode}: {a.errorMessage}</div>}
                 {a.errorStack && <pre className="mt-1 overflow-x-auto whitespace-pre-wrap text-slate-600">{a.errorStack}</pre>}

@@ -84,8 +84,8 @@ export function EmployeeView({ id }: { id: number }) {
                 <div className="flex flex-wrap items-center gap-2"><span className="font-mono">#{j.id}</span> {j.taskName} <StatusBadge status={j.status} /> <span className="text-xs text-slate-500">{j.idempotencyKey}</span></div>
                 {j.attemptLog.length > 0 && (
                   <table className="mt-1 w-full text-xs"><tbody>
-                    {j.attemptLog.map((a) => (
-                      <tr key={a.attempt} className="border-t border-slate-100">
+                    {j.attemptLog.map((a, i) => (
+                      <tr key={i} className="border-t border-slate-100">
                         <td className="pr-2">#{a.attempt}</td><td className="pr-2">{fmtTime(a.startedAt)}</td><td className="pr-2">{a.durationMs ?? '—'} ms</td>
                         <td className="pr-2"><StatusBadge status={a.outcome} /></td><td className="text-red-700 wrap-anywhere">{a.errorCode} {a.errorMessage}</td>
                       </tr>
