@@ -185,6 +185,10 @@ describe('web API over HTTP', () => {
     expect(jobs.rows.map((r) => r.idempotency_key)).toEqual([`slip:${fx.month}:emp-${id}:resend-1`]);
     const status = await hr.employees.resendStatus.query({ jobId: one.jobId });
     expect(status.overall).toBe('queued');
+    // The employee page lists the resend: who asked, when, its job.
+    const month = (await hr.employees.get.query({ id })).months.find((m) => m.month === fx.month)!;
+    expect(month.resends).toEqual([{ n: 1, requestedBy: `hr:${a!.hrEmail}`, requestedAt: expect.any(Date), jobId: one.jobId }]);
+    expect(Date.now() - month.resends[0]!.requestedAt.getTime()).toBeLessThan(60_000);
   });
 
   it('admin-only procedures refuse HR with FORBIDDEN (HTTP 403); admin retries all matching, audited', async () => {

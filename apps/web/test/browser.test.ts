@@ -100,6 +100,9 @@ describe('web app in Chromium', () => {
       await expect.poll(() => page.getByTestId('resend-status').locator('[data-status]').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
       expect(provider.messages({ customArgs: { idempotency_key: render.idempotency_key } })).toHaveLength(1);
       expect(provider.messages({ to: 'fixed@example.com' })).toHaveLength(1);
+      // The slip history lists the resend with who asked for it and its job.
+      await expect.poll(() => page.getByTestId('resends').textContent(), { timeout: 10_000 }).toContain(`hr:${a!.hrEmail}`);
+      expect(await page.getByTestId('resends').textContent()).toContain(`#${render.id}`);
       await page.screenshot({ path: path.join(artifacts, 'hr-resend-done.png'), fullPage: true });
     } finally {
       await context.close();

@@ -130,7 +130,13 @@ export interface EmployeeDetail {
   nameLatin: string;
   nameBengali: string;
   email: string;
-  months: Array<{ month: string; jobs: JobView[]; slips: Array<{ id: number; key: string; bytes: number; createdAt: Date }> }>;
+  months: Array<{
+    month: string;
+    jobs: JobView[];
+    slips: Array<{ id: number; key: string; bytes: number; createdAt: Date }>;
+    /** HR's explicit resends of the month's slip: who asked, when, its render job. */
+    resends: Array<{ n: number; requestedBy: string; requestedAt: Date; jobId: number }>;
+  }>;
 }
 
 /** An employee of the company with slip history per month and every attempt; another company's id is NOT_FOUND. */
@@ -140,7 +146,7 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
   );
   const e = emp.rows[0];
   if (!e) throw notFound('Employee');
-  const [jobs, attempts, slips] = await Promise.all([
+  const [jobs, attempts, slips, resends] = await Promise.all([
     pool.query<{ id: number; task_name: string; status: string; idempotency_key: string; month: string | null; attempts: number; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null }>(
       `select id, task_name, status, idempotency_key, payload->>'month' as month, attempts, run_at, finished_at, last_error, last_error_code
        from jobs where employee_id = $1 order by id desc limit 200`, [employeeId]),
@@ -149,11 +155,13 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
        from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.started_at, a.id`, [employeeId]),
     pool.query<{ id: number; month: string; key: string; bytes: number; created_at: Date }>(
       `select id, month, key, bytes, created_at from slips where employee_id = $1 order by month desc, id desc`, [employeeId]),
+    pool.query<{ month: string; n: number; requested_by: string; requested_at: Date; job_id: number }>(
+      `select month, n, requested_by, requested_at, job_id from slip_resends where employee_id = $1 order by month desc, n`, [employeeId]),
   ]);
   const months = new Map<string, EmployeeDetail['months'][number]>();
   const monthOf = (m: string | null) => {
     const key = m ?? '—';
-    if (!months.has(key)) months.set(key, { month: key, jobs: [], slips: [] });
+    if (!months.has(key)) months.set(key, { month: key, jobs: [], slips: [], resends: [] });
     return months.get(key)!;
   };
   for (const j of jobs.rows) {
@@ -167,6 +175,7 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
     });
   }
   for (const s of slips.rows) monthOf(s.month).slips.push({ id: s.id, key: s.key, bytes: s.bytes, createdAt: s.created_at });
+  for (const r of resends.rows) monthOf(r.month).resends.push({ n: r.n, requestedBy: r.requested_by, requestedAt: r.requested_at, jobId: r.job_id });
   return {
     id: e.id, code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email,
     months: [...months.values()].sort((a, b) => b.month.localeCompare(a.month)),

@@ -38,6 +38,7 @@ export const employeeDetailOutput = z.object({
       runAt: z.date(), finishedAt: z.date().nullable(), lastError: z.string().nullable(), lastErrorCode: z.string().nullable(), attemptLog: z.array(attempt),
     })),
     slips: z.array(z.object({ id: z.number(), key: z.string(), bytes: z.number(), createdAt: z.date() })),
+    resends: z.array(z.object({ n: z.number(), requestedBy: z.string(), requestedAt: z.date(), jobId: z.number() })),
   })),
 });
 

@@ -78,6 +78,13 @@ export function EmployeeView({ id }: { id: number }) {
               <a key={s.id} className="text-sm text-indigo-700 underline" href={`/api/slips/${s.id}/pdf`} target="_blank" rel="noreferrer">PDF ({Math.round(s.bytes / 1024)} KB)</a>
             ))}
           </div>
+          {m.resends.length > 0 && (
+            <ul className="mb-2 text-xs text-slate-600" data-testid="resends">
+              {m.resends.map((r) => (
+                <li key={r.n}><L en={`Resend ${r.n}`} bn={`পুনরায় পাঠানো ${r.n}`} /> · {fmtTime(r.requestedAt)} · <L en="by" bn="অনুরোধ" /> {r.requestedBy} · <span className="font-mono">#{r.jobId}</span></li>
+              ))}
+            </ul>
+          )}
           <ul className="space-y-2 text-sm">
             {m.jobs.map((j) => (
               <li key={j.id} className="rounded border border-slate-100 p-2">
