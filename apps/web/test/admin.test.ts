@@ -187,7 +187,7 @@ describe('admin console over HTTP', () => {
     for (const d of newYork.next) expect([6, 7]).toContain(d.getUTCHours()); // 02:00 EDT/EST
     // Built-in schedules run on UTC: the sweeper every 5 minutes.
     const sweep = list.find((s) => s.id === 'sweep-stuck-jobs')!;
-    expect(sweep).toMatchObject({ kind: 'builtin', cron: '*/5 * * * *', timeZone: 'UTC', job: 'sweep-stuck-jobs' });
+    expect(sweep).toMatchObject({ kind: 'builtin', cron: '*/5 * * * *', cronFrom: null, timeZone: 'UTC', job: 'sweep-stuck-jobs' });
     expect(sweep.next.map((d) => [d.getUTCMinutes() % 5, d.getUTCSeconds()])).toEqual([[0, 0], [0, 0], [0, 0]]);
     expect(sweep.next[0]!.getTime() - now).toBeLessThanOrEqual(5 * 60_000);
     expect(sweep.next[1]!.getTime() - sweep.next[0]!.getTime()).toBe(5 * 60_000);
@@ -222,11 +222,17 @@ describe('admin console over HTTP', () => {
     expect((await admin.admin.failedList.query({ errorCode: 'test_failure' })).rows.map((r) => r.id)).toEqual([untouched]);
     expect((await auditOf('retry-failed-jobs')).map((r) => [r.actor, r.details])).toEqual([[`admin:${t.fx.admin.email}`, { ids: [retried] }]]);
 
-    const env = { DATABASE_URL: t.fx.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '3', HEARTBEAT_MS: '300' };
+    // SWEEP_CRON overrides the sweeper's */5: the schedules page shows what the schedulers run.
+    const env = { DATABASE_URL: t.fx.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '3', HEARTBEAT_MS: '300', SWEEP_CRON: '*/7 * * * *' };
     const workers = [spawnWorker({ name: 'maintenance-1', queue: 'maintenance', env }), spawnWorker({ name: 'maintenance-2', queue: 'maintenance', env })];
     started.push(...workers);
     await Promise.all(workers.map((w) => w.ready));
     await expect.poll(async () => (await jobRow(retried))?.status, { timeout: 30_000 }).toBe('done');
+    const sweep = (await admin.admin.schedules.query()).find((x) => x.id === 'sweep-stuck-jobs')!;
+    expect(sweep.cron).toBe('*/7 * * * *');
+    const ours = (await admin.admin.workers.query()).filter((r) => workers.some((w) => w.pid === r.pid)).map((r) => r.id);
+    expect(ours).toContain(sweep.cronFrom);
+    for (const d of sweep.next) expect(d.getUTCMinutes() % 7).toBe(0);
     const log = (await admin.admin.job.query({ id: retried })).attemptLog;
     // A retried job counts its attempts from 1 again; its history stays in the order it happened.
     expect(log.map((x) => [x.attempt, x.outcome])).toEqual([[1, 'failed'], [2, 'failed'], [1, 'done']]);

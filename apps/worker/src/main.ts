@@ -12,6 +12,7 @@ import {
   jobDefinitions,
   PostgresLimiterStore,
   queueDepth,
+  recordRunningSchedules,
   PostgresLock,
   RedisLimiterStore,
   RedisLock,
@@ -115,6 +116,7 @@ async function main() {
       onLimitWait: (e) => metrics.limiterWaited(e.limit, e.waitedMs / 1000),
     },
   });
+  if (isScheduler) await recordRunningSchedules(pool, workerId, definitionSchedules(definitions));
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
   if (isScheduler && !useGraphileCron) {

@@ -1,4 +1,4 @@
-import { definitionSchedules, failedJobsWhere, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
+import { definitionSchedules, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
@@ -233,6 +233,8 @@ export interface ScheduleView {
   kind: 'payroll' | 'builtin';
   label: string;
   cron: string;
+  /** Built-in schedules: the live scheduler whose cron is shown (its SWEEP_CRON / BANK_POLL_CRON); null = the definition's default. */
+  cronFrom: string | null;
   timeZone: string;
   job: string;
   next: Date[];
@@ -241,17 +243,22 @@ export interface ScheduleView {
 
 /** Every company's payroll schedule and the built-in recurring jobs, with next due times and last run. */
 export async function listSchedules(pool: Pool, now = new Date()): Promise<ScheduleView[]> {
-  const [companies, last] = await Promise.all([
+  const [companies, last, running] = await Promise.all([
     pool.query<{ id: string; name: string; payroll_schedule: string; time_zone: string }>(`select id, name, payroll_schedule, time_zone from companies order by name`),
     pool.query<{ schedule_id: string; due_at: Date }>(`select schedule_id, max(due_at) as due_at from schedule_runs group by schedule_id`),
+    runningScheduleCrons(pool),
   ]);
   const lastOf = new Map(last.rows.map((r) => [r.schedule_id, r.due_at]));
   const safeNext = (cron: string, tz: string) => { try { return nextDueTimes(cron, tz, 3, now); } catch { return []; } };
-  const builtin: ScheduleView[] = definitionSchedules(jobDefinitions).map((s) => ({
-    id: s.id, kind: 'builtin', label: s.id, cron: s.cron, timeZone: s.timeZone, job: s.job, next: safeNext(s.cron, s.timeZone), lastRun: lastOf.get(s.id) ?? null,
-  }));
+  const builtin: ScheduleView[] = definitionSchedules(jobDefinitions).map((s) => {
+    const cron = running.crons[s.id] ?? s.cron;
+    return {
+      id: s.id, kind: 'builtin', label: s.id, cron, cronFrom: running.crons[s.id] ? running.workerId : null, timeZone: s.timeZone, job: s.job,
+      next: safeNext(cron, s.timeZone), lastRun: lastOf.get(s.id) ?? null,
+    };
+  });
   const payroll: ScheduleView[] = companies.rows.map((c) => ({
-    id: `payroll:${c.id}`, kind: 'payroll', label: `Payroll · ${c.name}`, cron: c.payroll_schedule, timeZone: c.time_zone, job: 'payroll-fanout',
+    id: `payroll:${c.id}`, kind: 'payroll', label: `Payroll · ${c.name}`, cron: c.payroll_schedule, cronFrom: null, timeZone: c.time_zone, job: 'payroll-fanout',
     next: safeNext(c.payroll_schedule, c.time_zone), lastRun: lastOf.get(`payroll:${c.id}`) ?? null,
   }));
   return [...builtin, ...payroll];

@@ -98,6 +98,6 @@ export const stuckJobsOutput = z.array(z.object({
 }));
 
 export const schedulesOutput = z.array(z.object({
-  id: z.string(), kind: z.enum(['payroll', 'builtin']), label: z.string(), cron: z.string(), timeZone: z.string(), job: z.string(),
+  id: z.string(), kind: z.enum(['payroll', 'builtin']), label: z.string(), cron: z.string(), cronFrom: z.string().nullable(), timeZone: z.string(), job: z.string(),
   next: z.array(z.date()), lastRun: z.date().nullable(),
 }));

@@ -69,6 +69,23 @@ export function definitionSchedules(definitions: readonly AnyJobDefinition[]): S
   );
 }
 
+/**
+ * A scheduler records the built-in schedules it runs ({id: cron}) on its `workers` row, so the
+ * admin's Schedules page shows the crons in force (SWEEP_CRON, BANK_POLL_CRON) rather than the
+ * definitions' defaults.
+ */
+export async function recordRunningSchedules(pool: Pool, workerId: string, entries: readonly ScheduleEntry[]): Promise<void> {
+  await pool.query(`update workers set schedules = $2 where id = $1`, [workerId, JSON.stringify(Object.fromEntries(entries.map((e) => [e.id, e.cron])))]);
+}
+
+/** The built-in schedules' crons as the most recently seen live scheduler runs them; {} when none reported. */
+export async function runningScheduleCrons(pool: Pool): Promise<{ crons: Record<string, string>; workerId: string | null }> {
+  const { rows } = await pool.query<{ id: string; schedules: Record<string, string> }>(
+    `select id, schedules from workers where schedules is not null and stopped_at is null order by last_seen desc limit 1`,
+  );
+  return { crons: rows[0]?.schedules ?? {}, workerId: rows[0]?.id ?? null };
+}
+
 export interface TickOptions {
   pool: Pool;
   /** Any job client; schedules name their job at run time. */

@@ -22,7 +22,7 @@ export default function SchedulesPage() {
             {schedules.data?.map((s) => (
               <tr key={s.id} className="border-t border-slate-100 align-top">
                 <td className="p-2">{s.label}<div className="text-xs text-slate-500">{s.job}</div></td>
-                <td className="p-2 font-mono">{s.cron}</td><td className="p-2">{s.timeZone}</td>
+                <td className="p-2"><span className="font-mono">{s.cron}</span>{s.cronFrom && <div className="text-xs text-slate-500"><L en="as the scheduler runs it" bn="শিডিউলার যেভাবে চালায়" />: {s.cronFrom}</div>}</td><td className="p-2">{s.timeZone}</td>
                 <td className="p-2">{s.next.map((d) => <div key={String(d)}>{inZone(d, s.timeZone)}</div>)}</td>
                 <td className="p-2">{s.lastRun ? inZone(s.lastRun, s.timeZone) : '—'}</td>
                 <td className="p-2 whitespace-nowrap">
