@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
@@ -17,7 +17,7 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInt.default(30_000),
   VISIBILITY_TIMEOUT_MS: positiveInt.default(60_000),
   HEARTBEAT_MS: positiveInt.default(10_000),
-  STALE_HEARTBEAT_MS: positiveInt.default(60_000),
+  STALE_HEARTBEAT_MS: positiveInt.default(DEFAULT_STALE_HEARTBEAT_MS),
   STUCK_RUNNING_MS: positiveInt.default(10 * 60_000),
   SWEEP_CRON: z.string().default('*/5 * * * *'),
   /** The bank poll's schedule (UTC); SPEC R1: every 15 minutes. A 6-field cron has seconds (tests, drills). */

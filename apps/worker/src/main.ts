@@ -12,7 +12,7 @@ import {
   jobDefinitions,
   PostgresLimiterStore,
   queueDepth,
-  recordRunningSchedules,
+  recordSchedulerSettings,
   PostgresLock,
   RedisLimiterStore,
   RedisLock,
@@ -116,7 +116,7 @@ async function main() {
       onLimitWait: (e) => metrics.limiterWaited(e.limit, e.waitedMs / 1000),
     },
   });
-  if (isScheduler) await recordRunningSchedules(pool, workerId, definitionSchedules(definitions));
+  if (isScheduler) await recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs });
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
   if (isScheduler && !useGraphileCron) {

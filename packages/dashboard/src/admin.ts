@@ -1,4 +1,4 @@
-import { definitionSchedules, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
@@ -211,11 +211,25 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
   return { queues: views, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), rates, rateWindowSeconds: RATE_WINDOW_S, limitDefs };
 }
 
+/**
+ * Every worker that reported, with its state: stopped (shut down cleanly), silent (no heartbeat
+ * for longer than the sweeper's threshold, as the latest scheduler recorded it: its jobs are put
+ * back) or alive. Judged by the database's clock, not the browser's.
+ */
 export async function listWorkers(pool: Pool) {
-  const { rows } = await pool.query<{ id: string; host: string; pid: number; queue: string; started_at: Date; last_seen: Date; stopped_at: Date | null }>(
-    `select id, host, pid, queue, started_at, last_seen, stopped_at from workers order by stopped_at nulls first, last_seen desc limit 200`,
+  const { rows } = await pool.query<{ id: string; host: string; pid: number; queue: string; started_at: Date; last_seen: Date; stopped_at: Date | null; silent: boolean; silent_after_ms: number }>(
+    `with threshold as (
+       select coalesce((select stale_heartbeat_ms from workers where stale_heartbeat_ms is not null order by last_seen desc limit 1), $1) as ms
+     )
+     select w.id, w.host, w.pid, w.queue, w.started_at, w.last_seen, w.stopped_at,
+            w.last_seen < now() - make_interval(secs => t.ms / 1000.0) as silent, t.ms as silent_after_ms
+     from workers w cross join threshold t order by w.stopped_at nulls first, w.last_seen desc limit 200`,
+    [DEFAULT_STALE_HEARTBEAT_MS],
   );
-  return rows.map((r) => ({ id: r.id, host: r.host, pid: r.pid, queue: r.queue, startedAt: r.started_at, lastSeen: r.last_seen, stoppedAt: r.stopped_at }));
+  return rows.map((r) => ({
+    id: r.id, host: r.host, pid: r.pid, queue: r.queue, startedAt: r.started_at, lastSeen: r.last_seen, stoppedAt: r.stopped_at,
+    state: r.stopped_at ? ('stopped' as const) : r.silent ? ('silent' as const) : ('alive' as const), silentAfterMs: r.silent_after_ms,
+  }));
 }
 
 export async function listStuckJobs(pool: Pool, now = new Date()) {

@@ -91,6 +91,7 @@ export const queuesOutput = z.object({
 
 export const workersOutput = z.array(z.object({
   id: z.string(), host: z.string(), pid: z.number(), queue: z.string(), startedAt: z.date(), lastSeen: z.date(), stoppedAt: z.date().nullable(),
+  state: z.enum(['alive', 'silent', 'stopped']), silentAfterMs: z.number(),
 }));
 
 export const stuckJobsOutput = z.array(z.object({

@@ -70,12 +70,14 @@ export function definitionSchedules(definitions: readonly AnyJobDefinition[]): S
 }
 
 /**
- * A scheduler records the built-in schedules it runs ({id: cron}) on its `workers` row, so the
- * admin's Schedules page shows the crons in force (SWEEP_CRON, BANK_POLL_CRON) rather than the
- * definitions' defaults.
+ * A scheduler records on its `workers` row the built-in schedules it runs ({id: cron}) and its
+ * sweeper's stale-heartbeat threshold, so the admin's pages show the crons in force (SWEEP_CRON,
+ * BANK_POLL_CRON) and call a worker silent by the sweeper's own measure.
  */
-export async function recordRunningSchedules(pool: Pool, workerId: string, entries: readonly ScheduleEntry[]): Promise<void> {
-  await pool.query(`update workers set schedules = $2 where id = $1`, [workerId, JSON.stringify(Object.fromEntries(entries.map((e) => [e.id, e.cron])))]);
+export async function recordSchedulerSettings(pool: Pool, workerId: string, settings: { schedules: readonly ScheduleEntry[]; staleHeartbeatMs: number }): Promise<void> {
+  await pool.query(`update workers set schedules = $2, stale_heartbeat_ms = $3 where id = $1`, [
+    workerId, JSON.stringify(Object.fromEntries(settings.schedules.map((e) => [e.id, e.cron]))), settings.staleHeartbeatMs,
+  ]);
 }
 
 /** The built-in schedules' crons as the most recently seen live scheduler runs them; {} when none reported. */

@@ -1,6 +1,9 @@
 import { addWakeups, inTransaction, type Pool } from './db.ts';
 import { RUNNING_JOBS_FROM } from './job-sets.ts';
 
+/** A worker whose heartbeat is older than this is gone: the sweeper puts its jobs back. */
+export const DEFAULT_STALE_HEARTBEAT_MS = 60_000;
+
 export interface SweepOptions {
   /** A job `running` longer than this is put back. Default: 10 min (SPEC R8). */
   runningLongerThanMs?: number;
@@ -22,7 +25,7 @@ export interface SweepResult {
  * keys keep a repeated side effect from happening twice.
  */
 export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): Promise<SweepResult> {
-  const { runningLongerThanMs = 10 * 60_000, heartbeatOlderThanMs = 60_000 } = options;
+  const { runningLongerThanMs = 10 * 60_000, heartbeatOlderThanMs = DEFAULT_STALE_HEARTBEAT_MS } = options;
   return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number; reason: string }>(
       `with stuck as (

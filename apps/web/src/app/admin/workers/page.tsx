@@ -14,12 +14,14 @@ export default function WorkersPage() {
           <thead className="text-left text-slate-600"><tr><th className="p-2"><L en="Worker" bn="ওয়ার্কার" /></th><th className="p-2"><L en="Queue" bn="কিউ" /></th><th className="p-2"><L en="Host" bn="হোস্ট" /></th><th className="p-2">PID</th><th className="p-2"><L en="Last seen" bn="শেষ দেখা" /></th><th className="p-2"><L en="State" bn="অবস্থা" /></th></tr></thead>
           <tbody>
             {workers.data?.map((w) => {
-              const silent = Date.now() - new Date(w.lastSeen).getTime() > 60_000;
+              const silentFor = `${Math.round(w.silentAfterMs / 1000)} s`;
               return (
                 <tr key={w.id} className="border-t border-slate-100">
                   <td className="p-2 font-mono">{w.id}</td><td className="p-2">{w.queue}</td><td className="p-2">{w.host}</td><td className="p-2">{w.pid}</td>
                   <td className="p-2">{fmtTime(w.lastSeen)}</td>
-                  <td className={`p-2 ${w.stoppedAt ? 'text-slate-500' : silent ? 'text-red-700' : 'text-emerald-700'}`}>{w.stoppedAt ? <L en="stopped" bn="থেমেছে" /> : silent ? <L en="silent" bn="নীরব" /> : <L en="alive" bn="সক্রিয়" />}</td>
+                  <td data-testid="worker-state" data-state={w.state} className={`p-2 ${w.state === 'stopped' ? 'text-slate-500' : w.state === 'silent' ? 'text-red-700' : 'text-emerald-700'}`}>
+                    {w.state === 'stopped' ? <L en="stopped" bn="থেমেছে" /> : w.state === 'silent' ? <><L en="silent" bn="নীরব" /> <span className="text-xs">(<L en={`no heartbeat for over ${silentFor}: its jobs are put back`} bn={`${silentFor}-এর বেশি সাড়া নেই`} />)</span></> : <L en="alive" bn="সক্রিয়" />}
+                  </td>
                 </tr>
               );
             })}
