@@ -223,7 +223,7 @@ describe('admin console over HTTP', () => {
     expect((await auditOf('retry-failed-jobs')).map((r) => [r.actor, r.details])).toEqual([[`admin:${t.fx.admin.email}`, { ids: [retried] }]]);
 
     // SWEEP_CRON overrides the sweeper's */5: the schedules page shows what the schedulers run.
-    const env = { DATABASE_URL: t.fx.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '3', HEARTBEAT_MS: '300', SWEEP_CRON: '*/7 * * * *', STALE_HEARTBEAT_MS: '2000' };
+    const env = { DATABASE_URL: t.fx.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '3', HEARTBEAT_MS: '300', SWEEP_CRON: '*/7 * * * *', STALE_HEARTBEAT_MS: '5000' };
     const workers = [spawnWorker({ name: 'maintenance-1', queue: 'maintenance', env }), spawnWorker({ name: 'maintenance-2', queue: 'maintenance', env })];
     started.push(...workers);
     await Promise.all(workers.map((w) => w.ready));
@@ -241,7 +241,7 @@ describe('admin console over HTTP', () => {
     const rows = await admin.admin.workers.query();
     const byPid = (pid: number) => rows.find((r) => r.pid === pid);
     for (const w of workers) {
-      expect(byPid(w.pid), w.name).toMatchObject({ queue: 'maintenance', host: os.hostname(), stoppedAt: null, state: 'alive', silentAfterMs: 2000 });
+      expect(byPid(w.pid), w.name).toMatchObject({ queue: 'maintenance', host: os.hostname(), stoppedAt: null, state: 'alive', silentAfterMs: 5000 });
       expect(Date.now() - byPid(w.pid)!.lastSeen.getTime()).toBeLessThan(5_000);
     }
     expect([byPid(workers[0]!.pid)!.id, byPid(workers[1]!.pid)!.id]).toContain(log.at(-1)!.workerId);
@@ -262,8 +262,8 @@ describe('admin console over HTTP', () => {
     expect(killed.stoppedAt).toBeNull();
     await new Promise((r) => setTimeout(r, 1_500)); // five heartbeats' time
     expect((await admin.admin.workers.query()).find((r) => r.pid === workers[0]!.pid)!.lastSeen).toEqual(killed.lastSeen);
-    // Silent once its heartbeat is older than the schedulers' STALE_HEARTBEAT_MS (2 s here), when the sweeper takes its jobs back.
-    await expect.poll(async () => (await admin.admin.workers.query()).find((r) => r.pid === workers[0]!.pid)!.state, { timeout: 5_000 }).toBe('silent');
+    // Silent once its heartbeat is older than the schedulers' STALE_HEARTBEAT_MS (5 s here), when the sweeper takes its jobs back.
+    await expect.poll(async () => (await admin.admin.workers.query()).find((r) => r.pid === workers[0]!.pid)!.state, { timeout: 15_000 }).toBe('silent');
     // Alive workers are listed first, then the stopped ones.
     expect(after.findIndex((r) => r.pid === workers[0]!.pid)).toBeLessThan(after.findIndex((r) => r.pid === workers[1]!.pid));
   }, 120_000);

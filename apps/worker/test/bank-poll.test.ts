@@ -7,7 +7,7 @@
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
-import { netPay, runPayroll, salaryTransferReference, type Salary } from '@beton/payroll';
+import { createBankClient, netPay, pollBankCredits, runPayroll, salaryTransferReference, submitSalaryTransfers, type Salary } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../../scripts/lib/drill-harness.ts';
@@ -174,4 +174,69 @@ describe('bank poll (two scheduler processes, HTTP, PostgreSQL)', () => {
     expect(statusEmails()).toHaveLength(before + companies.length);
     expect(await monthCredited(MONTHS[1])).toEqual(employees.map((e) => e.id));
   }, 90_000);
+});
+
+describe('bank transfers and poll in one process: a cut-off attempt, an unpayable salary, two polls of one window', () => {
+  let db: TestDatabase;
+  let bank: BankSimulator;
+  let jobs: JobClient<BetonJobs>;
+  let employees: Employee[];
+  let companies: string[];
+  const MONTH = '2026-09';
+
+  beforeAll(async () => {
+    db = await createTestDatabase('bank-faults');
+    await seedDatabase(db.pool, { employees: 12, companies: 2, invalidRate: 0, seed: 5 });
+    employees = (await db.pool.query<Employee>('select id, company_id, bank_account, salary from employees order by id')).rows;
+    companies = [...new Set(employees.map((e) => e.company_id))];
+    bank = await startBankSimulator({ creditDelayMs: 3_600_000 });
+    jobs = createJobClient(db.pool, jobDefinitions);
+  });
+
+  afterAll(async () => {
+    await bank?.close();
+    await db?.drop();
+  });
+
+  const client = () => createBankClient({ baseUrl: bank.url, apiKey: 'bank-dev-key' });
+  const ofCompany = (c: string) => employees.filter((e) => e.company_id === c);
+  const atBank = (c: string) => bank.transfers().filter((t) => ofCompany(c).some((e) => t.reference === salaryTransferReference(MONTH, e.id)));
+
+  it('an attempt cut off between the bank request and the mark sends the same transfers again: duplicates at the bank, nobody paid twice', async () => {
+    const c = companies[0]!;
+    const first = await submitSalaryTransfers({ pool: db.pool, bank: client() }, { companyId: c, month: MONTH });
+    expect(first).toEqual({ transfers: ofCompany(c).length, submitted: ofCompany(c).length, duplicates: 0 });
+    await db.pool.query('update salary_transfers set submitted_at = null where company_id = $1', [c]); // the mark never happened
+    const again = await submitSalaryTransfers({ pool: db.pool, bank: client() }, { companyId: c, month: MONTH });
+    expect(again).toEqual({ transfers: ofCompany(c).length, submitted: ofCompany(c).length, duplicates: ofCompany(c).length });
+    expect(atBank(c)).toHaveLength(ofCompany(c).length);
+  });
+
+  it("an unpayable salary does not hold the company's other salaries back: they go, the job fails naming it, the retry after the fix sends only it", async () => {
+    const c = companies[1]!;
+    const bad = ofCompany(c)[2]!;
+    await db.pool.query(`update employees set salary = salary - 'basic' where id = $1`, [bad.id]);
+    const error = await submitSalaryTransfers({ pool: db.pool, bank: client() }, { companyId: c, month: MONTH }).catch((e) => e);
+    expect(error).toMatchObject({ name: 'PermanentError', code: 'salary_invalid' });
+    expect(error.message).toContain(`employee ${bad.id}: salary has a missing or non-numeric component`);
+    expect(atBank(c).map((t) => t.reference).sort()).toEqual(ofCompany(c).filter((e) => e.id !== bad.id).map((e) => salaryTransferReference(MONTH, e.id)).sort());
+    await db.pool.query(`update employees set salary = $2 where id = $1`, [bad.id, JSON.stringify(bad.salary)]);
+    const retried = await submitSalaryTransfers({ pool: db.pool, bank: client() }, { companyId: c, month: MONTH });
+    expect(retried).toEqual({ transfers: ofCompany(c).length, submitted: 1, duplicates: 0 });
+    expect(atBank(c)).toHaveLength(ofCompany(c).length);
+    expect(atBank(c).find((t) => t.reference === salaryTransferReference(MONTH, bad.id))!.amount).toBe(netPay(bad.salary).toFixed(2));
+  });
+
+  it('two polls of the same window at once: one polls, the other is refused by the lock or finds it done; one status email job per company', async () => {
+    expect(bank.creditAll()).toBe(employees.length);
+    const poll = (by: string) => pollBankCredits({ pool: db.pool, bank: client(), jobs, lock: new PostgresLock(db.pool), by }, '2026-10-01T03:15:00.000Z');
+    const results = await Promise.all([poll('server-a'), poll('server-b')]);
+    expect(results.filter((r) => r.status === 'polled')).toEqual([{ status: 'polled', credited: employees.length, companies: 2 }]);
+    expect(results.filter((r) => r.status !== 'polled').map((r) => r.status)).toEqual([expect.stringMatching(/^(locked|done-before)$/)]);
+    expect(await poll('server-c')).toEqual({ status: 'done-before', credited: 0, companies: 0 });
+    const emails = await db.pool.query<{ company_id: string; idempotency_key: string }>(
+      `select company_id, idempotency_key from jobs where task_name = 'send-bank-status-email' order by company_id`,
+    );
+    expect(emails.rows.map((r) => r.company_id)).toEqual([...companies].sort());
+  });
 });

@@ -129,7 +129,7 @@ export async function retryJobs(pool: Pool, target: JobsTarget, actor: string): 
     else {
       const w = failedWhere(target.filter);
       // Locked: the jobs counted are the jobs retried.
-      ids = (await client.query<{ id: number }>(`select j.id from jobs j where ${w.sql} for update`, w.params)).rows.map((r) => r.id);
+      ids = (await client.query<{ id: number }>(`select j.id from jobs j where ${w.sql} order by j.id for update`, w.params)).rows.map((r) => r.id);
     }
     checkExpected(target, ids.length);
     if (ids.length === 0) return { retried: 0 };

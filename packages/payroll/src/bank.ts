@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { errorFromHttpStatus, inTransaction, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { errorFromHttpStatus, inTransaction, PermanentError, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
 import { assertMonth } from './month.ts';
 import { netPay, type Salary } from './slip.ts';
 
@@ -50,12 +50,28 @@ export function salaryTransferReference(month: string, employeeId: number): stri
 /** Transfers per request to the bank. */
 const SUBMIT_BATCH = 5_000;
 
+/** An employee's net pay in taka as the bank takes it, or why it cannot be paid. */
+function transferAmount(salary: Salary): { amount: string } | { problem: string } {
+  let net: number;
+  try {
+    net = netPay(salary);
+  } catch (e) {
+    return { problem: `salary unreadable (${(e as Error).message})` };
+  }
+  if (!Number.isFinite(net)) return { problem: 'salary has a missing or non-numeric component' };
+  if (net <= 0) return { problem: `net pay ${net.toFixed(2)} is not positive` };
+  return { amount: net.toFixed(2) };
+}
+
 /**
  * The submit-bank-transfers job: one company's salaries of `month` as bank transfers. The
- * rows (one per employee and month, net pay of the slip) are written once; those the bank
- * has not accepted yet are sent in batches and marked submitted. The bank dedupes by
- * reference, so an attempt cut off between its request and the mark sends the same
- * transfers again and nothing is paid twice.
+ * rows (one per employee and month, net pay from the employee's salary when the job runs)
+ * are written once; those the bank has not accepted yet are sent in batches and marked
+ * submitted. The bank dedupes by reference, so an attempt cut off between its request and
+ * the mark sends the same transfers again and nothing is paid twice. An employee whose
+ * salary cannot be paid (unreadable, non-numeric, not positive) does not hold the others
+ * back: everyone else is submitted, then the job fails permanently naming them, and a retry
+ * after the fix submits only them.
  */
 export async function submitSalaryTransfers(
   deps: { pool: Pool; bank: BankClient },
@@ -68,6 +84,9 @@ export async function submitSalaryTransfers(
     'select id, bank_account, salary from employees where company_id = $1 order by id',
     [payload.companyId],
   );
+  const amounts = employees.rows.map((e) => ({ e, ...transferAmount(e.salary) }));
+  const payable = amounts.flatMap((a) => ('amount' in a ? [{ ...a.e, amount: a.amount }] : []));
+  const unpayable = amounts.flatMap((a) => ('problem' in a ? [`employee ${a.e.id}: ${a.problem}`] : []));
   await pool.query(
     `insert into salary_transfers (employee_id, month, company_id, reference, bank_account, amount)
      select t.id, $1, $2, t.reference, t.account, t.amount from unnest($3::int[], $4::text[], $5::text[], $6::numeric[]) as t(id, reference, account, amount)
@@ -75,10 +94,10 @@ export async function submitSalaryTransfers(
     [
       month,
       payload.companyId,
-      employees.rows.map((e) => e.id),
-      employees.rows.map((e) => salaryTransferReference(month, e.id)),
-      employees.rows.map((e) => e.bank_account),
-      employees.rows.map((e) => netPay(e.salary).toFixed(2)),
+      payable.map((e) => e.id),
+      payable.map((e) => salaryTransferReference(month, e.id)),
+      payable.map((e) => e.bank_account),
+      payable.map((e) => e.amount),
     ],
   );
   let submitted = 0;
@@ -96,6 +115,12 @@ export async function submitSalaryTransfers(
       batch.rows.map((t) => t.reference),
     ]);
     submitted += batch.rows.length;
+  }
+  if (unpayable.length) {
+    throw new PermanentError(
+      'salary_invalid',
+      `${unpayable.length} of ${employees.rowCount} salaries of ${month} not submitted (the others were): ${unpayable.slice(0, 20).join('; ')}${unpayable.length > 20 ? '; …' : ''}`,
+    );
   }
   return { transfers: employees.rowCount ?? 0, submitted, duplicates };
 }

@@ -20,15 +20,17 @@ CREATE UNIQUE INDEX "slip_resends_employee_id_month_n_key" ON "slip_resends"("em
 -- AddForeignKey
 ALTER TABLE "slip_resends" ADD CONSTRAINT "slip_resends_employee_id_fkey" FOREIGN KEY ("employee_id") REFERENCES "employees"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- Resends made before this table: from their render jobs, with the requester from the audit log.
+-- Resends made before this table: from their render jobs, with the requester from the audit log
+-- (read once; the first resend-slip entry per job).
+WITH "requests" AS (
+  SELECT DISTINCT ON ("details"->>'jobId') "details"->>'jobId' AS "job_id", "actor", "created_at"
+  FROM "audit_log" WHERE "action" = 'resend-slip'
+  ORDER BY "details"->>'jobId', "id"
+)
 INSERT INTO "slip_resends" ("employee_id", "month", "n", "requested_by", "requested_at", "job_id")
 SELECT j."employee_id", j."payload"->>'month', (j."payload"->>'resend')::int, coalesce(a."actor", 'unknown'), coalesce(a."created_at", j."created_at"), j."id"
 FROM "jobs" j
 JOIN "employees" e ON e."id" = j."employee_id"
-LEFT JOIN LATERAL (
-  SELECT "actor", "created_at" FROM "audit_log"
-  WHERE "action" = 'resend-slip' AND "details"->>'jobId' = j."id"::text
-  ORDER BY "id" LIMIT 1
-) a ON true
-WHERE j."task_name" = 'render-slip' AND j."payload" ? 'resend'
+LEFT JOIN "requests" a ON a."job_id" = j."id"::text
+WHERE j."task_name" = 'render-slip' AND j."payload"->>'resend' ~ '^[0-9]{1,9}$' AND j."payload"->>'month' IS NOT NULL
 ON CONFLICT DO NOTHING;
