@@ -1,25 +1,12 @@
 import { TRPCClientError } from '@trpc/client';
 import superjson from 'superjson';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appRouter, type AppRouter } from '../src/server/root.ts';
-import { createWebFixture, type WebFixture } from './fixtures.ts';
-import { call, errorCode, httpApi } from './http-api.ts';
-import { startWebServer, type WebServer } from './server.ts';
+import type { WebFixture } from './fixtures.ts';
+import { call, errorCode, webApiSuite } from './http-api.ts';
 
-let fx: WebFixture;
-let web: WebServer;
-
-beforeAll(async () => {
-  fx = await createWebFixture();
-  web = await startWebServer(fx.url);
-}, 240_000);
-
-afterAll(async () => {
-  await web?.stop();
-  await fx?.drop();
-});
-
-const { signInRequest, signIn, signOutRequest, client } = httpApi(() => web.url);
+const t = webApiSuite();
+const { signInRequest, signIn, signOutRequest, client } = t;
 
 /**
  * Every procedure, with an input that names company B's objects. A procedure missing here
@@ -31,7 +18,7 @@ const { signInRequest, signIn, signOutRequest, client } = httpApi(() => web.url)
  */
 type Expect = 'NOT_FOUND' | 'FORBIDDEN' | 'SCOPED' | 'SELF' | 'PUBLIC';
 function table(): Record<string, { input: unknown; hr: Expect }> {
-  const [, b] = fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
+  const [, b] = t.fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
   const emp = b.employeeIds[0]!;
   const job = b.jobIds[0]!;
   return {
@@ -39,10 +26,10 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'runs.list': { input: undefined, hr: 'SCOPED' },
     'runs.get': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
     'runs.approve': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
-    'employees.list': { input: { month: fx.month, limit: 100, offset: 0 }, hr: 'SCOPED' },
+    'employees.list': { input: { month: t.fx.month, limit: 100, offset: 0 }, hr: 'SCOPED' },
     'employees.get': { input: { id: emp }, hr: 'NOT_FOUND' },
     'employees.updateEmail': { input: { id: emp, email: 'new@example.com' }, hr: 'NOT_FOUND' },
-    'employees.resend': { input: { id: emp, month: fx.month }, hr: 'NOT_FOUND' },
+    'employees.resend': { input: { id: emp, month: t.fx.month }, hr: 'NOT_FOUND' },
     'employees.resendStatus': { input: { jobId: job }, hr: 'NOT_FOUND' },
     'admin.failedList': { input: { companyId: b.id }, hr: 'FORBIDDEN' },
     'admin.failedCount': { input: {}, hr: 'FORBIDDEN' },
@@ -64,7 +51,7 @@ const procedures = () => Object.keys(appRouter._def.procedures).sort();
 
 describe('web API over HTTP', () => {
   it('GET /api/health answers 200 {ok:true}', async () => {
-    const res = await fetch(`${web.url}/api/health`);
+    const res = await fetch(`${t.web.url}/api/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
   });
@@ -80,18 +67,18 @@ describe('web API over HTTP', () => {
       if (hr === 'PUBLIC') continue;
       expect([path, await errorCode(call(anon, path, input))]).toEqual([path, 'UNAUTHORIZED']);
     }
-    const res = await fetch(`${web.url}/api/trpc/runs.list`);
+    const res = await fetch(`${t.web.url}/api/trpc/runs.list`);
     expect(res.status).toBe(401);
-    expect((await fetch(`${web.url}/api/slips/${fx.companies[0]!.slipId}/pdf`)).status).toBe(401);
+    expect((await fetch(`${t.web.url}/api/slips/${t.fx.companies[0]!.slipId}/pdf`)).status).toBe(401);
     // A made-up session cookie is no session.
-    const forged = await fetch(`${web.url}/api/trpc/auth.me`, { headers: { cookie: 'beton.session_token=forged.value' } });
+    const forged = await fetch(`${t.web.url}/api/trpc/auth.me`, { headers: { cookie: 'beton.session_token=forged.value' } });
     expect(forged.status).toBe(401);
   });
 
   it("an HR of company A gets NOT_FOUND for company B's ids, FORBIDDEN for admin procedures, only A's rows from lists", async () => {
-    const [a, b] = fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
+    const [a, b] = t.fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
     const hr = client(await signIn(a.hrEmail, a.hrPassword));
-    const before = await fx.pool.query(`select count(*)::int as n, max(updated_at) as t from employees where company_id = $1`, [b.id]);
+    const before = await t.fx.pool.query(`select count(*)::int as n, max(updated_at) as t from employees where company_id = $1`, [b.id]);
     for (const path of procedures()) {
       const { input, hr: expected } = table()[path]!;
       if (expected === 'PUBLIC' || expected === 'SELF') continue;
@@ -106,9 +93,9 @@ describe('web API over HTTP', () => {
       expect([path, await errorCode(call(hr, path, input))]).toEqual([path, expected]);
     }
     // Nothing of B changed and no job was enqueued for B by A's calls.
-    const after = await fx.pool.query(`select count(*)::int as n, max(updated_at) as t from employees where company_id = $1`, [b.id]);
+    const after = await t.fx.pool.query(`select count(*)::int as n, max(updated_at) as t from employees where company_id = $1`, [b.id]);
     expect(after.rows[0]).toEqual(before.rows[0]);
-    const resends = await fx.pool.query(`select count(*)::int as n from jobs where company_id = $1 and idempotency_key like '%resend%'`, [b.id]);
+    const resends = await t.fx.pool.query(`select count(*)::int as n from jobs where company_id = $1 and idempotency_key like '%resend%'`, [b.id]);
     expect(resends.rows[0].n).toBe(0);
     // A's own objects answer.
     expect(await errorCode(call(hr, 'employees.get', { id: a.employeeIds[0] }))).toBe('OK');
@@ -116,30 +103,30 @@ describe('web API over HTTP', () => {
   });
 
   it('an ADMIN gets FORBIDDEN (HTTP 403) from every HR procedure', async () => {
-    const [a] = fx.companies;
-    const admin = client(await signIn(fx.admin.email, fx.admin.password));
+    const [a] = t.fx.companies;
+    const admin = client(await signIn(t.fx.admin.email, t.fx.admin.password));
     const hrOnly = procedures().filter((path) => ['NOT_FOUND', 'SCOPED'].includes(table()[path]!.hr));
     expect(hrOnly.length).toBeGreaterThan(5);
     for (const path of hrOnly) expect([path, await errorCode(call(admin, path, table()[path]!.input))]).toEqual([path, 'FORBIDDEN']);
     // Even with the HR's own company's ids, and as the HTTP status a client acts on.
     expect(await errorCode(admin.employees.get.query({ id: a!.employeeIds[0]! }))).toBe('FORBIDDEN');
-    const res = await fetch(`${web.url}/api/trpc/runs.list`, { headers: { cookie: await signIn(fx.admin.email, fx.admin.password) } });
+    const res = await fetch(`${t.web.url}/api/trpc/runs.list`, { headers: { cookie: await signIn(t.fx.admin.email, t.fx.admin.password) } });
     expect(res.status).toBe(403);
   });
 
   it("a foreign id answers HTTP 404 and a slip PDF of another company is 404", async () => {
-    const [a, b] = fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
+    const [a, b] = t.fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
     const cookie = await signIn(a.hrEmail, a.hrPassword);
-    const res = await fetch(`${web.url}/api/trpc/employees.get?input=${encodeURIComponent(JSON.stringify({ json: { id: b.employeeIds[0] } }))}`, { headers: { cookie } });
+    const res = await fetch(`${t.web.url}/api/trpc/employees.get?input=${encodeURIComponent(JSON.stringify({ json: { id: b.employeeIds[0] } }))}`, { headers: { cookie } });
     expect(res.status).toBe(404);
-    expect((await fetch(`${web.url}/api/slips/${b.slipId}/pdf`, { headers: { cookie } })).status).toBe(404);
-    const own = await fetch(`${web.url}/api/slips/${a.slipId}/pdf`, { headers: { cookie } });
+    expect((await fetch(`${t.web.url}/api/slips/${b.slipId}/pdf`, { headers: { cookie } })).status).toBe(404);
+    const own = await fetch(`${t.web.url}/api/slips/${a.slipId}/pdf`, { headers: { cookie } });
     expect(own.status).toBe(200);
     expect(own.headers.get('content-type')).toBe('application/pdf');
   });
 
   it('shows the run progress line', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
     const runs = await hr.runs.list.query();
     expect(runs).toHaveLength(1);
@@ -153,10 +140,10 @@ describe('web API over HTTP', () => {
   });
 
   it('invalid email on edit → BAD_REQUEST with a field error, nothing saved', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
     const id = a!.employeeIds[5]!;
-    const before = (await fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email;
+    const before = (await t.fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email;
     try {
       await hr.employees.updateEmail.mutate({ id, email: 'not-an-address@@example' });
       expect.fail('should have been refused');
@@ -167,36 +154,36 @@ describe('web API over HTTP', () => {
       expect(data.httpStatus).toBe(400);
       expect(data.fieldErrors.email).toBeTruthy();
     }
-    expect((await fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email).toBe(before);
+    expect((await t.fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email).toBe(before);
     const ok = await hr.employees.updateEmail.mutate({ id, email: ' Fixed.Address@Example.com ' });
     expect(ok.email).toBe('fixed.address@example.com');
-    const audit = await fx.pool.query(`select actor from audit_log where action = 'update-employee-email'`);
+    const audit = await t.fx.pool.query(`select actor from audit_log where action = 'update-employee-email'`);
     expect(audit.rows.map((r) => r.actor)).toEqual([`hr:${a!.hrEmail}`]);
   });
 
   it('double resend → one job', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
     const id = a!.employeeIds[7]!;
-    const [one, two] = await Promise.all([hr.employees.resend.mutate({ id, month: fx.month }), hr.employees.resend.mutate({ id, month: fx.month })]);
-    const three = await hr.employees.resend.mutate({ id, month: fx.month });
+    const [one, two] = await Promise.all([hr.employees.resend.mutate({ id, month: t.fx.month }), hr.employees.resend.mutate({ id, month: t.fx.month })]);
+    const three = await hr.employees.resend.mutate({ id, month: t.fx.month });
     expect(new Set([one.jobId, two.jobId, three.jobId]).size).toBe(1);
-    const jobs = await fx.pool.query(`select idempotency_key from jobs where employee_id = $1 and idempotency_key like '%resend%'`, [id]);
-    expect(jobs.rows.map((r) => r.idempotency_key)).toEqual([`slip:${fx.month}:emp-${id}:resend-1`]);
+    const jobs = await t.fx.pool.query(`select idempotency_key from jobs where employee_id = $1 and idempotency_key like '%resend%'`, [id]);
+    expect(jobs.rows.map((r) => r.idempotency_key)).toEqual([`slip:${t.fx.month}:emp-${id}:resend-1`]);
     const status = await hr.employees.resendStatus.query({ jobId: one.jobId });
     expect(status.overall).toBe('queued');
     // The employee page lists the resend: who asked, when, its job.
-    const month = (await hr.employees.get.query({ id })).months.find((m) => m.month === fx.month)!;
+    const month = (await hr.employees.get.query({ id })).months.find((m) => m.month === t.fx.month)!;
     expect(month.resends).toEqual([{ n: 1, requestedBy: `hr:${a!.hrEmail}`, requestedAt: expect.any(Date), jobId: one.jobId }]);
     expect(Date.now() - month.resends[0]!.requestedAt.getTime()).toBeLessThan(60_000);
   });
 
   it('admin-only procedures refuse HR with FORBIDDEN (HTTP 403); admin retries all matching, audited', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const hrCookie = await signIn(a!.hrEmail, a!.hrPassword);
-    const res = await fetch(`${web.url}/api/trpc/admin.queues`, { headers: { cookie: hrCookie } });
+    const res = await fetch(`${t.web.url}/api/trpc/admin.queues`, { headers: { cookie: hrCookie } });
     expect(res.status).toBe(403);
-    const admin = client(await signIn(fx.admin.email, fx.admin.password));
+    const admin = client(await signIn(t.fx.admin.email, t.fx.admin.password));
     const filter = { errorCode: 'provider_unavailable' };
     const count = await admin.admin.failedCount.query(filter);
     expect(count).toBeGreaterThan(0);
@@ -204,13 +191,13 @@ describe('web API over HTTP', () => {
     expect(retried).toBe(count);
     expect(await admin.admin.failedCount.query(filter)).toBe(0);
     expect(await admin.admin.failedCount.query({ errorCode: 'invalid_recipient' })).toBeGreaterThan(0);
-    const audit = await fx.pool.query(`select actor from audit_log where action = 'retry-failed-jobs'`);
-    expect(audit.rows.map((r) => r.actor)).toEqual([`admin:${fx.admin.email}`]);
+    const audit = await t.fx.pool.query(`select actor from audit_log where action = 'retry-failed-jobs'`);
+    expect(audit.rows.map((r) => r.actor)).toEqual([`admin:${t.fx.admin.email}`]);
     // Admin pages' data answers.
     expect((await admin.admin.queues.query()).queues.length).toBeGreaterThan(0);
-    expect((await admin.admin.schedules.query()).length).toBeGreaterThanOrEqual(fx.companies.length);
+    expect((await admin.admin.schedules.query()).length).toBeGreaterThanOrEqual(t.fx.companies.length);
     // "Run now" on a company's payroll schedule enqueues its fan-out once.
-    const id = `payroll:${fx.companies[2]!.id}`;
+    const id = `payroll:${t.fx.companies[2]!.id}`;
     const first = await admin.admin.runScheduleNow.mutate({ id });
     const again = await admin.admin.runScheduleNow.mutate({ id });
     expect([first.created, again.created, again.jobId]).toEqual([true, false, first.jobId]);
@@ -218,12 +205,12 @@ describe('web API over HTTP', () => {
   });
 
   it('sign-in: the session is stored, the password is an argon2id hash, the user gets role and company', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const cookie = await signIn(a!.hrEmail, a!.hrPassword);
     expect(await client(cookie).auth.me.query()).toEqual({ email: a!.hrEmail, name: `HR, ${a!.name}`, role: 'HR', companyId: a!.id, companyName: a!.name });
-    const admin = await client(await signIn(fx.admin.email, fx.admin.password)).auth.me.query();
+    const admin = await client(await signIn(t.fx.admin.email, t.fx.admin.password)).auth.me.query();
     expect([admin.role, admin.companyId]).toEqual(['ADMIN', null]);
-    const { rows } = await fx.pool.query<{ provider_id: string; password: string; sessions: number }>(
+    const { rows } = await t.fx.pool.query<{ provider_id: string; password: string; sessions: number }>(
       `select a.provider_id, a.password, (select count(*)::int from sessions s where s.user_id = u.id and s.expires_at > now()) as sessions
        from users u join accounts a on a.user_id = u.id where u.email = $1`, [a!.hrEmail]);
     expect(rows).toHaveLength(1);
@@ -231,15 +218,15 @@ describe('web API over HTTP', () => {
     expect(rows[0]!.password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(rows[0]!.sessions).toBeGreaterThan(0);
     // Nobody signs up: users are created by the seed or an operator.
-    const signUp = await fetch(`${web.url}/api/auth/sign-up/email`, {
+    const signUp = await fetch(`${t.web.url}/api/auth/sign-up/email`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'new@example.com', password: 'a-long-password', name: 'New' }),
     });
     expect(signUp.status).toBe(404);
-    expect((await fx.pool.query(`select count(*)::int as n from users where email = 'new@example.com'`)).rows[0].n).toBe(0);
+    expect((await t.fx.pool.query(`select count(*)::int as n from users where email = 'new@example.com'`)).rows[0].n).toBe(0);
   });
 
   it('sign-in: a wrong password is HTTP 401 and the 6th attempt from one IP is HTTP 429', async () => {
-    const [, , c] = fx.companies;
+    const [, , c] = t.fx.companies;
     // No X-Forwarded-For: the limit must hold for a client talking to the server directly.
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await signInRequest(c!.hrEmail, 'wrong-password')).status);
@@ -249,26 +236,26 @@ describe('web API over HTTP', () => {
     expect(blocked.status).toBe(429);
     expect(blocked.headers.getSetCookie()).toEqual([]);
     // The count lives in PostgreSQL (shared by every web replica), not in the job engine's table.
-    const { rows } = await fx.pool.query<{ key: string; count: number }>(`select key, count from auth_rate_limits where key like '%/sign-in/email'`);
+    const { rows } = await t.fx.pool.query<{ key: string; count: number }>(`select key, count from auth_rate_limits where key like '%/sign-in/email'`);
     expect(rows).toContainEqual({ key: '127.0.0.1|/sign-in/email', count: 5 });
     // Another address still signs in.
     expect(await signIn(c!.hrEmail, c!.hrPassword)).toMatch(/^beton\.session_token=/);
   });
 
   it('sign-out through Better Auth ends the session; the old cookie no longer works', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const cookie = await signIn(a!.hrEmail, a!.hrPassword);
     const hr = client(cookie);
     expect((await hr.auth.me.query()).email).toBe(a!.hrEmail);
-    const out = await signOutRequest(cookie, web.url);
+    const out = await signOutRequest(cookie, t.web.url);
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie().join('\n')).toMatch(/beton\.session_token=;.*Max-Age=0/i);
     expect(await errorCode(hr.auth.me.query())).toBe('UNAUTHORIZED');
-    expect((await fetch(`${web.url}/api/slips/${a!.slipId}/pdf`, { headers: { cookie } })).status).toBe(401);
+    expect((await fetch(`${t.web.url}/api/slips/${a!.slipId}/pdf`, { headers: { cookie } })).status).toBe(401);
   });
 
   it('sign-in and sign-out from a foreign origin are refused (CSRF)', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     expect((await signInRequest(a!.hrEmail, a!.hrPassword, { origin: 'https://evil.example', 'x-forwarded-for': '10.2.0.1' })).status).toBe(403);
     const cookie = await signIn(a!.hrEmail, a!.hrPassword);
     const out = await signOutRequest(cookie, 'https://evil.example');
@@ -279,11 +266,11 @@ describe('web API over HTTP', () => {
 
 describe('run stages, approval reminders, DLQ filters and confirmed counts over HTTP', () => {
   it("the run's stages count slips, not jobs: they add up to the employee count and done is the sent count", async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
     const run = (await hr.runs.list.query())[0]!;
     // Every render of the fixture is done, so each slip's stage is its email job's status.
-    const { rows } = await fx.pool.query<{ status: string; n: number }>(
+    const { rows } = await t.fx.pool.query<{ status: string; n: number }>(
       `select status::text, count(*)::int as n from jobs where payroll_run_id = $1 and task_name = 'send-slip-email' group by 1`, [a!.runId]);
     const expected = { done: 0, running: 0, queued: 0, retrying: 0, failed: 0, ...Object.fromEntries(rows.map((r) => [r.status, r.n])) };
     expect(run.slips).toEqual(expected);
@@ -295,7 +282,7 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
   });
 
   it('approve: the reminder time is in the runs list after a reload, and approving again answers the same time', async () => {
-    const [a] = fx.companies;
+    const [a] = t.fx.companies;
     const hr = client(await signIn(a!.hrEmail, a!.hrPassword));
     expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toBeNull();
     const before = Date.now();
@@ -312,7 +299,7 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     expect(again).toEqual(first);
     expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toEqual(first.runAt);
     // The reminder jobs themselves go at that time, one per employee.
-    const { rows } = await fx.pool.query<{ n: number; min: Date; max: Date }>(
+    const { rows } = await t.fx.pool.query<{ n: number; min: Date; max: Date }>(
       `select count(*)::int as n, min(run_at) as min, max(run_at) as max from jobs where task_name = 'send-reminder-email' and company_id = $1`, [a!.id]);
     expect(rows[0]).toEqual({ n: a!.employeeIds.length, min: first.runAt, max: first.runAt });
   });
@@ -320,7 +307,7 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
   describe('failed jobs (DLQ)', () => {
     /** A raw tRPC mutation, for its HTTP status. */
     function mutateRaw(cookie: string, path: string, input: unknown): Promise<Response> {
-      return fetch(`${web.url}/api/trpc/${path}`, {
+      return fetch(`${t.web.url}/api/trpc/${path}`, {
         method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(superjson.serialize(input)),
       });
     }
@@ -335,12 +322,12 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     let extra: number[] = [];
 
     it('set up: transient failures with two error codes on known days', async () => {
-      const [, , c] = fx.companies;
-      const { rows } = await fx.pool.query<{ id: number }>(
+      const [, , c] = t.fx.companies;
+      const { rows } = await t.fx.pool.query<{ id: number }>(
         `select id from jobs where company_id = $1 and task_name = 'send-slip-email' and status = 'done' order by id desc limit 6`, [c!.id]);
       expect(rows).toHaveLength(6);
       for (const [i, job] of C_JOBS.entries()) {
-        await fx.pool.query(
+        await t.fx.pool.query(
           `update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = $2, last_error = 'gave up after 6 attempts', finished_at = $3 where id = $1`,
           [rows[i]!.id, job.code, job.finishedAt]);
       }
@@ -348,8 +335,8 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     });
 
     it('filters by error kind (R6: transient / permanent), separately from the error code', async () => {
-      const admin = client(await signIn(fx.admin.email, fx.admin.password));
-      const byKind = async (kind: string) => (await fx.pool.query<{ n: number }>(
+      const admin = client(await signIn(t.fx.admin.email, t.fx.admin.password));
+      const byKind = async (kind: string) => (await t.fx.pool.query<{ n: number }>(
         `select count(*)::int as n from jobs where status = 'failed' and last_error_code is not null and last_error_kind = $1::"ErrorKind"`, [kind])).rows[0]!.n;
       const permanent = await byKind('permanent');
       expect(permanent).toBeGreaterThan(0);
@@ -365,7 +352,7 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     });
 
     it('reads the date filter as days in Dhaka time (as the page shows times), the "to" day included', async () => {
-      const admin = client(await signIn(fx.admin.email, fx.admin.password));
+      const admin = client(await signIn(t.fx.admin.email, t.fx.admin.password));
       const count = (f: { fromDay?: string; toDay?: string }) => admin.admin.failedCount.query({ errorKind: 'transient', ...f });
       expect(await count({ fromDay: '2026-12-01', toDay: '2026-12-01' })).toBe(2); // not the 1 Dec UTC one
       expect(await count({ fromDay: '2026-12-02' })).toBe(1);
@@ -375,15 +362,15 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     });
 
     it('retry all / discard all act only on the count the admin confirmed: a changed count is CONFLICT (HTTP 409) and nothing is done', async () => {
-      const cookie = await signIn(fx.admin.email, fx.admin.password);
+      const cookie = await signIn(t.fx.admin.email, t.fx.admin.password);
       const admin = client(cookie);
       const filter = { errorKind: 'transient' as const };
       const seen = await admin.admin.failedCount.query(filter);
       expect(seen).toBe(C_JOBS.length);
-      const audits = async () => (await fx.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action in ('retry-failed-jobs', 'discard-failed-jobs')`)).rows[0]!.n;
+      const audits = async () => (await t.fx.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action in ('retry-failed-jobs', 'discard-failed-jobs')`)).rows[0]!.n;
       const auditsBefore = await audits();
       // Another failure arrives between the confirmation and the click.
-      await fx.pool.query(`update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = 'timeout', last_error = 'late', finished_at = now() where id = $1`, [extra[0]]);
+      await t.fx.pool.query(`update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = 'timeout', last_error = 'late', finished_at = now() where id = $1`, [extra[0]]);
       const retry = await mutateRaw(cookie, 'admin.retryMatching', { ...filter, expected: seen });
       expect(retry.status).toBe(409);
       expect(JSON.stringify(await retry.json())).toContain(`now matches ${seen + 1} jobs`);

@@ -9,20 +9,11 @@ import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type Job
 import { runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
 
 // The schedulers' run (first test) pays last month; the manual run pays the month before.
 const MONTH = '2026-10';
-
-async function waitUntil<T>(what: string, fn: () => Promise<T | false | null | undefined>, timeoutMs = 90_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
   let db: TestDatabase;
@@ -92,7 +83,7 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     const month = await waitUntil('payroll runs', async () => {
       const { rows } = await db.pool.query<{ month: string; n: number }>(`select month, count(*)::int as n from payroll_runs group by month`);
       return rows.length === 1 && rows[0]!.n === 3 ? rows[0]!.month : null;
-    });
+    }, 90_000);
     // The race happened: every company due time one scheduler enqueued, the other one met in
     // its own tick and skipped, naming the winner.
     const ENQUEUED = 'schedules enqueued';
@@ -183,7 +174,7 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     await db.pool.query(`update employees set email = 'fixed.' || id || '@beton-fixed.example.com' where id = $1`, [job.employee_id]);
     const { retryFailedJobs } = await import('@beton/jobs');
     expect(await retryFailedJobs(db.pool, { ids: [job.id] }, 'test')).toEqual([job.id]);
-    await waitUntil('retried job done', async () => (await db.pool.query(`select status from jobs where id = $1`, [job.id])).rows[0].status === 'done');
+    await waitUntil('retried job done', async () => (await db.pool.query(`select status from jobs where id = $1`, [job.id])).rows[0].status === 'done', 90_000);
     expect(provider.messages({ customArgs: { idempotency_key: `slip:${MONTH}:emp-${job.employee_id}` } })).toHaveLength(1);
     expect(provider.messages({ to: `fixed.${job.employee_id}@beton-fixed.example.com` })).toHaveLength(1);
   }, 60_000);

@@ -27,8 +27,9 @@ export class CompanyNotFoundError extends Error {
 /**
  * The monthly run of one company (R1 scheduled, R11): take `lock:payroll:<company>:<month>`,
  * insert the unique payroll_runs row, and enqueue one render-slip job per employee and the
- * company's submit-bank-transfers job — the row and the jobs in one transaction. Another server holding the lock, or a row that
- * already exists, means the run happened elsewhere: skip quietly. Only enqueues; never renders.
+ * company's submit-bank-transfers job — the row and the jobs in one transaction. Another
+ * server holding the lock, or a row that already exists, means the run happened elsewhere:
+ * skip quietly. Only enqueues; never renders.
  */
 export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, month: string): Promise<FanoutResult> {
   assertMonth(month);

@@ -17,6 +17,8 @@ function isConflict(error: unknown): boolean {
   return error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === 'CONFLICT';
 }
 
+const PAGE = 50;
+
 function clean(f: Filter): Filter {
   return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined && v !== '')) as Filter;
 }
@@ -29,7 +31,7 @@ export default function FailedJobsPage() {
   const [openJob, setOpenJob] = useState<number | null>(null);
   const f = clean(filter);
   const facets = useQuery(trpc.admin.failedFacets.queryOptions());
-  const list = useQuery({ ...trpc.admin.failedList.queryOptions({ ...f, limit: 50, offset }), placeholderData: keepPreviousData });
+  const list = useQuery({ ...trpc.admin.failedList.queryOptions({ ...f, limit: PAGE, offset }), placeholderData: keepPreviousData });
   const job = useQuery({ ...trpc.admin.job.queryOptions({ id: openJob ?? 0 }), enabled: openJob !== null });
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.admin.pathKey() });
   const retry = useMutation(trpc.admin.retry.mutationOptions({ onSuccess: refresh }));
@@ -122,7 +124,7 @@ export default function FailedJobsPage() {
           </tbody>
         </table>
       </div>
-      <Pager offset={offset} pageSize={50} total={total} onOffset={setOffset} />
+      <Pager offset={offset} pageSize={PAGE} total={total} onOffset={setOffset} />
       {openJob !== null && job.data && (
         <Card>
           <div className="flex items-center justify-between"><h2 className="font-semibold"><L en="Job" bn="কাজ" /> #{job.data.id} · {job.data.taskName} · <StatusLabel status={job.data.status} /></h2><button className="underline" onClick={() => setOpenJob(null)}><L en="close" bn="বন্ধ" /></button></div>
