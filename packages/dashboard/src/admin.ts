@@ -2,9 +2,7 @@ import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, failedJobsWhere, runni
 import { payrollMonthFor } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
-import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
-
-export const ERROR_KINDS = ['transient', 'permanent'] as const;
+import { emptyCounts, STUCK_AFTER_MS, type ErrorKind, type Pool, type StatusCounts } from './types.ts';
 
 export interface FailedFilter {
   companyId?: string | undefined;
@@ -12,7 +10,7 @@ export interface FailedFilter {
   /** Machine-readable reason: provider_unavailable, invalid_recipient, ... */
   errorCode?: string | undefined;
   /** R6's classification of the last error. */
-  errorKind?: (typeof ERROR_KINDS)[number] | undefined;
+  errorKind?: ErrorKind | undefined;
   /** Failed at or after this instant / before this instant. */
   from?: Date | undefined;
   to?: Date | undefined;

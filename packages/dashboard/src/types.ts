@@ -5,6 +5,10 @@ export const JOB_STATUSES = ['queued', 'running', 'retrying', 'done', 'failed'] 
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export type StatusCounts = Record<JobStatus, number>;
 
+/** R6's classification of a job's last error (the DLQ filter). */
+export const ERROR_KINDS = ['transient', 'permanent'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
 export function emptyCounts(): StatusCounts {
   return { queued: 0, running: 0, retrying: 0, done: 0, failed: 0 };
 }

@@ -1,17 +1,19 @@
 'use client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
+import type { ErrorKind } from '@beton/dashboard/types';
 import { useState } from 'react';
 import { Button, Card, L, Pager, StatusLabel, fmtTime } from '../../../components/ui.tsx';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 /** Days are 'YYYY-MM-DD' in Dhaka time, as the times on this page; the server reads them so. */
-interface Filter { companyId?: string; task?: string; errorCode?: string; errorKind?: 'transient' | 'permanent'; fromDay?: string; toDay?: string; q?: string }
+interface Filter { companyId?: string; task?: string; errorCode?: string; errorKind?: ErrorKind; fromDay?: string; toDay?: string; q?: string }
 
-const ERROR_KINDS = [
-  { value: 'transient', en: 'transient (retried)', bn: 'সাময়িক' },
-  { value: 'permanent', en: 'permanent', bn: 'স্থায়ী' },
-] as const;
+/** Every error kind the server filters by, in both languages. */
+const ERROR_KIND_LABELS: Record<ErrorKind, { en: string; bn: string }> = {
+  transient: { en: 'transient (retried)', bn: 'সাময়িক' },
+  permanent: { en: 'permanent', bn: 'স্থায়ী' },
+};
 
 function isConflict(error: unknown): boolean {
   return error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === 'CONFLICT';
@@ -81,7 +83,7 @@ export default function FailedJobsPage() {
           </select></label>
         <label><L en="Error kind" bn="ত্রুটির ধরন" />
           <select aria-label="error kind" className={input} value={filter.errorKind ?? ''} onChange={(e) => set({ errorKind: (e.target.value || undefined) as Filter['errorKind'] })}>
-            <option value="">all · সব</option>{ERROR_KINDS.map((k) => <option key={k.value} value={k.value}>{k.en} · {k.bn}</option>)}
+            <option value="">all · সব</option>{Object.entries(ERROR_KIND_LABELS).map(([kind, k]) => <option key={kind} value={kind}>{k.en} · {k.bn}</option>)}
           </select></label>
         <label><L en="Error code" bn="ত্রুটির কোড" />
           <select aria-label="error code" className={input} value={filter.errorCode ?? ''} onChange={(e) => set({ errorCode: e.target.value || undefined })}>
@@ -113,7 +115,7 @@ export default function FailedJobsPage() {
                 <td className="p-2 font-mono"><button className="text-indigo-700 underline" onClick={() => setOpenJob(j.id)}>#{j.id}</button></td>
                 <td className="p-2">{j.taskName}<div className="text-xs text-slate-500">{j.queue} · {j.attempts} <L en="attempts" bn="চেষ্টা" /></div></td>
                 <td className="p-2">{j.companyName ?? '—'}</td>
-                <td className="p-2"><span className="font-mono text-red-700">{j.lastErrorCode ?? 'unknown'}</span> <span className="text-xs">({j.lastErrorKind ? <L en={j.lastErrorKind} bn={ERROR_KINDS.find((k) => k.value === j.lastErrorKind)?.bn ?? ''} /> : '?'})</span><div className="max-w-md truncate text-xs text-slate-600">{j.lastError}</div></td>
+                <td className="p-2"><span className="font-mono text-red-700">{j.lastErrorCode ?? 'unknown'}</span> <span className="text-xs">({j.lastErrorKind ? <L en={j.lastErrorKind} bn={ERROR_KIND_LABELS[j.lastErrorKind as ErrorKind]?.bn ?? ''} /> : '?'})</span><div className="max-w-md truncate text-xs text-slate-600">{j.lastError}</div></td>
                 <td className="p-2 whitespace-nowrap">{fmtTime(j.finishedAt)}</td>
                 <td className="p-2 whitespace-nowrap space-x-1">
                   <Button variant="secondary" onClick={() => retry.mutate({ ids: [j.id] })}><L en="Retry" bn="আবার চালান" /></Button>
