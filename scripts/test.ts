@@ -16,22 +16,30 @@ const run = spawnSync(process.execPath, [vitest, 'run', '--reporter=default', '-
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+let failedFiles = 0;
 try {
   const report = JSON.parse(readFileSync(results, 'utf8')) as {
     numPassedTests: number;
     numFailedTests: number;
     numPendingTests: number;
     numTodoTests: number;
-    testResults: Array<{ status: string; assertionResults: unknown[] }>;
+    testResults: Array<{ name: string; status: string; message?: string; assertionResults: Array<{ status: string }> }>;
   };
   passed = report.numPassedTests;
-  // A test file that fails to load has no test results of its own: count it as a failure.
-  const brokenFiles = report.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
-  failed = report.numFailedTests + brokenFiles;
   skipped = report.numPendingTests + report.numTodoTests;
+  failed = report.numFailedTests;
+  // A file can fail without a failed test of its own: it did not load, or a hook (beforeAll /
+  // afterAll) failed and its tests were skipped. Every such file counts as one more failure.
+  for (const file of report.testResults.filter((f) => f.status === 'failed')) {
+    failedFiles++;
+    if (!file.assertionResults.some((a) => a.status === 'failed')) failed++;
+  }
 } catch {
   failed = Math.max(failed, 1);
 }
 const code = run.status ?? 1;
-console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+// Never "0 failed" on a failing run: a non-zero vitest exit with nothing counted is a failure too.
+if (code !== 0 && failed === 0) failed = 1;
+const files = failedFiles ? ` (${failedFiles} file${failedFiles === 1 ? '' : 's'} failed)` : '';
+console.log(`\n${passed} passed, ${failed} failed${files}${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code !== 0 ? code : failed > 0 ? 1 : 0);

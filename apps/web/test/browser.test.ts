@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
 import { startWebServer, type WebServer } from './server.ts';
 import { startProviderSimulator } from '@beton/simulators';
 import { spawnWorker } from '../../../scripts/lib/processes.ts';
+import { launchChromium } from '../../../scripts/test/chromium.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -18,10 +19,7 @@ beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   fx = await createWebFixture();
   web = await startWebServer(fx.url);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
+  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {
