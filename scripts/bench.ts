@@ -154,7 +154,7 @@ async function main() {
   const mailer = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url });
   const naiveStart = performance.now();
   for (const id of ids.slice(0, NAIVE)) {
-    const { companyId: _c, ...data } = await loadSlipData(db.pool, id, MONTH);
+    const { companyId: _c, replyTo: _r, ...data } = await loadSlipData(db.pool, id, MONTH);
     const pdf = await renderer.render(data);
     const content = slipEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: MONTH, netPay: data.netPay });
     await mailer.send({ to: data.employee.email, ...content, idempotencyKey: `naive:${MONTH}:emp-${id}`, attachment: { filename: 'slip.pdf', content: pdf, type: 'application/pdf' } });

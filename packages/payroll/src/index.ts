@@ -1,4 +1,5 @@
 export * from './actions.ts';
+export * from './activity.ts';
 export * from './bank.ts';
 export * from './email.ts';
 export * from './fanout.ts';
