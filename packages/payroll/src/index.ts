@@ -2,6 +2,7 @@ export * from './actions.ts';
 export * from './activity.ts';
 export * from './bank.ts';
 export * from './email.ts';
+export * from './events.ts';
 export * from './fanout.ts';
 export * from './mailer.ts';
 export * from './messages.ts';
