@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   EMAIL_FROM_NAME: z.string().min(1).default(DEVELOPMENT_SENDER.name),
   /** 'on' when the account has the Email Activity API add-on (and the key its scope): ambiguous sends are also looked up there. */
   EMAIL_ACTIVITY_API: z.enum(['on', 'off']).default('off'),
+  /** Activity API lookups per minute across all workers (SendGrid allows 6). Default 5. */
+  EMAIL_ACTIVITY_PER_MINUTE: z.coerce.number().positive().default(5),
   /**
    * The provider's lag (ms): after a request left without an answer, how long its evidence (the
    * Event Webhook's first event, the activity feed) may take; the settle window is
@@ -149,6 +151,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     email: {
       from: { email: e.EMAIL_FROM ?? DEVELOPMENT_SENDER.email, name: e.EMAIL_FROM_NAME },
       activityApi: e.EMAIL_ACTIVITY_API === 'on',
+      activityPerMinute: e.EMAIL_ACTIVITY_PER_MINUTE,
       settleMs: e.EMAIL_SETTLE_MS,
       requestTimeoutMs: e.EMAIL_REQUEST_TIMEOUT_MS,
       evidenceWaitMs: e.EMAIL_EVIDENCE_WAIT_MS,

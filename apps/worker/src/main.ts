@@ -65,7 +65,7 @@ async function main() {
     timeoutMs: config.email.requestTimeoutMs,
     ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}),
   });
-  const activity = config.email.activityApi ? createActivityLookup({ mailer, limiter }) : undefined;
+  const activity = config.email.activityApi ? createActivityLookup({ mailer, limiter, perMinute: config.email.activityPerMinute }) : undefined;
   const bank = config.bank ? createBankClient(config.bank) : undefined;
   // The email provider's rate turn, for the preflight's sandbox send (it counts like a send).
   const emailTurn = () => waitForRate(limiter, { ...EMAIL_PROVIDER_LIMITS.rate, perSecond: config.emailLimits.ratePerSecond, window: config.emailLimits.window, toleranceMs: config.emailLimits.toleranceMs }).then(() => {});

@@ -29,7 +29,6 @@ describe('SIGTERM while a send is on the wire (processes, HTTP, PostgreSQL)', ()
       SENDGRID_API_KEY: 'SG.beton-dev',
       LOG_LEVEL: 'warn',
       RETRY_BASE_MS: '100',
-      ACTIVITY_SETTLE_MS: '1000',
       EMAIL_SETTLE_MS: '1000',
       HEARTBEAT_MS: '1000',
       DB_POOL_MAX: '4',
