@@ -115,7 +115,7 @@ async function main() {
   // The run submits every salary to the bank; the bank credits each one a few seconds later.
   const bank = await startBankSimulator({ creditDelayMs: P.bankCreditMs, creditSpreadMs: P.bankSpreadMs });
   exit.add(() => bank.close());
-  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms, activity feed lags 500 ms) · bank simulator ${bank.url} (credits ${P.bankCreditMs / 1000}–${(P.bankCreditMs + P.bankSpreadMs) / 1000} s after submission, polled every 10 s)`);
+  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms) · bank simulator ${bank.url} (credits ${P.bankCreditMs / 1000}–${(P.bankCreditMs + P.bankSpreadMs) / 1000} s after submission, polled every 10 s)`);
 
   // The render that hangs forever: a valid employee of the largest company, for the month
   // the run will pay (computed for now and a few minutes on, in case a month turns meanwhile).
