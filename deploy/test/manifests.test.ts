@@ -326,7 +326,7 @@ function composeConfig(file: string) {
     cwd: root,
     encoding: 'utf8',
     // BETTER_AUTH_SECRET has no default in the compose file (the web service requires it).
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), BETTER_AUTH_SECRET: 'x'.repeat(32) },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), BETTER_AUTH_SECRET: 'x'.repeat(32), SENDGRID_WEBHOOK_PUBLIC_KEY: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEDr2LjtURuePQzplybdC+u4CwrqDqBaWjcMMsTbhdbcwHBcepxo7yAQGhHPTnlvFYPAZFceEu/1FwCM/QmGUhA==' },
   });
 }
 
