@@ -19,6 +19,7 @@ import { createSlipRenderer } from '@beton/pdf';
 import { startProviderSimulator } from '@beton/simulators';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { startWebServer } from '../apps/web/test/server.ts';
 import { bar, exitHandling, freshDatabase, median, round, sampleRss, sampleWorkerConnections, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
 import type { Managed } from './lib/processes.ts';
 
@@ -64,6 +65,11 @@ async function main() {
 
   const provider = await startProviderSimulator({ latencyMs: LATENCY, latencySpreadMs: 200, ratePerSecond: RATE, storeAttachmentBytes: false });
   exit.add(() => provider.close());
+  // Issue 16: the provider's signed Event Webhook flows into the web app (processed + delivered
+  // per slip, a batch a second), and a scheduler applies the events, as in production.
+  const web = await startWebServer(db.url, { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey });
+  exit.add(() => web.stop());
+  provider.configureWebhook({ url: `${web.url}/api/email/events`, batchMs: 1000 });
   const env = {
     DATABASE_URL: db.url,
     SENDGRID_BASE_URL: provider.url,
@@ -72,7 +78,11 @@ async function main() {
     EMAIL_CONCURRENCY_LIMIT: String(CONCURRENCY),
     EMAIL_RATE_LIMIT: String(RATE),
   };
-  const workers: Managed[] = [spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }), spawnWorkerSlowStart({ name: 'send-email', queue: 'send-email', env })];
+  const workers: Managed[] = [
+    spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }),
+    spawnWorkerSlowStart({ name: 'send-email', queue: 'send-email', env }),
+    spawnWorkerSlowStart({ name: 'scheduler', queue: 'maintenance', env }),
+  ];
   await Promise.all(workers.map((w) => w.ready));
   say(`workers: pdf-render (pid ${workers[0]!.pid}, ${os.availableParallelism()} render threads), send-email (pid ${workers[1]!.pid}, EMAIL_CONCURRENCY_LIMIT ${CONCURRENCY}, rate ${RATE}/s)`);
   const rss = sampleRss(() => workers.map((w) => ({ name: w.name, pid: w.pid })), 500);
@@ -175,6 +185,7 @@ async function main() {
     ['wall time, fan-out to last email', `${round(wallSeconds)} s vs N/40 = ${round(N / RATE)} s → ×${round(wallOverLimit, 3)}`],
     ['slips per second end to end', `${round(N / wallSeconds, 2)}`],
     ['jobs that never finished (stuck, see report)', `${stuck}`],
+    ['Event Webhook into the web app', `${stats.webhook.posted} signed batches, ${stats.webhook.eventsPosted} events posted (${stats.webhook.postFailures} failed posts); ${(await db.pool.query<{ n: number }>(`select count(*)::int as n from email_deliveries where event_state = 'delivered'`)).rows[0]!.n} slips delivered per the webhook`],
     ['provider 429s', `${stats.responses['429'] ?? 0} (max ${stats.maxRequestsPerSecond} requests in one second, max in flight ${stats.maxInFlight})`],
     ['peak RSS per worker process', Object.entries(peak).map(([k, v]) => `${k} ${v} MB`).join(', ')],
     ['max worker DB connections', `${conns.max}`],
