@@ -13,6 +13,10 @@ import { startProviderSimulator, type ProviderSimulator } from '../src/index.ts'
 
 const KEY = 'SG.beton-dev';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Polls until `fn` is true (a loaded machine delays timers), at most 10 s. */
+async function until(fn: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !fn(); i++) await sleep(50);
+}
 
 function clients(url: string, key = KEY) {
   const client = new Client();
@@ -175,7 +179,7 @@ describe('Event Webhook: signed batches, delays, bounces, suppression, duplicate
   it('posts processed then delivered, signed (verified by @sendgrid/eventwebhook), with the custom args', async () => {
     const { mail, client } = clients(sim.url);
     const [res] = await mail.send(email('rahim@acme.example', 'slip:1', { customArgs: { idempotency_key: 'slip:1', company: 'acme' } }));
-    await sleep(500);
+    await until(() => hook.events().filter((e) => e['idempotency_key'] === 'slip:1').length >= 2);
     const events = hook.events().filter((e) => e['idempotency_key'] === 'slip:1');
     expect(events.map((e) => e['event']).sort()).toEqual(['delivered', 'processed']);
     expect(hook.batches.every((b) => b.verified)).toBe(true);
@@ -200,19 +204,19 @@ describe('Event Webhook: signed batches, delays, bounces, suppression, duplicate
     const { mail } = clients(sim.url);
     const [first] = await mail.send(email('gone@invalid.example', 'slip:2'));
     expect(first.statusCode).toBe(202);
-    await sleep(400);
+    await until(() => hook.events().filter((e) => e['idempotency_key'] === 'slip:2').length >= 2 && sim.suppressed().length > 0);
     expect(hook.events().filter((e) => e['idempotency_key'] === 'slip:2').map((e) => e['event']).sort()).toEqual(['bounce', 'processed']);
     expect(sim.suppressed()).toContain('gone@invalid.example');
     const [again] = await mail.send(email('gone@invalid.example', 'slip:3'));
     expect(again.statusCode).toBe(202);
-    await sleep(400);
+    await until(() => hook.events().some((e) => e['idempotency_key'] === 'slip:3'));
     const dropped = hook.events().filter((e) => e['idempotency_key'] === 'slip:3');
     expect(dropped).toMatchObject([{ event: 'dropped', reason: 'Bounced Address' }]);
   });
 
   it('a deferred delivery is deferred, then delivered', async () => {
     await clients(sim.url).mail.send(email('slow@acme.example', 'slip:4'));
-    await sleep(500);
+    await until(() => hook.events().filter((e) => e['idempotency_key'] === 'slip:4').length >= 3);
     expect(hook.events().filter((e) => e['idempotency_key'] === 'slip:4').map((e) => e['event']).sort()).toEqual(['deferred', 'delivered', 'processed']);
   });
 
@@ -224,7 +228,7 @@ describe('Event Webhook: signed batches, delays, bounces, suppression, duplicate
     expect(hook.events().filter((e) => e['idempotency_key'] === 'slip:5')).toHaveLength(0);
     expect(sim.stats().webhook.postFailures).toBeGreaterThan(0);
     status = 200;
-    await sleep(800);
+    await until(() => hook.events().filter((e) => e['idempotency_key'] === 'slip:5').length >= 4);
     const events = hook.events().filter((e) => e['idempotency_key'] === 'slip:5');
     // Each event at least twice (duplicateFraction 1), the same sg_event_id each time.
     expect(events.length).toBeGreaterThanOrEqual(4);
