@@ -209,15 +209,19 @@ async function main() {
   const deployExits: Array<{ name: string; code: number | null; signal: string | null; ms: number }> = [];
   let sigkill: { name: string; workerId: string; held: number[]; at: number } | undefined;
   const timeline: Array<Promise<void>> = [];
+  // The account fault starts with the first email attempt (renders come first), so sends meet it;
+  // no send-email worker starts while it lasts (its account check would rightly refuse to start).
+  let keyDone!: Promise<void>;
   timeline.push(
-    (async () => {
+    (keyDone = (async () => {
       await at0(T.keyAt);
+      await waitUntil('the first email attempt', async () => (await db.pool.query(`select 1 from job_attempts where task_name = 'send-slip-email' limit 1`)).rowCount, 120_000, 50).catch(() => null);
       provider.setFaults({ keyRevoked: true });
       event(`account fault: the API key is revoked for ${T.keyFor} s (every send answers 401)`);
-      await at0(T.keyAt + T.keyFor);
+      await sleep(T.keyFor * 1000);
       provider.setFaults({ keyRevoked: false });
       event('API key restored');
-    })(),
+    })()),
   );
   timeline.push(
     (async () => {
@@ -312,6 +316,7 @@ async function main() {
       sigkill = { name, workerId: candidate.worker_id, held: candidate.ids.map(Number), at: performance.now() };
       event(`SIGKILL ${name} (pid ${victim.pid}) while it held ${candidate.ids.length} job(s); its replacement starts (the sweeper must recover those jobs)`);
       await victim.exited;
+      await keyDone;
       const m = await start(slot);
       event(`${m.name} ready (pid ${m.pid})`);
     })()),
