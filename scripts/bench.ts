@@ -16,7 +16,7 @@ import { seedDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
 import { createMailer, loadSlipData, runPayroll, slipEmail } from '@beton/payroll';
 import { createSlipRenderer } from '@beton/pdf';
-import { startProviderSimulator } from '@beton/simulators';
+import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { startWebServer } from '../apps/web/test/server.ts';
@@ -70,6 +70,9 @@ async function main() {
   const web = await startWebServer(db.url, { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey });
   exit.add(() => web.stop());
   provider.configureWebhook({ url: `${web.url}/api/email/events`, batchMs: 1000 });
+  // The scheduler also submits each company's salaries (submit-bank-transfers): to a bank simulator.
+  const bank = await startBankSimulator({});
+  exit.add(() => bank.close());
   const env = {
     DATABASE_URL: db.url,
     SENDGRID_BASE_URL: provider.url,
@@ -77,6 +80,7 @@ async function main() {
     LOG_LEVEL: 'warn',
     EMAIL_CONCURRENCY_LIMIT: String(CONCURRENCY),
     EMAIL_RATE_LIMIT: String(RATE),
+    BANK_API_URL: bank.url,
   };
   const workers: Managed[] = [
     spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }),
@@ -143,6 +147,10 @@ async function main() {
   // that saw it; with jobs stuck, at the last progress.
   const wallSeconds = stuck ? (lastProgressAt - t0) / 1000 : (email.last.getTime() - t0Epoch) / 1000;
   const stats = provider.stats();
+  const failedJobs = (await db.pool.query<{ task_name: string; last_error_code: string | null; n: number; example: string | null }>(
+    `select task_name, last_error_code, count(*)::int as n, min(last_error) as example from jobs where status = 'failed' group by 1, 2 order by 3 desc`,
+  )).rows;
+  if (failedJobs.length) say(`failed jobs: ${failedJobs.map((f) => `${f.n} ${f.task_name} ${f.last_error_code} (${(f.example ?? '').slice(0, 160)})`).join('; ')}`);
   const efficiency = deliveredPerSecond / RATE;
   const wallOverLimit = wallSeconds / (N / RATE);
 
