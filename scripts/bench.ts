@@ -16,9 +16,10 @@ import { seedDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
 import { createMailer, loadSlipData, runPayroll, slipEmail } from '@beton/payroll';
 import { createSlipRenderer } from '@beton/pdf';
-import { startProviderSimulator } from '@beton/simulators';
+import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { startWebServer } from '../apps/web/test/server.ts';
 import { bar, exitHandling, freshDatabase, median, round, sampleRss, sampleWorkerConnections, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
 import type { Managed } from './lib/processes.ts';
 
@@ -64,6 +65,14 @@ async function main() {
 
   const provider = await startProviderSimulator({ latencyMs: LATENCY, latencySpreadMs: 200, ratePerSecond: RATE, storeAttachmentBytes: false });
   exit.add(() => provider.close());
+  // Issue 16: the provider's signed Event Webhook flows into the web app (processed + delivered
+  // per slip, a batch a second), and a scheduler applies the events, as in production.
+  const web = await startWebServer(db.url, { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey });
+  exit.add(() => web.stop());
+  provider.configureWebhook({ url: `${web.url}/api/email/events`, batchMs: 1000 });
+  // The scheduler also submits each company's salaries (submit-bank-transfers): to a bank simulator.
+  const bank = await startBankSimulator({});
+  exit.add(() => bank.close());
   const env = {
     DATABASE_URL: db.url,
     SENDGRID_BASE_URL: provider.url,
@@ -71,8 +80,13 @@ async function main() {
     LOG_LEVEL: 'warn',
     EMAIL_CONCURRENCY_LIMIT: String(CONCURRENCY),
     EMAIL_RATE_LIMIT: String(RATE),
+    BANK_API_URL: bank.url,
   };
-  const workers: Managed[] = [spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }), spawnWorkerSlowStart({ name: 'send-email', queue: 'send-email', env })];
+  const workers: Managed[] = [
+    spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }),
+    spawnWorkerSlowStart({ name: 'send-email', queue: 'send-email', env }),
+    spawnWorkerSlowStart({ name: 'scheduler', queue: 'maintenance', env }),
+  ];
   await Promise.all(workers.map((w) => w.ready));
   say(`workers: pdf-render (pid ${workers[0]!.pid}, ${os.availableParallelism()} render threads), send-email (pid ${workers[1]!.pid}, EMAIL_CONCURRENCY_LIMIT ${CONCURRENCY}, rate ${RATE}/s)`);
   const rss = sampleRss(() => workers.map((w) => ({ name: w.name, pid: w.pid })), 500);
@@ -133,6 +147,10 @@ async function main() {
   // that saw it; with jobs stuck, at the last progress.
   const wallSeconds = stuck ? (lastProgressAt - t0) / 1000 : (email.last.getTime() - t0Epoch) / 1000;
   const stats = provider.stats();
+  const failedJobs = (await db.pool.query<{ task_name: string; last_error_code: string | null; n: number; example: string | null }>(
+    `select task_name, last_error_code, count(*)::int as n, min(last_error) as example from jobs where status = 'failed' group by 1, 2 order by 3 desc`,
+  )).rows;
+  if (failedJobs.length) say(`failed jobs: ${failedJobs.map((f) => `${f.n} ${f.task_name} ${f.last_error_code} (${(f.example ?? '').slice(0, 160)})`).join('; ')}`);
   const efficiency = deliveredPerSecond / RATE;
   const wallOverLimit = wallSeconds / (N / RATE);
 
@@ -154,7 +172,7 @@ async function main() {
   const mailer = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url });
   const naiveStart = performance.now();
   for (const id of ids.slice(0, NAIVE)) {
-    const { companyId: _c, ...data } = await loadSlipData(db.pool, id, MONTH);
+    const { companyId: _c, replyTo: _r, ...data } = await loadSlipData(db.pool, id, MONTH);
     const pdf = await renderer.render(data);
     const content = slipEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: MONTH, netPay: data.netPay });
     await mailer.send({ to: data.employee.email, ...content, idempotencyKey: `naive:${MONTH}:emp-${id}`, attachment: { filename: 'slip.pdf', content: pdf, type: 'application/pdf' } });
@@ -175,6 +193,7 @@ async function main() {
     ['wall time, fan-out to last email', `${round(wallSeconds)} s vs N/40 = ${round(N / RATE)} s → ×${round(wallOverLimit, 3)}`],
     ['slips per second end to end', `${round(N / wallSeconds, 2)}`],
     ['jobs that never finished (stuck, see report)', `${stuck}`],
+    ['Event Webhook into the web app', `${stats.webhook.posted} signed batches, ${stats.webhook.eventsPosted} events posted (${stats.webhook.postFailures} failed posts); ${(await db.pool.query<{ n: number }>(`select count(*)::int as n from email_deliveries where event_state = 'delivered'`)).rows[0]!.n} slips delivered per the webhook`],
     ['provider 429s', `${stats.responses['429'] ?? 0} (max ${stats.maxRequestsPerSecond} requests in one second, max in flight ${stats.maxInFlight})`],
     ['peak RSS per worker process', Object.entries(peak).map(([k, v]) => `${k} ${v} MB`).join(', ')],
     ['max worker DB connections', `${conns.max}`],

@@ -12,8 +12,10 @@
  * --fast shortens latencies, windows and pacing for the test suite (same faults, same checks).
  */
 import { seedDatabase } from '@beton/db';
-import { payrollMonthFor } from '@beton/payroll';
-import { DEFAULT_REJECT_DOMAINS, isAcceptableAddress, startBankSimulator, startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
+import { payrollMonthFor, webhookCounts } from '@beton/payroll';
+import { isValidEmailSyntax, signPayload, SIGNATURE_HEADER, startBankSimulator, startProviderSimulator, TIMESTAMP_HEADER, type ProviderSimulator } from '@beton/simulators';
+import { generateKeyPairSync } from 'node:crypto';
+import { startWebServer } from '../apps/web/test/server.ts';
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import { bar, exitHandling, freshDatabase, readyWorkerId, round, sampleWorkerConnections, sleep, spawnWorkerSlowStart, waitUntil, type FreshDatabase } from './lib/drill-harness.ts';
@@ -45,8 +47,17 @@ const P = FAST
 const BANK_POLL_CRON = '*/10 * * * * *';
 /** Seconds after the fan-out at which each fault starts, and how long it lasts. */
 const T = FAST
-  ? { outageAt: 3, outageFor: 6, pressureAt: 11, pressureFor: 4, pressureRate: 1, lostAcksAt: 16, lostAcksFor: 12, sigkillAt: 18, deployAt: 22 }
-  : { outageAt: 8, outageFor: 30, pressureAt: 45, pressureFor: 10, pressureRate: 10, lostAcksAt: 58, lostAcksFor: 25, sigkillAt: 62, deployAt: 72 };
+  ? { keyAt: 0, keyFor: 6, outageAt: 3, outageFor: 6, pressureAt: 11, pressureFor: 4, pressureRate: 1, lostAcksAt: 16, lostAcksFor: 12, sigkillAt: 18, deployAt: 22, hookDownAt: 8, hookDownFor: 5, hookLagAt: 14, hookLagFor: 8, floodAt: 10 }
+  : { keyAt: 0, keyFor: 20, outageAt: 8, outageFor: 30, pressureAt: 45, pressureFor: 10, pressureRate: 10, lostAcksAt: 58, lostAcksFor: 25, sigkillAt: 62, deployAt: 72, hookDownAt: 30, hookDownFor: 20, hookLagAt: 55, hookLagFor: 20, floodAt: 40 };
+/**
+ * Issue 16: the Event Webhook posts every 1 s (SendGrid: 30 s), 5 % of events twice, batches
+ * shuffled; it is unreachable for hookDownFor s and lags 3 s for hookLagFor s; the activity
+ * feed lags 5 s. The settle window (EMAIL_SETTLE_MS) is longer than the webhook's worst delay
+ * here, so no ambiguous send may be resent: zero duplicates.
+ */
+const HOOK = { batchMs: FAST ? 500 : 1000, duplicateFraction: 0.05, lagMs: 3000, activityLagMs: 5000, settleMs: FAST ? 20_000 : 60_000, flood: FAST ? 50 : 200 };
+/** Share of employees whose (well-formed) address is unreachable: accepted, then bounced. */
+const UNREACHABLE_RATE = 0.005;
 const LOST_ACK_FRACTION = 0.05;
 const K8S_GRACE_MS = 30_000;
 
@@ -84,19 +95,32 @@ async function main() {
     latencySpreadMs: P.spreadMs,
     ratePerSecond: 40,
     storeAttachmentBytes: false,
-    activityDelayMs: 500,
+    activityApi: true,
+    activityDelayMs: HOOK.activityLagMs,
+    eventDelays: { processedMs: 300, deliveredMs: 1500 },
   });
   exit.add(() => provider.close());
+  // Some well-formed addresses are unreachable: SendGrid accepts them and the receiver bounces.
+  const unreachable = await db.pool.query<{ id: number }>(
+    `update employees set email = 'nobody.' || id || '@unreachable.invalid.example' where id in (select id from employees where email like '%@%.example.com' and email not like '%..%' order by id desc limit $1) returning id`,
+    [Math.max(1, Math.round(N * UNREACHABLE_RATE))],
+  );
+  say(`${unreachable.rowCount} employees given an unreachable address (accepted by the provider, then bounced)`);
+  // The web app receives the provider's signed Event Webhook.
+  const web = await startWebServer(db.url, { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey });
+  exit.add(() => web.stop());
+  const hookUrl = `${web.url}/api/email/events`;
+  provider.configureWebhook({ url: hookUrl, batchMs: HOOK.batchMs, duplicateFraction: HOOK.duplicateFraction, shuffle: true });
+  say(`web app ${web.url} receives the Event Webhook (batches every ${HOOK.batchMs} ms, ${HOOK.duplicateFraction * 100} % duplicated, shuffled); activity feed lags ${HOOK.activityLagMs / 1000} s; settle window ${HOOK.settleMs / 1000} s + the request timeout`);
   // The run submits every salary to the bank; the bank credits each one a few seconds later.
   const bank = await startBankSimulator({ creditDelayMs: P.bankCreditMs, creditSpreadMs: P.bankSpreadMs });
   exit.add(() => bank.close());
-  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms, activity feed lags 500 ms) · bank simulator ${bank.url} (credits ${P.bankCreditMs / 1000}–${(P.bankCreditMs + P.bankSpreadMs) / 1000} s after submission, polled every 10 s)`);
+  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms) · bank simulator ${bank.url} (credits ${P.bankCreditMs / 1000}–${(P.bankCreditMs + P.bankSpreadMs) / 1000} s after submission, polled every 10 s)`);
 
   // The render that hangs forever: a valid employee of the largest company, for the month
   // the run will pay (computed for now and a few minutes on, in case a month turns meanwhile).
   const employees = (await db.pool.query<{ id: number; email: string; company_id: string }>('select id, email, company_id from employees order by id')).rows;
-  const rule = { rejectDomains: DEFAULT_REJECT_DOMAINS, rejectAddresses: [] as string[] };
-  const isValid = (e: { email: string }) => isAcceptableAddress(e.email, rule);
+  const isValid = (e: { email: string }) => isValidEmailSyntax(e.email);
   const validEmployees = employees.filter(isValid);
   const invalidEmployees = employees.filter((e) => !isValid(e));
   // The first company in the schedule tick's order is fanned out first, so its slips render early.
@@ -119,7 +143,9 @@ async function main() {
     DB_BUDGET_PROCESSES: '7',
     EMAIL_RATE_LIMIT: String(P.emailRate),
     EMAIL_CONCURRENCY_LIMIT: '45',
-    ACTIVITY_SETTLE_MS: '3000',
+    EMAIL_SETTLE_MS: String(HOOK.settleMs),
+    EMAIL_ACTIVITY_API: 'on',
+    EMAIL_PAUSE_PROBE_MS: '2000',
   };
   const schedulerEnv = { ...env, SCHEDULE_TICK_MS: String(P.tickMs), SWEEP_CRON: '*/10 * * * * *', STALE_HEARTBEAT_MS: '10000', BANK_POLL_CRON };
   const echo = (name: string) => (line: string) => {
@@ -183,6 +209,49 @@ async function main() {
   const deployExits: Array<{ name: string; code: number | null; signal: string | null; ms: number }> = [];
   let sigkill: { name: string; workerId: string; held: number[]; at: number } | undefined;
   const timeline: Array<Promise<void>> = [];
+  // The account fault starts with the first email attempt (renders come first), so sends meet it;
+  // no send-email worker starts while it lasts (its account check would rightly refuse to start).
+  let keyDone!: Promise<void>;
+  timeline.push(
+    (keyDone = (async () => {
+      await at0(T.keyAt);
+      await waitUntil('the first email attempt', async () => (await db.pool.query(`select 1 from job_attempts where task_name = 'send-slip-email' limit 1`)).rowCount, 120_000, 50).catch(() => null);
+      provider.setFaults({ keyRevoked: true });
+      event(`account fault: the API key is revoked for ${T.keyFor} s (every send answers 401)`);
+      await sleep(T.keyFor * 1000);
+      provider.setFaults({ keyRevoked: false });
+      event('API key restored');
+    })()),
+  );
+  timeline.push(
+    (async () => {
+      await at0(T.hookDownAt);
+      provider.configureWebhook({ unreachableForMs: T.hookDownFor * 1000 });
+      event(`the Event Webhook cannot reach the web app for ${T.hookDownFor} s (batches kept and retried)`);
+      await at0(T.hookLagAt);
+      provider.configureWebhook({ lagMs: HOOK.lagMs });
+      event(`events ${HOOK.lagMs / 1000} s late for ${T.hookLagFor} s`);
+      await at0(T.hookLagAt + T.hookLagFor);
+      provider.configureWebhook({ lagMs: 0 });
+    })(),
+  );
+  let flood = { sent: 0, refused: 0, other: 0 };
+  timeline.push(
+    (async () => {
+      await at0(T.floodAt);
+      // Forged batches: signed with a key that is not SendGrid's, or replayed with an old timestamp.
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+      const forged = JSON.stringify([{ email: 'x@y.example', timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: 'forged', idempotency_key: `slip:${month}:emp-1` }]);
+      for (let i = 0; i < HOOK.flood; i++) {
+        const ts = String(Math.floor(Date.now() / 1000) - (i % 2 ? 3600 : 0));
+        const res = await fetch(hookUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signPayload(privateKey, ts, forged), [TIMESTAMP_HEADER]: ts }, body: forged }).catch(() => null);
+        flood.sent++;
+        if (res?.status === 401) flood.refused++;
+        else flood.other++;
+      }
+      event(`bad-signature flood: ${flood.sent} forged batches posted, ${flood.refused} refused with 401`);
+    })(),
+  );
   timeline.push(
     (async () => {
       await at0(T.outageAt);
@@ -247,6 +316,7 @@ async function main() {
       sigkill = { name, workerId: candidate.worker_id, held: candidate.ids.map(Number), at: performance.now() };
       event(`SIGKILL ${name} (pid ${victim.pid}) while it held ${candidate.ids.length} job(s); its replacement starts (the sweeper must recover those jobs)`);
       await victim.exited;
+      await keyDone;
       const m = await start(slot);
       event(`${m.name} ready (pid ${m.pid})`);
     })()),
@@ -343,6 +413,25 @@ async function main() {
     () => event('bank: every salary credited, marked and reported to HR'),
     () => event('bank: not every salary credited and reported after the wait — checking what there is'),
   );
+
+  // Delivery truth: wait until the webhook has told every accepted slip's fate (events come
+  // late, retried after the webhook's outage, duplicated, out of order).
+  const truth = async () =>
+    (
+      await db.pool.query<{ delivered: number; bounced: number; dropped: number; spam: number; awaiting: number; resent: number }>(
+        `select count(*) filter (where event_state = 'delivered')::int as delivered, count(*) filter (where event_state = 'bounced')::int as bounced,
+                count(*) filter (where event_state = 'dropped')::int as dropped, count(*) filter (where event_state = 'spam_report')::int as spam,
+                count(*) filter (where status = 'sent' and (event_state is null or event_state in ('processed', 'deferred')) or outcome_unknown_since is not null)::int as awaiting,
+                coalesce(sum(resent_after_unknown), 0)::int as resent
+         from email_deliveries where idempotency_key like $1`,
+        [`slip:${month}:%`],
+      )
+    ).rows[0]!;
+  await waitUntil('the webhook to confirm every slip', async () => (await truth()).awaiting === 0, 120_000, 1000).then(
+    () => event('webhook: every accepted slip delivered or bounced per its events'),
+    () => event('webhook: some slips still await confirmation after 120 s — checking what there is'),
+  );
+  const t = await truth();
 
   // ── checks ───────────────────────────────────────────────────────────────────────────
   const checks: Check[] = [];
@@ -503,6 +592,20 @@ async function main() {
   check('bank poll: one status email per company per poll that found credits, to its HR, two schedulers', statusOk,
     `${statusMails.size} status emails for ${statusJobs.rows.length} (company, poll) pairs over ${pollsWithCredits.rows[0]!.n} poll(s); duplicates ${[...statusMails.values()].filter((l) => l.length > 1).length}; companies whose reported counts add up to their employees ${[...employeesOf].filter(([c, n]) => perCompany.get(c) === n).length}/${employeesOf.size}`);
 
+  // Issue 16: the account fault paused the queue and failed nothing; the webhook's truth.
+  const pauses = await db.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action = 'resume-queue'`);
+  const accountFaultFailedJobs = (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'failed' and last_error_code in ('provider_unauthorized', 'sender_not_verified', 'provider_forbidden')`)).rows[0]!.n;
+  const accountFaultAttempts = (await db.pool.query<{ n: number }>(`select count(*)::int as n from job_attempts where error_code = 'provider_unauthorized'`)).rows[0]!.n;
+  check('account fault (key revoked): the send-email queue paused and resumed, no job failed', accountFaultFailedJobs === 0 && pauses.rows[0]!.n > 0 && accountFaultAttempts > 0,
+    `${accountFaultAttempts} attempts met the 401 and went back to queued; ${pauses.rows[0]!.n} resume(s); ${accountFaultFailedJobs} jobs failed by it`);
+  const unreachableIds = new Set(unreachable.rows.map((r) => r.id));
+  check('delivered per the webhook: every reachable slip delivered, every unreachable one bounced, nothing awaiting', t.delivered === validCount - unreachableIds.size && t.bounced === unreachableIds.size && t.awaiting === 0,
+    `delivered ${t.delivered}/${validCount - unreachableIds.size}, bounced ${t.bounced}/${unreachableIds.size}, dropped ${t.dropped}, awaiting confirmation ${t.awaiting}; sent again after an unknown outcome found no evidence in the settle window ${t.resent} (a SIGKILLed worker's sends that had not left: none was a duplicate at the provider, see the first check)`);
+  const counts = await webhookCounts(db.pool);
+  const hookStats = provider.stats().webhook;
+  check('webhook: forged and replayed batches refused and counted, duplicates stored once', flood.refused === flood.sent && (counts['bad_signature'] ?? 0) + (counts['stale_timestamp'] ?? 0) >= flood.sent && (hookStats.duplicatesPosted === 0 || (counts['duplicate'] ?? 0) > 0) && hookStats.postFailures > 0,
+    `${flood.refused}/${flood.sent} forged refused; counters ${JSON.stringify(counts)}; provider posted ${hookStats.posted} batches (${hookStats.eventsPosted} events, ${hookStats.duplicatesPosted} duplicates), ${hookStats.postFailures} failed posts retried`);
+
   check('the faults happened', (stats.responses['503'] ?? 0) > 0 && inside429 > 0 && stats.droppedAcks > 0,
     `${stats.responses['503'] ?? 0} × 503, ${inside429} × 429 in the pressure window, ${stats.droppedAcks} lost acks; provider max in flight ${stats.maxInFlight}, max ${stats.maxRequestsPerSecond} requests in one second`);
 
@@ -531,6 +634,11 @@ async function main() {
         hungRenderKilled,
         sigtermExits,
         wallSeconds,
+        bounced: t.bounced,
+        dropped: t.dropped,
+        unconfirmed: t.awaiting,
+        resentAfterUnknown: t.resent,
+        accountFaultFailedJobs,
       })}\n`,
     );
   }

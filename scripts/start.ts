@@ -69,10 +69,14 @@ async function main() {
   await pool.end();
 
   let providerUrl = env.SENDGRID_BASE_URL;
+  let webhookKey = env.SENDGRID_WEBHOOK_PUBLIC_KEY;
+  let simulator: Awaited<ReturnType<typeof startProviderSimulator>> | undefined;
   if (!providerUrl) {
-    const provider = await startProviderSimulator({ port: await choosePort(env.PROVIDER_PORT, 'provider simulator'), latencyMs: env.PROVIDER_LATENCY_MS, storeAttachmentBytes: true });
+    simulator = await startProviderSimulator({ port: await choosePort(env.PROVIDER_PORT, 'provider simulator'), latencyMs: env.PROVIDER_LATENCY_MS, storeAttachmentBytes: true });
+    const provider = simulator;
     cleanups.push(() => provider.close());
     providerUrl = provider.url;
+    webhookKey = provider.webhookPublicKey;
   }
   const bank = await startBankSimulator({
     port: await choosePort(env.BANK_PORT, 'bank simulator'),
@@ -104,11 +108,14 @@ async function main() {
     env: {
       DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production',
       BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? authSecret(), BETTER_AUTH_URL: url,
+      ...(webhookKey ? { SENDGRID_WEBHOOK_PUBLIC_KEY: webhookKey } : {}),
     },
     readyWhen: /Ready in|started server|Local:/,
     onLine: echo('web'),
   });
   await web.ready;
+  // The simulator's Event Webhook posts delivery events to the dashboard, as SendGrid would.
+  simulator?.configureWebhook({ url: `${url}/api/email/events` });
   for (let i = 0; i < 50; i++) {
     const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
     if (ok) break;

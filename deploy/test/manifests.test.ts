@@ -367,8 +367,11 @@ function composeSchemaValidator(): ValidateFunction {
   composeValidator = ajv.compile({ ...(dropIds(schema) as object), $schema: 'https://json-schema.org/draft/2019-09/schema', $id: 'compose_spec.json' });
   return composeValidator;
 }
-// BETTER_AUTH_SECRET has no default in the compose file (the web service requires it).
-const composeEnv = { BETTER_AUTH_SECRET: 'x'.repeat(32) };
+// BETTER_AUTH_SECRET and SENDGRID_WEBHOOK_PUBLIC_KEY have no default in the compose file (the web service requires them).
+const composeEnv = {
+  BETTER_AUTH_SECRET: 'x'.repeat(32),
+  SENDGRID_WEBHOOK_PUBLIC_KEY: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEDr2LjtURuePQzplybdC+u4CwrqDqBaWjcMMsTbhdbcwHBcepxo7yAQGhHPTnlvFYPAZFceEu/1FwCM/QmGUhA==',
+};
 
 interface ComposeService {
   image?: string;

@@ -24,6 +24,8 @@ const schema = z.object({
   /** A real provider: when set, no simulator is started. */
   SENDGRID_BASE_URL: z.string().url().optional(),
   SENDGRID_API_KEY: z.string().default('SG.beton-dev'),
+  /** With a real provider: its Event Webhook verification key (the simulator's own is used otherwise). */
+  SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().optional(),
   LOG_LEVEL: z.string().default('info'),
   /** The web app's session secret; when unset, one is generated once and kept in .beton/auth-secret. */
   BETTER_AUTH_SECRET: z.string().min(32, 'BETTER_AUTH_SECRET must be at least 32 characters (openssl rand -base64 32)').optional(),

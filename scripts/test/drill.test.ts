@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '../..');
 
 describe('npm run drill -- --employees 300 --fast --json', () => {
-  it('delivers exactly once through 503s, 429s, lost acks, a rolling deploy, a SIGKILL and a hung render', async () => {
+  it('delivers exactly once through 503s, 429s, lost acks, a revoked key, a late and duplicating webhook, a rolling deploy, a SIGKILL and a hung render', async () => {
     // On the suite's PostgreSQL server (its own database there, dropped at the end).
     const env = { ...process.env, DATABASE_URL: process.env.BETON_TEST_SERVER_URL ?? process.env.DATABASE_URL ?? '' };
     if (!env.DATABASE_URL) delete (env as Record<string, string | undefined>).DATABASE_URL;
@@ -35,5 +35,9 @@ describe('npm run drill -- --employees 300 --fast --json', () => {
     expect(r.maxWorkerConnections as number).toBeLessThanOrEqual(60);
     expect(r.sigtermExits).toHaveLength(6);
     expect(r.sigtermExits.every((c) => c === 0)).toBe(true);
+    // Issue 16: the webhook's truth, the account fault (key revoked, then restored).
+    expect(r.accountFaultFailedJobs).toBe(0);
+    expect(r.unconfirmed).toBe(0);
+    expect(r.bounced as number).toBeGreaterThan(0);
   }, 600_000);
 });

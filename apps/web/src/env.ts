@@ -1,4 +1,15 @@
+import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
+
+/** SendGrid's Event Webhook verification key: base64 DER (SubjectPublicKeyInfo) of a P-256 key. */
+const webhookPublicKey = z.string().refine((key) => {
+  try {
+    const k = createPublicKey({ key: Buffer.from(key, 'base64'), format: 'der', type: 'spki' });
+    return k.asymmetricKeyType === 'ec' && k.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+  } catch {
+    return false;
+  }
+}, 'SENDGRID_WEBHOOK_PUBLIC_KEY must be the Event Webhook verification key from SendGrid (base64, an ECDSA P-256 public key: GET /v3/user/webhooks/event/settings/signed)');
 
 /** Used only outside production when BETTER_AUTH_SECRET is unset (`next dev`, local tests). */
 const DEVELOPMENT_AUTH_SECRET = 'beton-development-only-auth-secret-never-in-production';
@@ -23,11 +34,20 @@ const schema = z
     /** Connections the web server's pool may hold. Default: 10. */
     WEB_DB_POOL_MAX: z.coerce.number().int().positive().default(10),
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /**
+     * The Event Webhook's verification key (signed webhook): batches whose ECDSA signature does
+     * not verify with it are refused. Required in production; without it the endpoint refuses
+     * every batch (503), so SendGrid keeps them for its retries.
+     */
+    SENDGRID_WEBHOOK_PUBLIC_KEY: webhookPublicKey.optional(),
+    /** A signed batch whose timestamp is further than this from now is a replay: refused (seconds). Default: 300. */
+    SENDGRID_WEBHOOK_TOLERANCE_S: z.coerce.number().int().positive().default(300),
   })
   .superRefine((e, ctx) => {
     if (e.NODE_ENV !== 'production') return;
     if (!e.BETTER_AUTH_SECRET) ctx.addIssue({ code: 'custom', path: ['BETTER_AUTH_SECRET'], message: 'required in production (32+ random characters: openssl rand -base64 32)' });
     if (!e.BETTER_AUTH_URL) ctx.addIssue({ code: 'custom', path: ['BETTER_AUTH_URL'], message: 'required in production (the dashboard URL, e.g. https://beton.example.com)' });
+    if (!e.SENDGRID_WEBHOOK_PUBLIC_KEY) ctx.addIssue({ code: 'custom', path: ['SENDGRID_WEBHOOK_PUBLIC_KEY'], message: 'required in production (the Event Webhook verification key from SendGrid)' });
   })
   .transform((e) => ({ ...e, BETTER_AUTH_SECRET: e.BETTER_AUTH_SECRET ?? DEVELOPMENT_AUTH_SECRET }));
 

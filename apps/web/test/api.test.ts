@@ -44,6 +44,11 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'admin.stuck': { input: undefined, hr: 'FORBIDDEN' },
     'admin.schedules': { input: undefined, hr: 'FORBIDDEN' },
     'admin.runScheduleNow': { input: { id: `payroll:${b.id}` }, hr: 'FORBIDDEN' },
+    'admin.emailAccount': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.resumeEmail': { input: undefined, hr: 'FORBIDDEN' },
+    'delivery.runCounts': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
+    'delivery.addressesToFix': { input: undefined, hr: 'SCOPED' },
+    'delivery.employeeEvents': { input: { id: emp }, hr: 'NOT_FOUND' },
   };
 }
 

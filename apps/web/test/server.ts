@@ -4,7 +4,7 @@
  */
 import { freePort } from '@beton/db';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -64,7 +64,13 @@ export interface WebServer {
   stop(): Promise<void>;
 }
 
-export async function startWebServer(databaseUrl: string): Promise<WebServer> {
+/** A webhook key pair of the tests' own: production requires SENDGRID_WEBHOOK_PUBLIC_KEY. */
+export const testWebhookKeys = (() => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  return { privateKey, publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64') };
+})();
+
+export async function startWebServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<WebServer> {
   await ensureBuilt();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -76,6 +82,8 @@ export async function startWebServer(databaseUrl: string): Promise<WebServer> {
       ...parentEnv, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', PORT: String(port),
       // Production requires both: a fresh random secret per server, and the URL tests call.
       BETTER_AUTH_SECRET: randomBytes(32).toString('base64'), BETTER_AUTH_URL: url,
+      SENDGRID_WEBHOOK_PUBLIC_KEY: testWebhookKeys.publicKey,
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

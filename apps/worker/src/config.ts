@@ -2,6 +2,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DEFAULT_STALE_HEARTBEAT_MS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
@@ -29,7 +30,33 @@ const EnvSchema = z.object({
   DB_BUDGET_PROCESSES: positiveInt.default(6),
   DB_POOL_MAX: positiveInt.optional(),
   HEALTH_PORT: nonNegativeInt.default(9464),
-  SENDGRID_API_KEY: z.string().default('SG.beton-dev'),
+  NODE_ENV: z.string().default('development'),
+  /** Required in production; 'SG.beton-dev' (the simulator's key) elsewhere. */
+  SENDGRID_API_KEY: z.string().min(1).optional(),
+  /**
+   * The sender: a verified Sender Identity of the SendGrid account (SendGrid refuses any other
+   * `from` with 403). Required in production; payroll@beton.example elsewhere.
+   */
+  EMAIL_FROM: z.string().email('EMAIL_FROM must be an email address, e.g. payroll@yourcompany.com').optional(),
+  EMAIL_FROM_NAME: z.string().min(1).default(DEVELOPMENT_SENDER.name),
+  /** 'on' when the account has the Email Activity API add-on (and the key its scope): ambiguous sends are also looked up there. */
+  EMAIL_ACTIVITY_API: z.enum(['on', 'off']).default('off'),
+  /** Activity API lookups per minute across all workers (SendGrid allows 6). Default 5. */
+  EMAIL_ACTIVITY_PER_MINUTE: z.coerce.number().positive().default(5),
+  /**
+   * The provider's lag (ms): after a request left without an answer, how long its evidence (the
+   * Event Webhook's first event, the activity feed) may take; the settle window is
+   * EMAIL_REQUEST_TIMEOUT_MS + this, from when the request left. Default 300000 (see README).
+   */
+  EMAIL_SETTLE_MS: nonNegativeInt.default(DEFAULT_SETTLE_MS),
+  /** The mail send request's timeout (ms); must fit in the job's 30 s and in the shutdown grace. */
+  EMAIL_REQUEST_TIMEOUT_MS: positiveInt.default(20_000),
+  /** How long an attempt waits in place for the evidence of an unknown outcome before deferring (ms). */
+  EMAIL_EVIDENCE_WAIT_MS: nonNegativeInt.default(10_000),
+  /** How often a paused send-email worker runs the account check to resume by itself (ms). */
+  EMAIL_PAUSE_PROBE_MS: positiveInt.default(60_000),
+  /** How often workers read the queue's pause flag (ms). */
+  QUEUE_PAUSE_POLL_MS: positiveInt.default(1000),
   SENDGRID_BASE_URL: z.string().url().optional(),
   BANK_API_URL: z.string().url().optional(),
   BANK_API_KEY: z.string().default('bank-dev-key'),
@@ -49,7 +76,6 @@ const EnvSchema = z.object({
    */
   EMAIL_RATE_TOLERANCE_MS: nonNegativeInt.default(EMAIL_RATE_TOLERANCE_MS),
   RETRY_BASE_MS: positiveInt.optional(),
-  ACTIVITY_SETTLE_MS: nonNegativeInt.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** 'json' for machines (default), 'pretty' for a developer's terminal. */
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
@@ -82,6 +108,13 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   }
   const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  if (production && !e.SENDGRID_API_KEY) throw new ConfigError('SENDGRID_API_KEY: required in production (a SendGrid API key with the mail.send scope)');
+  if (production && !e.EMAIL_FROM) throw new ConfigError('EMAIL_FROM: required in production (a verified Sender Identity of the SendGrid account)');
+  // (A grace shorter than the email jobs' 30 s timeout is refused by the engine itself, naming the job.)
+  if (e.SHUTDOWN_GRACE_MS >= 30_000 && (e.EMAIL_REQUEST_TIMEOUT_MS > e.SHUTDOWN_GRACE_MS - 2000 || e.EMAIL_REQUEST_TIMEOUT_MS > 29_000)) {
+    throw new ConfigError(`EMAIL_REQUEST_TIMEOUT_MS: ${e.EMAIL_REQUEST_TIMEOUT_MS} ms must leave 2 s of SHUTDOWN_GRACE_MS (${e.SHUTDOWN_GRACE_MS}) and fit in an email job's 30 s timeout`);
+  }
   try {
     ratePlaces(e.EMAIL_RATE_LIMIT, e.EMAIL_RATE_TOLERANCE_MS, e.EMAIL_RATE_WINDOW);
   } catch (error) {
@@ -115,11 +148,20 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,
-    sendgrid: { apiKey: e.SENDGRID_API_KEY, baseUrl: e.SENDGRID_BASE_URL },
+    sendgrid: { apiKey: e.SENDGRID_API_KEY ?? 'SG.beton-dev', baseUrl: e.SENDGRID_BASE_URL },
+    email: {
+      from: { email: e.EMAIL_FROM ?? DEVELOPMENT_SENDER.email, name: e.EMAIL_FROM_NAME },
+      activityApi: e.EMAIL_ACTIVITY_API === 'on',
+      activityPerMinute: e.EMAIL_ACTIVITY_PER_MINUTE,
+      settleMs: e.EMAIL_SETTLE_MS,
+      requestTimeoutMs: e.EMAIL_REQUEST_TIMEOUT_MS,
+      evidenceWaitMs: e.EMAIL_EVIDENCE_WAIT_MS,
+      pauseProbeMs: e.EMAIL_PAUSE_PROBE_MS,
+      pausePollMs: e.QUEUE_PAUSE_POLL_MS,
+    },
     bank: e.BANK_API_URL ? { baseUrl: e.BANK_API_URL, apiKey: e.BANK_API_KEY } : undefined,
     emailLimits: { concurrency: e.EMAIL_CONCURRENCY_LIMIT, ratePerSecond: e.EMAIL_RATE_LIMIT, window: e.EMAIL_RATE_WINDOW, toleranceMs: e.EMAIL_RATE_TOLERANCE_MS },
     retryBaseMs: e.RETRY_BASE_MS,
-    activitySettleMs: e.ACTIVITY_SETTLE_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     renderNice: e.RENDER_NICE,

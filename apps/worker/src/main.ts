@@ -6,6 +6,10 @@
 import { checkDatabase, createPool, DatabaseUnreachableError } from '@beton/db';
 import {
   createJobClient,
+  createPauseGate,
+  EMAIL_PROVIDER_LIMITS,
+  waitForRate,
+  type PauseGate,
   createLogger,
   definitionSchedules,
   firstSeenDueTimes,
@@ -24,7 +28,7 @@ import {
   type LockService,
 } from '@beton/jobs';
 import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
-import { companyPayrollSchedules, createBankClient, createMailer } from '@beton/payroll';
+import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -55,8 +59,18 @@ async function main() {
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
   const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores) : undefined;
   if (renderPool) log.info({ ms: Math.round(await renderPool.warmUp(RENDER_WARM_UP_SLIPS)), threads: renderPool.threads }, 'render threads warmed up');
-  const mailer = createMailer({ apiKey: config.sendgrid.apiKey, ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}) });
+  const mailer = createMailer({
+    apiKey: config.sendgrid.apiKey,
+    from: config.email.from,
+    timeoutMs: config.email.requestTimeoutMs,
+    ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}),
+  });
+  const activity = config.email.activityApi ? createActivityLookup({ mailer, limiter, perMinute: config.email.activityPerMinute }) : undefined;
   const bank = config.bank ? createBankClient(config.bank) : undefined;
+  // The email provider's rate turn, for the preflight's sandbox send (it counts like a send).
+  const emailTurn = () => waitForRate(limiter, { ...EMAIL_PROVIDER_LIMITS.rate, perSecond: config.emailLimits.ratePerSecond, window: config.emailLimits.window, toleranceMs: config.emailLimits.toleranceMs }).then(() => {});
+  const checkAccount = () => mailer.checkAccount({ activity: config.email.activityApi, beforeRequest: emailTurn });
+  if (config.queue === 'send-email') await preflight(checkAccount, log);
 
   const metrics = createMetrics({
     defaultLabels: { service: `worker-${config.queue}` },
@@ -82,6 +96,21 @@ async function main() {
     if (skipped.length) log.info({ skipped }, 'schedules already enqueued by another scheduler: skipped');
   };
   const useGraphileCron = isScheduler && config.scheduleTickMs >= 60_000;
+  // The send-email queue pauses for an account fault; a paused worker runs the account check
+  // every EMAIL_PAUSE_PROBE_MS and resumes the queue when it passes.
+  const pause: PauseGate | undefined =
+    config.queue === 'send-email'
+      ? createPauseGate({
+          pool,
+          queue: config.queue,
+          workerId,
+          logger: log,
+          pollMs: config.email.pausePollMs,
+          probeEveryMs: config.email.pauseProbeMs,
+          probe: async () => (await checkAccount()).ok,
+          onChange: (paused) => metrics.queuePausedSet(config.queue, !!paused),
+        })
+      : undefined;
 
   const worker = await startWorker({
     pool,
@@ -94,7 +123,8 @@ async function main() {
     visibilityTimeoutMs: config.visibilityTimeoutMs,
     heartbeatMs: config.heartbeatMs,
     workerId,
-    handlers: createHandlers({ pool, jobs, lock, mailer, bank, renderPool, config, workerId }),
+    ...(pause ? { pause } : {}),
+    handlers: createHandlers({ pool, jobs, lock, mailer, activity, bank, renderPool, config, workerId }),
     ...(useGraphileCron
       ? {
           rawTasks: {
@@ -152,6 +182,19 @@ async function main() {
   };
   process.on('SIGTERM', (s) => void shutdown(s));
   process.on('SIGINT', (s) => void shutdown(s));
+}
+
+/**
+ * The account preflight of a send-email worker (issue 16): the key works, the sender is
+ * verified, the plan can send (a sandbox send), the activity feed is readable if enabled. A
+ * definite problem stops the worker before it claims a job, with one line naming the setting;
+ * a provider that cannot be reached is not a verdict (a warning, and the worker starts: an
+ * account fault met later pauses the queue instead).
+ */
+async function preflight(check: () => ReturnType<Mailer['checkAccount']>, log: ReturnType<typeof createLogger>): Promise<void> {
+  const result = await check();
+  if (!result.ok) throw new ConfigError(result.problems.map((p) => `${p.setting}: ${p.message}`).join('; '));
+  if (result.inconclusive.length > 0) log.warn({ inconclusive: result.inconclusive }, 'email account check inconclusive; starting anyway');
 }
 
 main().catch((error) => {

@@ -33,7 +33,7 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
   beforeAll(async () => {
     db = await createTestDatabase('pipeline');
     await seedDatabase(db.pool, { employees: 90, companies: 3, invalidRate: 0.04, seed: 7 });
-    provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20, ratePerSecond: 40, storeAttachmentBytes: true });
+    provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20, ratePerSecond: 40, activityApi: true, activityPerMinute: 100_000, storeAttachmentBytes: true });
     bank = await startBankSimulator({});
     jobs = createJobClient(db.pool, jobDefinitions);
     env = {
@@ -43,7 +43,11 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
       BANK_API_URL: bank.url,
       LOG_LEVEL: 'warn',
       RETRY_BASE_MS: '150',
-      ACTIVITY_SETTLE_MS: '200',
+      // Lost acks are resolved through the Activity API here (no webhook receiver in this test).
+      EMAIL_ACTIVITY_API: 'on',
+      EMAIL_ACTIVITY_PER_MINUTE: '6000',
+      EMAIL_SETTLE_MS: '2000',
+      EMAIL_EVIDENCE_WAIT_MS: '500',
       SHUTDOWN_GRACE_MS: '30000',
       HEARTBEAT_MS: '1000',
       SCHEDULE_TICK_MS: '500',

@@ -38,7 +38,7 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
   beforeAll(async () => {
     db = await createTestDatabase('reminder-resend');
     await seedDatabase(db.pool, { employees: 15, companies: 3, invalidRate: 0, seed: 11 });
-    provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20, ratePerSecond: 40 });
+    provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20, ratePerSecond: 40, activityApi: true, activityPerMinute: 100_000 });
     jobs = createJobClient(db.pool, jobDefinitions);
     const env = {
       DATABASE_URL: db.url,
@@ -46,7 +46,11 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
       SENDGRID_API_KEY: 'SG.beton-dev',
       LOG_LEVEL: 'warn',
       RETRY_BASE_MS: '150',
-      ACTIVITY_SETTLE_MS: '200',
+      // Lost acks are resolved through the Activity API here (no webhook receiver in this test).
+      EMAIL_ACTIVITY_API: 'on',
+      EMAIL_ACTIVITY_PER_MINUTE: '6000',
+      EMAIL_SETTLE_MS: '2000',
+      EMAIL_EVIDENCE_WAIT_MS: '500',
       HEARTBEAT_MS: '1000',
       DB_POOL_MAX: '6',
     };

@@ -5,3 +5,4 @@ export * from './runs.ts';
 export * from './employees.ts';
 export * from './admin.ts';
 export * from './schemas.ts';
+export * from './delivery.ts';

@@ -29,7 +29,7 @@ export abstract class JobError extends Error {
 }
 
 export class TransientError extends JobError {
-  override readonly name = 'TransientError';
+  override readonly name: string = 'TransientError';
   readonly kind = 'transient' as const;
   /** Wait at least this long before the next attempt (a 429's reset time). */
   readonly retryAfterMs: number | undefined;
@@ -44,12 +44,50 @@ export class PermanentError extends JobError {
   readonly kind = 'permanent' as const;
 }
 
+/**
+ * Not a failure: the job waits for something that is on its way (the evidence of an email whose
+ * request left and whose answer was lost) and runs again after `retryAfterMs`. The attempt is
+ * not counted against the job's budget.
+ */
+export class DeferError extends TransientError {
+  override readonly name = 'DeferError';
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; retryAfterMs: number }) {
+    super(code, message, options);
+  }
+}
+
+/**
+ * The account's fault, not the job's (a revoked key, an unverified sender, no credits): every
+ * job of the queue would fail the same way. The queue is paused across all workers (see
+ * engine/pause.ts) and the job goes back to queued without using an attempt. `setting` names
+ * what an operator fixes (SENDGRID_API_KEY, EMAIL_FROM, …).
+ */
+export class AccountFaultError extends JobError {
+  override readonly name = 'AccountFaultError';
+  readonly kind = 'transient' as const;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly setting: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** What the engine does with an attempt's error besides retrying or failing it. */
+export type ErrorAction = 'defer' | 'pause';
+
 export interface ClassifiedError {
   kind: ErrorKind;
   code: ErrorCode;
   message: string;
   stack: string | undefined;
   retryAfterMs: number | undefined;
+  /** 'defer': wait without counting the attempt; 'pause': an account fault, pause the queue. */
+  action?: ErrorAction;
+  /** For 'pause': the setting to fix. */
+  setting?: string;
 }
 
 /** Anything thrown becomes an Error once, so the rest of the engine can rely on it. */
@@ -135,6 +173,8 @@ export function classifyError(thrown: unknown): ClassifiedError {
     stack: error.stack,
     retryAfterMs,
   });
+  if (error instanceof DeferError) return { ...out('transient', error.code, error.retryAfterMs), action: 'defer' };
+  if (error instanceof AccountFaultError) return { ...out('transient', error.code), action: 'pause', setting: error.setting };
   if (error instanceof TransientError) return out('transient', error.code, error.retryAfterMs);
   if (error instanceof PermanentError) return out('permanent', error.code);
   if (error.name === 'ZodError') return out('permanent', 'invalid_payload');

@@ -24,6 +24,7 @@ export const METRIC_NAMES = {
   workerHeartbeatAge: 'beton_worker_heartbeat_age_seconds',
   payrollRunEtaSlack: 'beton_payroll_run_eta_slack_seconds',
   collectErrors: 'beton_metrics_collect_errors_total',
+  queuePaused: 'beton_queue_paused',
 } as const;
 
 export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
@@ -116,6 +117,7 @@ export interface BetonMetrics {
   readonly workerHeartbeatAge: Gauge<'worker'>;
   readonly payrollRunEtaSlack: Gauge<'company' | 'run'>;
   readonly collectErrors: Counter<'collector'>;
+  readonly queuePaused: Gauge<'queue'>;
 
   /** A worker took a job. */
   jobStarted(labels: { task: string; queue: string }): void;
@@ -127,6 +129,8 @@ export interface BetonMetrics {
   limiterWaited(limit: string, seconds: number): void;
   /** The email provider answered 429. */
   providerRateLimitedSeen(): void;
+  /** A queue was paused for an account fault (1) or resumed (0), as this worker sees it. */
+  queuePausedSet(queue: string, paused: boolean): void;
   /** The worker loop is alive; call at least every few seconds. */
   heartbeat(): void;
   /** Start a timer; call the returned function with the outcome. */
@@ -316,6 +320,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
     },
   });
 
+  const queuePaused = new Gauge({
+    name: METRIC_NAMES.queuePaused,
+    help: 'A queue paused for an account fault (a revoked key, an unverified sender, no credits): 1 while paused.',
+    labelNames: ['queue'] as const,
+    registers,
+  });
+
   registry.registerMetric(collectErrors);
 
   return {
@@ -337,6 +348,10 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
     workerHeartbeatAge,
     payrollRunEtaSlack,
     collectErrors,
+    queuePaused,
+    queuePausedSet(queue, paused) {
+      queuePaused.set({ queue }, paused ? 1 : 0);
+    },
     jobStarted({ task, queue }) {
       jobsStarted.inc({ task, queue });
     },

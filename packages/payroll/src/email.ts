@@ -1,102 +1,211 @@
 import type { Pool } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PermanentError, TransientError } from '@beton/jobs';
+import { DeferError, TransientError } from '@beton/jobs';
+import type { ActivityLookup } from './activity.ts';
 import { certainlyNotAccepted, type Mailer, type OutgoingEmail } from './mailer.ts';
+
+/**
+ * How long after its request left the evidence that the provider accepted an email may take to
+ * arrive, by default. SendGrid's Event Webhook posts a server's events "every 30 seconds or when
+ * the batch size reaches 768 kilobytes" and retries a POST that got no 2xx "at increasing
+ * intervals for up to 24 hours"; the Email Activity feed lags by an undocumented delay. Five
+ * minutes is ten of those 30-second batches: a webhook that is down for longer than that around
+ * an ambiguous send makes the policy below resend it (counted as a possible duplicate).
+ */
+export const DEFAULT_SETTLE_MS = 300_000;
 
 export interface DeliverOptions {
   /** Awaited right before the request goes out (see SendOptions.beforeRequest): the job's turn under the global rate limit. */
   beforeSend?: () => Promise<void>;
-  /** The job's signal: the in-attempt wait for an unknown outcome stops at the job's timeout. */
+  /** The job's signal: aborted at its timeout and when it is handed back. */
   signal?: AbortSignal;
+  /** The attempt's time left (HandlerContext.timeLeftMs): a request leaves only if its whole timeout fits. */
+  timeLeftMs?: () => number;
+  /** Keeps the job from being handed back on shutdown while its request is on the wire (HandlerContext.hold). */
+  hold?: () => () => void;
   /**
-   * After a send whose outcome is unknown (lost ack, timeout), how long the provider's
-   * activity feed may lag before "not found" can be trusted. Default: 10 s.
+   * The provider's lag: how long after a request left the evidence of its acceptance (the Event
+   * Webhook's first event for the key, or the Activity API) may take. The settle window of an
+   * unknown outcome is the request timeout plus this, from when the request left. Default:
+   * DEFAULT_SETTLE_MS.
    */
-  activitySettleMs?: number;
+  settleMs?: number;
+  /** How long an attempt waits in place for that evidence before it defers the job. Default: 10000. */
+  evidenceWaitMs?: number;
+  /** How often a deferred job looks again before its window ends. Default: 15000. */
+  recheckMs?: number;
 }
 
-export type DeliveryResult = { sent: true; messageId: string; alreadySent: boolean };
+export interface DeliveryDeps {
+  pool: Pool;
+  mailer: Mailer;
+  /** The Email Activity API, when EMAIL_ACTIVITY_API is on (optional: the webhook is the truth). */
+  activity?: ActivityLookup | undefined;
+}
+
+/** What the email is about, for HR's counts and lists. */
+export interface EmailLinks {
+  payrollRunId?: string | undefined;
+  companyId?: string | undefined;
+  employeeId?: number | undefined;
+}
+
+export type DeliveryResult = {
+  sent: true;
+  messageId: string;
+  alreadySent: boolean;
+  /** Sent again after an unknown outcome found no evidence within the settle window: maybe a duplicate. */
+  resentAfterUnknown?: boolean;
+};
+
+interface DeliveryRow {
+  status: string;
+  provider_message_id: string | null;
+  event_state: string | null;
+  unknown: boolean;
+  /** ms since the last request left, by the database's clock; null if not recorded. */
+  left_age_ms: number | null;
+}
 
 /**
- * Exactly-once email (R7). Before sending, the delivery row for the key is consulted:
- * already sent → done without sending. The attempt is recorded before the call; success
- * stores the provider's message id. When an earlier attempt's outcome is unknown, the
- * provider is asked whether it accepted a message with this key before sending again.
+ * Exactly-once email (R7, issue 16). The delivery row of the key is consulted first: sent, or
+ * any Event Webhook event for the key (the provider has it) → done without sending. A send
+ * records its attempt before the call and, once the request is answered, the outcome. When the
+ * request left and no answer came (a cut connection, a timeout), the outcome is unknown and
+ * nothing is sent again until either evidence arrives — the webhook's first event for the key
+ * (applied by the apply-email-events job), or the Activity API when enabled — or the settle
+ * window (request timeout + settleMs, measured from when the request actually left) passes
+ * with none: then, and only then, the policy resends it and counts it as a possible duplicate
+ * (`resent_after_unknown`, on the admin's Queues page). A "not found" never clears the unknown
+ * outcome; meanwhile the job defers (DeferError: no attempt used).
  */
-export async function deliverEmail(deps: { pool: Pool; mailer: Mailer }, email: OutgoingEmail, options: DeliverOptions = {}): Promise<DeliveryResult> {
+export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { links?: EmailLinks }, options: DeliverOptions = {}): Promise<DeliveryResult> {
   const { pool, mailer } = deps;
-  const settleMs = options.activitySettleMs ?? 10_000;
+  const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+  const windowMs = mailer.requestTimeoutMs + settleMs;
+  const recheckMs = options.recheckMs ?? 15_000;
   const key = email.idempotencyKey;
-  const { rows } = await pool.query<{ status: string; provider_message_id: string | null; attempts: number; unknown_for_ms: number | null }>(
-    `insert into email_deliveries (idempotency_key, recipient, status, attempts) values ($1, $2, 'sending', 0)
+  const links = email.links ?? {};
+  const { rows } = await pool.query<DeliveryRow>(
+    `insert into email_deliveries (idempotency_key, recipient, status, attempts, payroll_run_id, company_id, employee_id)
+     values ($1, $2, 'sending', 0, $3, $4, $5)
      on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
-     returning status, provider_message_id, attempts,
-       case when outcome_unknown_since is null then null else (extract(epoch from now() - outcome_unknown_since) * 1000)::int end as unknown_for_ms`,
-    [key, email.to],
+     returning status, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
+       (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms`,
+    [key, email.to, links.payrollRunId ?? null, links.companyId ?? null, links.employeeId ?? null],
   );
   const delivery = rows[0]!;
   if (delivery.status === 'sent') return { sent: true, messageId: delivery.provider_message_id ?? '', alreadySent: true };
+  if (delivery.event_state !== null) return markAccepted(pool, key, null, true);
 
-  if (delivery.unknown_for_ms !== null) {
-    const accepted = await mailer.findAccepted(key);
-    if (accepted) {
-      await pool.query(
-        `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), outcome_unknown_since = null where idempotency_key = $1`,
-        [key, accepted],
-      );
-      return { sent: true, messageId: accepted, alreadySent: true };
+  let resend = false;
+  if (delivery.unknown) {
+    // An earlier attempt's request may have left and no answer came. Its left time is recorded
+    // when its process lived to see the outcome; if not (a crash), it left no later than now.
+    let leftAgeMs = delivery.left_age_ms;
+    if (leftAgeMs === null) {
+      await pool.query(`update email_deliveries set request_left_at = now() where idempotency_key = $1 and request_left_at is null`, [key]);
+      leftAgeMs = 0;
     }
-    if (delivery.unknown_for_ms < settleMs) {
-      throw new TransientError('outcome_unknown', `the provider may still be recording an earlier attempt for ${key}; checking again later`, {
-        retryAfterMs: settleMs - delivery.unknown_for_ms,
+    const accepted = await findEvidence(deps, email, options.signal);
+    if (accepted !== null) return markAccepted(pool, key, accepted, true);
+    if (leftAgeMs < windowMs) {
+      throw new DeferError('outcome_unknown', `the provider may have accepted ${key} ${Math.round(leftAgeMs / 1000)} s ago; waiting for its evidence (settle window ${Math.round(windowMs / 1000)} s)`, {
+        retryAfterMs: Math.min(windowMs - leftAgeMs, recheckMs),
       });
     }
+    resend = true; // the policy: no evidence within the window
   }
 
-  // Record the attempt before the call; the send's outcome is unknown until it answers.
+  // Record the attempt before the call: from here its outcome is unknown until it answers.
   await pool.query(
-    `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = now() where idempotency_key = $1`,
-    [key, email.to],
+    `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = now(), request_left_at = null,
+            resent_after_unknown = resent_after_unknown + case when $3 then 1 else 0 end
+     where idempotency_key = $1`,
+    [key, email.to, resend],
   );
+  let leftAt: number | undefined;
+  let release: (() => void) | undefined;
+  const beforeRequest = async () => {
+    await options.beforeSend?.();
+    if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+    const timeLeft = options.timeLeftMs?.() ?? Infinity;
+    if (timeLeft < mailer.requestTimeoutMs + 1000) {
+      throw new TransientError('no_time_to_send', `only ${Math.round(timeLeft)} ms left in this attempt: a request needs up to ${mailer.requestTimeoutMs} ms; not sent`);
+    }
+    release = options.hold?.();
+    leftAt = performance.now();
+  };
+  const leftSql = `now() - make_interval(secs => $3::float8 / 1000)`;
   try {
-    const messageId = await mailer.send(email, options.beforeSend ? { beforeRequest: options.beforeSend } : {});
+    const messageId = await mailer.send(email, { beforeRequest });
+    release?.();
     await pool.query(
-      `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null where idempotency_key = $1`,
-      [key, messageId],
+      `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null,
+              request_left_at = ${leftSql} where idempotency_key = $1`,
+      [key, messageId, performance.now() - (leftAt ?? performance.now())],
     );
-    return { sent: true, messageId, alreadySent: false };
+    return { sent: true, messageId, alreadySent: false, ...(resend ? { resentAfterUnknown: true } : {}) };
   } catch (error) {
-    const definite = certainlyNotAccepted(error); // a 4xx/5xx answer, or a request that never left
+    release?.();
+    const definite = certainlyNotAccepted(error) || leftAt === undefined; // answered, or never left
     await pool.query(
-      `update email_deliveries set status = $3::"DeliveryStatus", last_error = $2,
-              outcome_unknown_since = case when $4 then null else outcome_unknown_since end where idempotency_key = $1`,
-      [key, (error as Error).message, error instanceof PermanentError ? 'failed' : 'sending', definite],
+      `update email_deliveries set status = case when $4 and $5 then 'failed'::"DeliveryStatus" else status end, last_error = $2,
+              outcome_unknown_since = case when $4 then null else outcome_unknown_since end,
+              request_left_at = case when $6 then ${leftSql} else null end
+       where idempotency_key = $1`,
+      [key, (error as Error).message, performance.now() - (leftAt ?? performance.now()), definite, (error as { kind?: string }).kind === 'permanent', leftAt !== undefined],
     );
-    if (definite || error instanceof PermanentError) throw error;
-    // The request went out and no answer came back (a lost ack, a timeout). Resolve it in this
-    // attempt if the job has time left: after the activity feed's lag, ask the provider. This
-    // way even the last attempt never reports a delivered email as failed.
-    const accepted = await settleAndLookup(deps, key, settleMs, options.signal);
-    if (accepted) return { sent: true, messageId: accepted, alreadySent: false };
-    throw error;
+    if (definite) throw error;
+    // The request left and no answer came back. Wait in this attempt for the evidence (the
+    // webhook's first event usually comes within seconds), then defer the job.
+    const waitMs = Math.min(options.evidenceWaitMs ?? 10_000, (options.timeLeftMs?.() ?? 15_000) - 2000);
+    const accepted = await awaitEvidence(deps, email, waitMs, options.signal);
+    if (accepted !== null) return markAccepted(pool, key, accepted, false);
+    const sinceLeft = performance.now() - leftAt!;
+    throw new DeferError('outcome_unknown', `no answer from the provider for ${key} (${(error as Error).message}); waiting for the evidence of its acceptance`, {
+      cause: error,
+      retryAfterMs: Math.max(0, Math.min(windowMs - sinceLeft, recheckMs)),
+    });
   }
 }
 
-async function settleAndLookup(deps: { pool: Pool; mailer: Mailer }, key: string, settleMs: number, signal: AbortSignal | undefined): Promise<string | null> {
+async function markAccepted(pool: Pool, key: string, messageId: string | null, alreadySent: boolean): Promise<DeliveryResult> {
+  const { rows } = await pool.query<{ provider_message_id: string | null }>(
+    `update email_deliveries set status = 'sent', provider_message_id = coalesce(provider_message_id, $2), sent_at = coalesce(sent_at, now()),
+            outcome_unknown_since = null where idempotency_key = $1 returning provider_message_id`,
+    [key, messageId],
+  );
+  return { sent: true, messageId: rows[0]?.provider_message_id ?? '', alreadySent };
+}
+
+/** Evidence that the provider accepted the key: a webhook event applied to its row, or the Activity API. */
+async function findEvidence(deps: DeliveryDeps, email: OutgoingEmail, signal?: AbortSignal): Promise<string | null> {
+  const { rows } = await deps.pool.query<{ status: string; event_state: string | null; provider_message_id: string | null }>(
+    `select status, event_state, provider_message_id from email_deliveries where idempotency_key = $1`,
+    [email.idempotencyKey],
+  );
+  const row = rows[0];
+  if (row && (row.status === 'sent' || row.event_state !== null)) return row.provider_message_id ?? '';
+  if (!deps.activity) return null;
+  const found = await deps.activity.find({ key: email.idempotencyKey, to: email.to }, signal);
+  return typeof found === 'string' && found !== 'unknown' ? found : null;
+}
+
+async function awaitEvidence(deps: DeliveryDeps, email: OutgoingEmail, waitMs: number, signal?: AbortSignal): Promise<string | null> {
+  const until = performance.now() + waitMs;
   try {
-    await sleep(settleMs, undefined, signal ? { signal } : {});
-    const accepted = await deps.mailer.findAccepted(key);
-    if (accepted) {
-      await deps.pool.query(
-        `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), outcome_unknown_since = null where idempotency_key = $1`,
-        [key, accepted],
+    while (performance.now() < until) {
+      await sleep(Math.min(500, Math.max(0, until - performance.now())), undefined, signal ? { signal } : {});
+      const { rows } = await deps.pool.query<{ status: string; event_state: string | null; provider_message_id: string | null }>(
+        `select status, event_state, provider_message_id from email_deliveries where idempotency_key = $1`,
+        [email.idempotencyKey],
       );
-    } else {
-      // Not accepted after the feed's lag: the next attempt may send without asking again.
-      await deps.pool.query(`update email_deliveries set outcome_unknown_since = null where idempotency_key = $1`, [key]);
+      const row = rows[0];
+      if (row && (row.status === 'sent' || row.event_state !== null)) return row.provider_message_id ?? '';
     }
-    return accepted;
+    return await findEvidence(deps, email, signal);
   } catch {
-    return null; // no time left or the lookup failed: the next attempt asks again
+    return null; // no time left (the job's signal): the next run looks again
   }
 }

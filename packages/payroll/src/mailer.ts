@@ -3,7 +3,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import https from 'node:https';
 import { MailService, type MailDataRequired } from '@sendgrid/mail';
-import { errorFromHttpStatus, PermanentError, retryAfterFromHeaders, TransientError, classifyError } from '@beton/jobs';
+import { AccountFaultError, errorFromHttpStatus, PermanentError, retryAfterFromHeaders, TransientError, classifyError } from '@beton/jobs';
+
+/** The sender when EMAIL_FROM is not set (development and tests only: production requires it). */
+export const DEVELOPMENT_SENDER = { email: 'payroll@beton.example', name: 'Beton Payroll / বেতন' } as const;
 
 export interface MailerOptions {
   apiKey: string;
@@ -11,6 +14,7 @@ export interface MailerOptions {
   baseUrl?: string;
   /** Per-request timeout, ms. Default: 20000 (inside the job's 30 s). */
   timeoutMs?: number;
+  /** A verified Sender Identity (EMAIL_FROM, EMAIL_FROM_NAME). Default: DEVELOPMENT_SENDER. */
   from?: { email: string; name: string };
 }
 
@@ -19,9 +23,11 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
   html: string;
-  /** Travels as a custom arg, so the provider can be asked later whether it accepted it. */
+  /** Travels as a custom arg: every Event Webhook event of the message carries it back. */
   idempotencyKey: string;
   attachment?: { filename: string; content: Uint8Array; type: string };
+  /** The company's HR, where replies go (optional). */
+  replyTo?: string;
 }
 
 export interface SendOptions {
@@ -33,15 +39,47 @@ export interface SendOptions {
 }
 
 export interface Mailer {
-  /** Sends; resolves with the provider's message id, or throws a classified Transient/PermanentError. */
+  /** The request timeout: a request that left has its answer, or has failed, this long after. */
+  readonly requestTimeoutMs: number;
+  readonly from: { email: string; name: string };
+  /** Sends; resolves with the provider's message id, or throws a classified Transient/PermanentError or AccountFaultError. */
   send(email: OutgoingEmail, options?: SendOptions): Promise<string>;
-  /** Asks the provider (Email Activity API) for an accepted message with this key. */
-  findAccepted(idempotencyKey: string): Promise<string | null>;
+  /**
+   * Asks the Email Activity API (a paid add-on, 6 requests a minute) which of these emails the
+   * provider accepted, in one query: key → message id. The feed's rows carry no custom args, so
+   * the recipients of one query must differ (a row is matched to its key by `to_email`). Throws
+   * when the feed cannot answer (403 without the add-on, 429…).
+   */
+  findAccepted(emails: ReadonlyArray<{ key: string; to: string }>): Promise<Map<string, string>>;
+  /** The account preflight: GET /v3/scopes, a sandbox send from the sender, the activity feed if asked. */
+  checkAccount(options?: { activity?: boolean; beforeRequest?: () => Promise<void> }): Promise<AccountCheck>;
+}
+
+/** One problem the preflight found, naming the setting to fix. */
+export interface AccountProblem {
+  setting: string;
+  message: string;
+}
+
+export interface AccountCheck {
+  ok: boolean;
+  /** Definite problems (the account's answer): the worker must not start. */
+  problems: AccountProblem[];
+  /** The check could not be made (the provider unreachable, 5xx, 429): not a verdict. */
+  inconclusive: string[];
 }
 
 interface SendGridErrorBody {
   errors?: Array<{ message?: string; field?: string | null }>;
 }
+
+/** Connection errors of a request whose bytes never reached the provider. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** A SendGrid `field` naming a recipient: personalizations.N.to|cc|bcc.M.email (or the list itself). */
+const RECIPIENT_FIELD = /^personalizations\.\d+\.(to|cc|bcc)(\.\d+\.email)?$/;
+/** A SendGrid `field` naming the sender (from, from.email, from.name). */
+const SENDER_FIELD = /^from(\.|$)/;
 
 const notAccepted = new WeakSet<Error>();
 
@@ -79,24 +117,43 @@ function gated<A extends typeof http.Agent | typeof https.Agent>(Base: A): A {
 const GatedHttpAgent = gated(http.Agent);
 const GatedHttpsAgent = gated(https.Agent);
 
-/** Turns a SendGrid client failure into Beton's error classes (SPEC R6). */
+/**
+ * Turns a SendGrid client failure into Beton's error classes (SPEC R6, issue 16), by status
+ * and SendGrid's error `field` (docs: errors are `{errors: [{message, field, help}]}`):
+ * - 401 (a wrong or revoked key, and "Maximum credits exceeded"), 403 (a `from` that is not a
+ *   verified Sender Identity, a key without the scope) and a 400 on `from.*`: the account's
+ *   fault, not the job's: AccountFaultError, naming the setting to fix;
+ * - a 400 on a recipient field (personalizations.N.to.M.email): invalid_recipient, permanent;
+ * - 413 (content too large): permanent; other 4xx permanent; 408, 429, 5xx transient.
+ */
 export function providerError(thrown: unknown): Error {
   const e = thrown as { code?: unknown; message?: string; response?: { headers?: Record<string, unknown>; body?: SendGridErrorBody } };
   if (typeof e.code === 'number') {
-    const reasons = (e.response?.body?.errors ?? []).map((x) => `${x.message ?? 'error'}${x.field ? ` (${x.field})` : ''}`).join('; ');
+    const errors = e.response?.body?.errors ?? [];
+    const reasons = errors.map((x) => `${x.message ?? 'error'}${x.field && x.field !== 'null' ? ` (${x.field})` : ''}`).join('; ');
     const message = `provider answered ${e.code}${reasons ? `: ${reasons}` : ''}`;
-    const invalidRecipient = e.code === 400 && (e.response?.body?.errors ?? []).some((x) => /\.email$/.test(x.field ?? ''));
-    const retryAfterMs = retryAfterFromHeaders(e.response?.headers);
-    const error = errorFromHttpStatus(e.code, message, {
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      ...(invalidRecipient ? { code: 'invalid_recipient' } : {}),
-      cause: thrown,
-    });
+    const fields = errors.map((x) => x.field ?? '');
+    let error: Error;
+    if (e.code === 401) error = new AccountFaultError('provider_unauthorized', message, 'SENDGRID_API_KEY', { cause: thrown });
+    else if ((e.code === 403 || e.code === 400) && fields.some((f) => SENDER_FIELD.test(f))) error = new AccountFaultError('sender_not_verified', message, 'EMAIL_FROM', { cause: thrown });
+    else if (e.code === 403) error = new AccountFaultError('provider_forbidden', message, 'SENDGRID_API_KEY', { cause: thrown });
+    else {
+      const invalidRecipient = e.code === 400 && fields.some((f) => RECIPIENT_FIELD.test(f));
+      const retryAfterMs = retryAfterFromHeaders(e.response?.headers);
+      error = errorFromHttpStatus(e.code, message, {
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        ...(invalidRecipient ? { code: 'invalid_recipient' } : e.code === 413 ? { code: 'message_too_large' } : {}),
+        cause: thrown,
+      });
+    }
     notAccepted.add(error);
     return error;
   }
   const c = classifyError(thrown);
-  return c.kind === 'permanent' ? new PermanentError(c.code, c.message, { cause: thrown }) : new TransientError(c.code, c.message, { cause: thrown });
+  const error = c.kind === 'permanent' ? new PermanentError(c.code, c.message, { cause: thrown }) : new TransientError(c.code, c.message, { cause: thrown });
+  const code = (thrown as { code?: unknown }).code;
+  if (typeof code === 'string' && NEVER_CONNECTED.has(code)) notAccepted.add(error);
+  return error;
 }
 
 export function createMailer(options: MailerOptions): Mailer {
@@ -112,13 +169,38 @@ export function createMailer(options: MailerOptions): Mailer {
   client.setDefaultRequest('httpsAgent' as 'method', new GatedHttpsAgent(agentOptions) as never);
   const mail = new MailService();
   mail.setClient(client);
-  const from = options.from ?? { email: 'payroll@beton.example', name: 'Beton Payroll / বেতন' };
+  const from = options.from ?? { ...DEVELOPMENT_SENDER };
+  const requestTimeoutMs = options.timeoutMs ?? 20_000;
+
+  /** Runs a request with the gate (the rate turn) awaited in the agent; a refusal is "never left". */
+  async function gatedRequest<T>(beforeRequest: (() => Promise<void>) | undefined, request: () => Promise<T>): Promise<T> {
+    let refused: Error | undefined; // what the gate threw: the request never left
+    const gate =
+      beforeRequest &&
+      (() =>
+        beforeRequest().catch((error: unknown) => {
+          refused = error instanceof Error ? error : new Error(String(error));
+          throw refused;
+        }));
+    try {
+      return await (gate ? requestGate.run(gate, request) : request());
+    } catch (error) {
+      if (refused) {
+        notAccepted.add(refused);
+        throw refused;
+      }
+      throw providerError(error);
+    }
+  }
 
   return {
+    requestTimeoutMs,
+    from,
     async send(email, sendOptions = {}) {
       const message: MailDataRequired = {
         to: email.to,
         from,
+        ...(email.replyTo ? { replyTo: email.replyTo } : {}),
         subject: email.subject,
         text: email.text,
         html: email.html,
@@ -134,39 +216,65 @@ export function createMailer(options: MailerOptions): Mailer {
             }
           : {}),
       };
-      const { beforeRequest } = sendOptions;
-      let refused: Error | undefined; // what the gate threw: the request never left
-      const gate =
-        beforeRequest &&
-        (() =>
-          beforeRequest().catch((error: unknown) => {
-            refused = error instanceof Error ? error : new Error(String(error));
-            throw refused;
-          }));
-      try {
-        const [response] = await (gate ? requestGate.run(gate, () => mail.send(message)) : mail.send(message));
-        const id = response.headers['x-message-id'];
-        return String(Array.isArray(id) ? id[0] : (id ?? ''));
-      } catch (error) {
-        if (refused) {
-          notAccepted.add(refused);
-          throw refused;
-        }
-        throw providerError(error);
-      }
+      const [response] = await gatedRequest(sendOptions.beforeRequest, () => mail.send(message));
+      const id = response.headers['x-message-id'];
+      return String(Array.isArray(id) ? id[0] : (id ?? ''));
     },
-    async findAccepted(idempotencyKey) {
-      try {
-        const [, body] = await client.request({
-          method: 'GET',
-          url: '/v3/messages',
-          qs: { limit: 1, query: `unique_args['idempotency_key']="${idempotencyKey.replaceAll('"', '\\"')}"` },
-        });
-        const first = (body as { messages?: Array<{ msg_id?: string }> }).messages?.[0];
-        return first?.msg_id ? first.msg_id.split('.')[0]! : null;
-      } catch (error) {
-        throw providerError(error);
+    async findAccepted(emails) {
+      const found = new Map<string, string>();
+      if (emails.length === 0) return found;
+      const byRecipient = new Map(emails.map((e) => [e.to.toLowerCase(), e.key]));
+      if (byRecipient.size !== emails.length) throw new Error('findAccepted: one query needs distinct recipients');
+      // One query for many keys (the feed allows 6 requests a minute): k1 OR k2 OR …
+      const query = emails.map((e) => `unique_args['idempotency_key']="${e.key.replaceAll('"', '\\"')}"`).join(' OR ');
+      const [, body] = await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1000, query } }));
+      for (const m of (body as { messages?: Array<{ msg_id?: string; to_email?: string }> }).messages ?? []) {
+        const key = m.to_email ? byRecipient.get(m.to_email.toLowerCase()) : undefined;
+        if (key && m.msg_id) found.set(key, m.msg_id.split('.')[0]!);
       }
+      return found;
+    },
+    async checkAccount(check = {}) {
+      const problems: AccountProblem[] = [];
+      const inconclusive: string[] = [];
+      const verdict = (error: unknown, what: string) => {
+        if (error instanceof AccountFaultError) problems.push({ setting: error.setting, message: `${what}: ${error.message}` });
+        else if (error instanceof PermanentError) problems.push({ setting: 'EMAIL_FROM', message: `${what}: ${error.message}` });
+        else inconclusive.push(`${what}: ${(error as Error).message}`);
+      };
+      // 1. The key works and may send mail (SendGrid: GET /v3/scopes lists the key's scopes).
+      try {
+        const [, body] = await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/scopes' }));
+        const scopes = (body as { scopes?: string[] }).scopes ?? [];
+        if (!scopes.includes('mail.send')) problems.push({ setting: 'SENDGRID_API_KEY', message: `the API key lacks the mail.send scope (it has: ${scopes.join(', ') || 'none'})` });
+        if (check.activity && !scopes.includes('messages.read')) problems.push({ setting: 'EMAIL_ACTIVITY_API', message: 'the API key may not read the Email Activity API (no messages.read scope); set EMAIL_ACTIVITY_API=off or give the key the scope' });
+      } catch (error) {
+        verdict(error, 'the API key');
+      }
+      // 2. The sender is verified and the plan can send: a sandbox send validates without sending.
+      try {
+        await gatedRequest(check.beforeRequest, () =>
+          mail.send({
+            to: from.email,
+            from,
+            subject: 'Beton account check',
+            text: 'Sandbox mode: validated, never sent.',
+            mailSettings: { sandboxMode: { enable: true } },
+          }),
+        );
+      } catch (error) {
+        verdict(error, 'a sandbox send from EMAIL_FROM');
+      }
+      // 3. The Email Activity API (a paid add-on), when the settings say it is there.
+      if (check.activity) {
+        try {
+          await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1, query: `msg_id="beton-account-check"` } }));
+        } catch (error) {
+          if (error instanceof AccountFaultError) problems.push({ setting: 'EMAIL_ACTIVITY_API', message: `the Email Activity API answered: ${error.message}; set EMAIL_ACTIVITY_API=off or buy the add-on` });
+          else inconclusive.push(`the Email Activity API: ${(error as Error).message}`);
+        }
+      }
+      return { ok: problems.length === 0, problems, inconclusive };
     },
   };
 }

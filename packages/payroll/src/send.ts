@@ -1,5 +1,6 @@
 import type { Pool } from '@beton/db';
 import { PermanentError, slipKey } from '@beton/jobs';
+import type { ActivityLookup } from './activity.ts';
 import { deliverEmail, type DeliverOptions, type DeliveryResult } from './email.ts';
 import type { Mailer } from './mailer.ts';
 import { bankStatusEmail, reminderEmail, slipEmail } from './messages.ts';
@@ -8,6 +9,7 @@ import { loadSlipData, type RenderSlipPayload } from './slip.ts';
 export interface MailDeps {
   pool: Pool;
   mailer: Mailer;
+  activity?: ActivityLookup | undefined;
   delivery?: DeliverOptions;
 }
 
@@ -26,6 +28,8 @@ export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Prom
       ...content,
       idempotencyKey: key,
       attachment: { filename: `salary-slip-${payload.month}-${data.employee.code}.pdf`, content: pdf, type: 'application/pdf' },
+      ...(data.replyTo ? { replyTo: data.replyTo } : {}),
+      links: { payrollRunId: payload.payrollRunId, companyId: payload.companyId, employeeId: payload.employeeId },
     },
     deps.delivery,
   );
@@ -34,7 +38,11 @@ export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Prom
 export async function sendReminder(deps: MailDeps, payload: { employeeId: number; month: string }, key: string): Promise<DeliveryResult> {
   const data = await loadSlipData(deps.pool, payload.employeeId, payload.month);
   const content = reminderEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: payload.month });
-  return deliverEmail(deps, { to: data.employee.email, ...content, idempotencyKey: key }, deps.delivery);
+  return deliverEmail(
+    deps,
+    { to: data.employee.email, ...content, idempotencyKey: key, ...(data.replyTo ? { replyTo: data.replyTo } : {}), links: { companyId: data.companyId, employeeId: payload.employeeId } },
+    deps.delivery,
+  );
 }
 
 export async function sendBankStatus(deps: MailDeps, payload: { companyId: string; pollWindow: string; credited: number }, key: string): Promise<DeliveryResult | null> {

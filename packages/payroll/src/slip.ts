@@ -37,9 +37,9 @@ export function netPay(salary: Salary): number {
 }
 
 /** What a slip prints, from the employee row and their salary components. */
-export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<SlipData & { companyId: string }> {
-  const { rows } = await db.query<{ company_id: string; company: string; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary }>(
-    `select e.company_id, c.name as company, e.code, e.name_latin, e.name_bengali, e.email, e.bank_account, e.salary
+export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<SlipData & { companyId: string; replyTo: string | null }> {
+  const { rows } = await db.query<{ company_id: string; company: string; reply_to: string | null; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary }>(
+    `select e.company_id, c.name as company, c.reply_to_email as reply_to, e.code, e.name_latin, e.name_bengali, e.email, e.bank_account, e.salary
      from employees e join companies c on c.id = e.company_id where e.id = $1`,
     [employeeId],
   );
@@ -48,6 +48,7 @@ export async function loadSlipData(db: Pool | PoolClient, employeeId: number, mo
   const { earnings, deductions } = salaryLines(e.salary);
   return {
     companyId: e.company_id,
+    replyTo: e.reply_to,
     company: { name: e.company },
     employee: { code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email, bankAccount: e.bank_account },
     month,
@@ -74,7 +75,7 @@ export async function renderSlipAndQueueEmail(
   payload: RenderSlipPayload,
   key: string,
 ): Promise<{ bytes: number; sha256: string }> {
-  const { companyId: _ignored, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
+  const { companyId: _ignored, replyTo: _replyTo, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
   const pdf = await deps.render(data);
   const sha256 = createHash('sha256').update(pdf).digest('hex');
   // Two statements, in this order, each atomic on its own: the email job exists only once its

@@ -1,9 +1,10 @@
 import { createTestDatabase, type TestDatabase } from '@beton/db';
-import { PermanentError, TransientError } from '@beton/jobs';
+import { AccountFaultError, classifyError, PermanentError, TransientError } from '@beton/jobs';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import dc from 'node:diagnostics_channel';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliverEmail } from '../src/email.ts';
+import { applyEmailEvents, storeEventBatch } from '../src/events.ts';
 import { createMailer, type Mailer } from '../src/mailer.ts';
 
 describe('exactly-once email delivery (R7) through @sendgrid/mail and the simulator', () => {
@@ -14,7 +15,7 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
 
   beforeAll(async () => {
     db = await createTestDatabase('email');
-    provider = await startProviderSimulator({ latencyMs: 5, latencySpreadMs: 0, ratePerSecond: 1000 });
+    provider = await startProviderSimulator({ latencyMs: 5, latencySpreadMs: 0, ratePerSecond: 1000, eventDelays: { processedMs: 0, deliveredMs: 50 } });
     mailer = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url });
   });
   beforeEach(() => provider.reset());
@@ -31,13 +32,18 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(provider.messages({ customArgs: { idempotency_key: 'k:once' } })).toHaveLength(1);
   });
 
-  it('a lost ack is resolved in the same attempt by asking the provider: delivered, not failed, not sent twice', async () => {
+  it('a lost ack is resolved in the same attempt by the webhook events that reach it: delivered, not failed, not sent twice', async () => {
     provider.dropNextAcks(1);
-    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'), { activitySettleMs: 50 });
+    // The provider's events for the key, stored and applied as the webhook endpoint and its job do.
+    const relay = setInterval(() => {
+      const events = provider.events('k:lost-ack');
+      if (events.length) void storeEventBatch(db.pool, events).then((s) => applyEmailEvents(db.pool, s.ids));
+    }, 100);
+    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'), { evidenceWaitMs: 5000 }).finally(() => clearInterval(relay));
     expect(result).toMatchObject({ sent: true });
     expect(provider.messages({ customArgs: { idempotency_key: 'k:lost-ack' } })).toHaveLength(1);
-    const row = await db.pool.query(`select status, provider_message_id from email_deliveries where idempotency_key = 'k:lost-ack'`);
-    expect(row.rows[0]).toEqual({ status: 'sent', provider_message_id: result.messageId });
+    const row = await db.pool.query(`select status, event_state from email_deliveries where idempotency_key = 'k:lost-ack'`);
+    expect(row.rows[0]).toEqual({ status: 'sent', event_state: 'delivered' });
     // A retry of the job (say the worker died right after) sends nothing more.
     await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'));
     expect(provider.messages({ customArgs: { idempotency_key: 'k:lost-ack' } })).toHaveLength(1);
@@ -109,5 +115,33 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(limited.code).toBe('rate_limited');
     expect(limited.retryAfterMs).toBeGreaterThan(0);
     expect(limited.retryAfterMs).toBeLessThanOrEqual(1000);
+  });
+
+  it('a sender, key or credit problem is the account fault (queue pause), not the employee: no invalid_recipient', async () => {
+    const stranger = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url, from: { email: 'payroll@unverified.example', name: 'x' } });
+    const sender = await deliverEmail({ pool: db.pool, mailer: stranger }, email('k:sender')).catch((e) => e);
+    expect(sender).toBeInstanceOf(AccountFaultError);
+    expect(sender).toMatchObject({ code: 'sender_not_verified', setting: 'EMAIL_FROM' });
+    expect(classifyError(sender)).toMatchObject({ action: 'pause', kind: 'transient' });
+    const badKey = createMailer({ apiKey: 'SG.wrong', baseUrl: provider.url });
+    expect(await deliverEmail({ pool: db.pool, mailer: badKey }, email('k:key')).catch((e) => e)).toMatchObject({ code: 'provider_unauthorized', setting: 'SENDGRID_API_KEY' });
+    provider.setFaults({ credits: 0 });
+    const credits = await deliverEmail({ pool: db.pool, mailer }, email('k:credits')).catch((e) => e);
+    expect(credits).toMatchObject({ code: 'provider_unauthorized', message: expect.stringMatching(/Maximum credits exceeded/) });
+    // Nothing was sent; the next attempt after the fix sends once.
+    provider.setFaults({ credits: 100 });
+    await deliverEmail({ pool: db.pool, mailer }, email('k:credits'));
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:credits' } })).toHaveLength(1);
+  });
+
+  it('the account preflight names the setting to fix; a sandbox send stores nothing', async () => {
+    expect(await mailer.checkAccount()).toEqual({ ok: true, problems: [], inconclusive: [] });
+    expect(provider.messages()).toHaveLength(0);
+    const stranger = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url, from: { email: 'payroll@unverified.example', name: 'x' } });
+    expect((await stranger.checkAccount()).problems.map((p) => p.setting)).toEqual(['EMAIL_FROM']);
+    const badKey = createMailer({ apiKey: 'SG.wrong', baseUrl: provider.url });
+    expect((await badKey.checkAccount()).problems.map((p) => p.setting)).toContain('SENDGRID_API_KEY');
+    // The Activity API asked for but not bought: named too.
+    expect((await mailer.checkAccount({ activity: true })).problems.map((p) => p.setting)).toEqual(['EMAIL_ACTIVITY_API']);
   });
 });

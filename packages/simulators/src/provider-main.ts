@@ -2,12 +2,14 @@
  * CLI: run the SendGrid-compatible provider simulator.
  *
  *   npm run sim:provider -- [--port 8025] [--host 127.0.0.1] [--api-key SG.beton-dev]
- *     [--rate 40] [--latency 1200] [--spread 200] [--seed 1] [--reject-domains a.example,b.example]
+ *     [--rate 40] [--latency 1200] [--spread 200] [--seed 1] [--bounce-domains a.example,b.example]
+ *     [--webhook-url http://…/api/email/events] [--activity-api] [--verified-senders a@b.example,…]
  *     [--activity-delay 0] [--no-attachment-bytes]
  *
  * Environment (flags win): PORT or PROVIDER_PORT, PROVIDER_HOST, PROVIDER_API_KEY (or
  * SENDGRID_API_KEY), PROVIDER_RATE, PROVIDER_LATENCY_MS, PROVIDER_LATENCY_SPREAD_MS,
- * PROVIDER_SEED, PROVIDER_REJECT_DOMAINS (comma-separated), PROVIDER_ACTIVITY_DELAY_MS,
+ * PROVIDER_SEED, PROVIDER_BOUNCE_DOMAINS (comma-separated), PROVIDER_ACTIVITY_DELAY_MS,
+ * PROVIDER_WEBHOOK_URL, PROVIDER_ACTIVITY_API=1, PROVIDER_VERIFIED_SENDERS,
  * PROVIDER_STORE_ATTACHMENTS=0.
  * Prints "provider simulator listening on <url>" and stops on SIGTERM/SIGINT.
  */
@@ -32,8 +34,13 @@ const seed = numberOption(args, 'seed', 'PROVIDER_SEED');
 if (seed !== undefined) opts.seed = seed;
 const activityDelay = numberOption(args, 'activity-delay', 'PROVIDER_ACTIVITY_DELAY_MS');
 if (activityDelay !== undefined) opts.activityDelayMs = activityDelay;
-const reject = stringOption(args, 'reject-domains', 'PROVIDER_REJECT_DOMAINS');
-if (reject !== undefined) opts.rejectDomains = reject.split(',').map((d) => d.trim()).filter(Boolean);
+const bounce = stringOption(args, 'bounce-domains', 'PROVIDER_BOUNCE_DOMAINS');
+if (bounce !== undefined) opts.bounceDomains = bounce.split(',').map((d) => d.trim()).filter(Boolean);
+const webhookUrl = stringOption(args, 'webhook-url', 'PROVIDER_WEBHOOK_URL');
+if (webhookUrl !== undefined) opts.webhook = { url: webhookUrl };
+if (args.has('activity-api') || process.env['PROVIDER_ACTIVITY_API'] === '1') opts.activityApi = true;
+const senders = stringOption(args, 'verified-senders', 'PROVIDER_VERIFIED_SENDERS');
+if (senders !== undefined) opts.verifiedSenders = senders.split(',').map((d) => d.trim()).filter(Boolean);
 if (args.has('no-attachment-bytes') || process.env['PROVIDER_STORE_ATTACHMENTS'] === '0') opts.storeAttachmentBytes = false;
 
 const sim = await startProviderSimulator(opts);

@@ -15,12 +15,18 @@
  *   GET  /_admin/faults         -> FaultState;   POST /_admin/faults  body: ProviderFaults
  *   POST /_admin/reset          clears messages, stats and faults (rate back to the start value)
  *
- * Order of checks on mail send: 503 (unavailable window) → 401 → 413 → 429 → 400 (JSON,
- * validation) → latency → store → 202 (or the lost ack: socket destroyed, message stored).
- * A message is stored only when it is accepted, and once accepted it is stored even if the
- * client went away during the latency (as a real provider would send it).
+ * Order of checks on mail send: 503 (unavailable window) → 401 (no, wrong or revoked key) →
+ * 403 (a key without the mail.send scope) → 413 → 429 → 400 (JSON, validation) → 403 (a
+ * `from` that is not a verified Sender Identity) → 401 "Maximum credits exceeded" → latency
+ * → sandbox (200, nothing stored) → store → 202 (or the lost ack: socket destroyed, message
+ * stored) → Event Webhook events (processed, then delivered / deferred / bounce, or dropped
+ * for a suppressed address). A message is stored only when it is accepted, and once accepted
+ * it is stored even if the client went away during the latency (as a real provider sends it).
+ * What each answer looks like is checked against SendGrid's docs and OpenAPI description: see
+ * the README of this package.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { createEventWebhook, newEventId, type SendGridEvent, type WebhookSettings } from './event-webhook.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -37,7 +43,8 @@ import {
   sendText,
 } from './http-util.ts';
 import {
-  DEFAULT_REJECT_DOMAINS,
+  DEFAULT_BOUNCE_DOMAINS,
+  isBounceAddress,
   validateMailSend,
   type AddressRule,
   type EmailAddress,
@@ -68,14 +75,34 @@ export interface ProviderSimulatorOptions {
   /** Largest accepted request body; above it 413. Default 30 MiB (SendGrid's 30 MB limit). */
   maxBodyBytes?: number;
   /**
-   * Recipient domains (and their subdomains) rejected with 400 "Does not contain a valid
-   * address." although syntactically valid. Real SendGrid would accept and bounce later; the
-   * simulator answers synchronously so the permanent-failure path (R6) is testable.
-   * Default ['invalid.example'].
+   * Unreachable recipient domains (and their subdomains): the request is accepted (202), then
+   * the address bounces (a `bounce` event, 550 5.1.1) and is suppressed: later sends to it are
+   * dropped (a `dropped` event, "Bounced Address"). Default ['invalid.example'].
    */
-  rejectDomains?: string[];
-  /** Full recipient addresses rejected the same way (case-insensitive). Default []. */
-  rejectAddresses?: string[];
+  bounceDomains?: string[];
+  /** Full recipient addresses that bounce the same way (case-insensitive). Default []. */
+  bounceAddresses?: string[];
+  /** Recipient addresses whose delivery is deferred once (a `deferred` event) before it is delivered. Default []. */
+  deferAddresses?: string[];
+  /** Scopes of the API key (GET /v3/scopes); mail send needs `mail.send`. Default: mail.send, messages.read, user.webhooks.event.settings.read. */
+  scopes?: string[];
+  /**
+   * Verified Sender Identities: single senders (full addresses) and authenticated domains
+   * (any address at them). Any other `from` gets 403 (field `from`). Default:
+   * ['payroll@beton.example'] and no domain.
+   */
+  verifiedSenders?: string[];
+  verifiedDomains?: string[];
+  /** Emails the account may still send, one per recipient; none left: 401 "Maximum credits exceeded". Default Infinity. */
+  credits?: number;
+  /** The Email Activity API add-on; without it `GET /v3/messages` answers 403. Default false. */
+  activityApi?: boolean;
+  /** Activity API requests per minute per account (SendGrid: 6); above it 429. Default 6. */
+  activityPerMinute?: number;
+  /** Delays of the events after acceptance (ms): processed, deferred, delivered or bounce. */
+  eventDelays?: { processedMs?: number; deferredMs?: number; deliveredMs?: number };
+  /** The Event Webhook's settings (url, batchMs, duplicateFraction, shuffle, lagMs). */
+  webhook?: Partial<WebhookSettings>;
   /** PRNG seed for latency spread and dropAckFraction. Default 1. */
   seed?: number;
   /**
@@ -104,6 +131,12 @@ export interface ProviderFaults {
   extraLatencyMs?: number;
   /** Change the per-second rate limit. */
   ratePerSecond?: number;
+  /** The API key revoked (401 on every request) until set back to false. */
+  keyRevoked?: boolean;
+  /** Emails the account may still send (0: 401 "Maximum credits exceeded"). */
+  credits?: number;
+  /** The activity feed's lag, ms. */
+  activityDelayMs?: number;
 }
 
 export interface FaultState {
@@ -113,6 +146,9 @@ export interface FaultState {
   dropNextAcks: number;
   extraLatencyMs: number;
   ratePerSecond: number;
+  keyRevoked: boolean;
+  credits: number | null;
+  activityDelayMs: number;
 }
 
 export interface StoredAttachment {
@@ -194,6 +230,12 @@ export interface ProviderStats {
   maxAcceptedPerSecond: number;
   /** Email Activity API queries answered. */
   activityQueries: number;
+  /** Email Activity API requests refused: 403 (no add-on, no scope) and 429 (over 6 a minute). */
+  activityRefused: { '403': number; '429': number };
+  /** Events emitted per type (processed, delivered, deferred, bounce, dropped). */
+  events: Record<string, number>;
+  /** The Event Webhook: batches posted, failed posts (retried), events posted, duplicates posted, events waiting. */
+  webhook: { posted: number; postFailures: number; eventsPosted: number; duplicatesPosted: number; queued: number };
 }
 
 export interface ProviderSimulator {
@@ -209,6 +251,14 @@ export interface ProviderSimulator {
   /** Apply faults (only given fields change). Same as POST /_admin/faults. */
   setFaults(faults: ProviderFaults): FaultState;
   faults(): FaultState;
+  /** The Event Webhook's public key, base64 DER (as GET /v3/user/webhooks/event/settings/signed returns it). */
+  readonly webhookPublicKey: string;
+  /** Changes the Event Webhook's settings (url, batchMs, duplicateFraction, shuffle, lagMs, unreachableForMs). */
+  configureWebhook(settings: Partial<WebhookSettings> & { unreachableForMs?: number }): WebhookSettings;
+  /** Addresses suppressed after a bounce. */
+  suppressed(): string[];
+  /** The events emitted for a key (custom arg idempotency_key), in emission order. */
+  events(idempotencyKey?: string): SendGridEvent[];
   /** Shorthands for setFaults. */
   unavailableFor(ms: number): void;
   setDropAckFraction(fraction: number): void;
@@ -228,8 +278,27 @@ const FaultsSchema = z
     dropNextAcks: z.number().int().min(0).optional(),
     extraLatencyMs: z.number().min(0).optional(),
     ratePerSecond: z.number().positive().optional(),
+    keyRevoked: z.boolean().optional(),
+    credits: z.number().min(0).optional(),
+    activityDelayMs: z.number().min(0).optional(),
   })
   .strict();
+
+const WebhookSchema = z
+  .object({
+    url: z.string().url().nullable().optional(),
+    batchMs: z.number().int().positive().optional(),
+    duplicateFraction: z.number().min(0).max(1).optional(),
+    shuffle: z.boolean().optional(),
+    lagMs: z.number().min(0).optional(),
+    unreachableForMs: z.number().min(0).optional(),
+  })
+  .strict();
+
+/** SendGrid's own words (docs, twilio.com/docs/api/errors/60222; sendgrid-nodejs issue 1032). */
+const SENDER_NOT_VERIFIED =
+  'The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved. Visit https://sendgrid.com/docs/for-developers/sending-email/sender-identity/ to see the Sender Identity requirements';
+const NO_CREDITS = 'Maximum credits exceeded';
 
 const sgError = (message: string, field: string | null = null): { errors: SendGridError[] } => ({
   errors: [{ message, field, help: null }],
@@ -253,12 +322,23 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   const spreadMs = opts.latencySpreadMs ?? 200;
   const maxBodyBytes = opts.maxBodyBytes ?? 30 * 1024 * 1024;
   const storeBytes = opts.storeAttachmentBytes ?? true;
-  const activityDelayMs = opts.activityDelayMs ?? 0;
+  const initialActivityDelayMs = opts.activityDelayMs ?? 0;
   const seed = opts.seed ?? 1;
   const log = opts.log ?? (() => {});
   const rule: AddressRule = {
-    rejectDomains: (opts.rejectDomains ?? [...DEFAULT_REJECT_DOMAINS]).map((d) => d.toLowerCase()),
-    rejectAddresses: (opts.rejectAddresses ?? []).map((a) => a.toLowerCase()),
+    bounceDomains: (opts.bounceDomains ?? [...DEFAULT_BOUNCE_DOMAINS]).map((d) => d.toLowerCase()),
+    bounceAddresses: (opts.bounceAddresses ?? []).map((a) => a.toLowerCase()),
+  };
+  const deferAddresses = new Set((opts.deferAddresses ?? []).map((a) => a.toLowerCase()));
+  const activityApi = opts.activityApi ?? false;
+  const scopes = opts.scopes ?? ['mail.send', 'messages.read', 'user.webhooks.event.settings.read'];
+  const verifiedSenders = new Set((opts.verifiedSenders ?? ['payroll@beton.example']).map((a) => a.toLowerCase()));
+  const verifiedDomains = (opts.verifiedDomains ?? []).map((d) => d.toLowerCase());
+  const activityPerMinute = opts.activityPerMinute ?? 6;
+  const delays = { processedMs: 200, deferredMs: 600, deliveredMs: 1000, ...opts.eventDelays };
+  const isVerifiedSender = (email: string) => {
+    const lower = email.toLowerCase();
+    return verifiedSenders.has(lower) || verifiedDomains.includes(lower.slice(lower.lastIndexOf('@') + 1));
   };
 
   const abort = new AbortController();
@@ -268,7 +348,12 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   let store: StoredMessage[] = [];
   let byId = new Map<string, StoredMessage>();
   let seq = 0;
-  let faults = { unavailableUntil: 0, dropAckFraction: 0, dropNextAcks: 0, extraLatencyMs: 0, ratePerSecond: initialRate };
+  const freshFaults = () => ({ unavailableUntil: 0, dropAckFraction: 0, dropNextAcks: 0, extraLatencyMs: 0, ratePerSecond: initialRate, keyRevoked: false, credits: opts.credits ?? Infinity, activityDelayMs: initialActivityDelayMs });
+  let faults = freshFaults();
+  let suppressions = new Set<string>();
+  let eventLog: SendGridEvent[] = [];
+  let activityCalls: number[] = []; // times of the last minute's Activity API requests
+  const webhook = createEventWebhook({ random: () => random(), log, ...(opts.webhook ? { settings: opts.webhook } : {}) });
   let accounts = new Map<string, { window: number; count: number }>();
   const freshStats = () => ({
     requests: 0,
@@ -279,6 +364,8 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     maxRequestsPerSecond: 0,
     maxAcceptedPerSecond: 0,
     activityQueries: 0,
+    activityRefused: { '403': 0, '429': 0 },
+    events: {} as Record<string, number>,
     reqWindow: -1,
     reqWindowCount: 0,
     accWindows: new Map<number, number>(),
@@ -295,6 +382,9 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       dropNextAcks: faults.dropNextAcks,
       extraLatencyMs: faults.extraLatencyMs,
       ratePerSecond: faults.ratePerSecond,
+      keyRevoked: faults.keyRevoked,
+      credits: Number.isFinite(faults.credits) ? faults.credits : null,
+      activityDelayMs: faults.activityDelayMs,
     };
   }
 
@@ -305,6 +395,9 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     if (parsed.dropNextAcks !== undefined) faults.dropNextAcks = parsed.dropNextAcks;
     if (parsed.extraLatencyMs !== undefined) faults.extraLatencyMs = parsed.extraLatencyMs;
     if (parsed.ratePerSecond !== undefined) faults.ratePerSecond = parsed.ratePerSecond;
+    if (parsed.keyRevoked !== undefined) faults.keyRevoked = parsed.keyRevoked;
+    if (parsed.credits !== undefined) faults.credits = parsed.credits;
+    if (parsed.activityDelayMs !== undefined) faults.activityDelayMs = parsed.activityDelayMs;
     log(`[provider-sim] faults ${JSON.stringify(parsed)}`);
     return faultState();
   }
@@ -313,7 +406,11 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     store = [];
     byId = new Map();
     seq = 0;
-    faults = { unavailableUntil: 0, dropAckFraction: 0, dropNextAcks: 0, extraLatencyMs: 0, ratePerSecond: initialRate };
+    faults = freshFaults();
+    suppressions = new Set();
+    eventLog = [];
+    activityCalls = [];
+    webhook.reset();
     accounts = new Map();
     st = freshStats();
     st.maxInFlight = inFlight;
@@ -413,6 +510,67 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     return msg;
   }
 
+  /** 401 for a missing, wrong or revoked key (SendGrid's bodies); undefined when the key is good. */
+  function authorize(req: IncomingMessage): { status: number; body: unknown } | undefined {
+    const token = bearerToken(req);
+    if (token === undefined) return { status: 401, body: sgError('authorization required') };
+    if (token !== apiKey || faults.keyRevoked) return { status: 401, body: sgError('The provided authorization grant is invalid, expired, or revoked') };
+    return undefined;
+  }
+
+  // ---- Event Webhook events ----
+  const activityStatus = new Map<string, ActivityRecord['status']>(); // message id + recipient → the feed's status
+
+  function emit(event: string, m: StoredMessage, email: string, args: Record<string, string>, categories: unknown, delayMs: number, extra: Record<string, unknown> = {}): void {
+    const e: SendGridEvent = {
+      // Custom args first: SendGrid's own keys win over custom args of the same name (docs).
+      ...args,
+      email,
+      timestamp: Math.floor((Date.now() + delayMs) / 1000),
+      'smtp-id': `<${m.id}@ismtpd-sim>`,
+      event,
+      ...(categories === undefined ? {} : { category: categories }),
+      sg_event_id: newEventId(),
+      sg_message_id: `${m.id}.filterdrecv-sim-${m.seq}.0`,
+      ...extra,
+    };
+    eventLog.push(e);
+    st.events[event] = (st.events[event] ?? 0) + 1;
+    const status: ActivityRecord['status'] = event === 'delivered' ? 'delivered' : event === 'bounce' || event === 'dropped' ? 'not_delivered' : 'processed';
+    setTimeout(() => activityStatus.set(`${m.id} ${email.toLowerCase()}`, status), delayMs).unref();
+    webhook.emit(e, delayMs);
+  }
+
+  /** The events of an accepted message, per `to` recipient, after the configured delays. */
+  function emitEvents(m: StoredMessage, mail: ValidMail): void {
+    m.personalizations.forEach((p) => {
+      for (const r of p.to) {
+        const lower = r.email.toLowerCase();
+        if (suppressions.has(lower)) {
+          emit('dropped', m, r.email, p.customArgs, mail['categories'], delays.processedMs, { reason: 'Bounced Address', status: '5.0.0' });
+          continue;
+        }
+        emit('processed', m, r.email, p.customArgs, mail['categories'], delays.processedMs);
+        if (isBounceAddress(r.email, rule)) {
+          emit('bounce', m, r.email, p.customArgs, mail['categories'], delays.deliveredMs, {
+            reason: '550 5.1.1 The email account that you tried to reach does not exist.',
+            status: '5.1.1',
+            type: 'bounce',
+          });
+          // Suppressed from the bounce on: later sends to it are dropped.
+          setTimeout(() => suppressions.add(lower), delays.deliveredMs).unref();
+          continue;
+        }
+        if (deferAddresses.has(lower)) {
+          emit('deferred', m, r.email, p.customArgs, mail['categories'], delays.deferredMs, { response: '421 4.7.0 Try again later', attempt: '1' });
+          emit('delivered', m, r.email, p.customArgs, mail['categories'], delays.deliveredMs + delays.deferredMs, { response: '250 OK' });
+          continue;
+        }
+        emit('delivered', m, r.email, p.customArgs, mail['categories'], delays.deliveredMs, { response: '250 OK' });
+      }
+    });
+  }
+
   // ---- mail send ----
   async function mailSend(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const receivedAt = new Date();
@@ -452,17 +610,17 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     if (req.method !== 'POST') return reply(405, sgError('method not allowed'));
     if (Date.now() < faults.unavailableUntil) return reply(503, sgError('Service Unavailable'));
 
-    const token = bearerToken(req);
-    if (token === undefined) return reply(401, sgError('authorization required'));
-    if (token !== apiKey) return reply(401, sgError('The provided authorization grant is invalid, expired, or revoked'));
+    const auth = authorize(req);
+    if (auth) return reply(auth.status, auth.body);
+    const token = bearerToken(req)!;
+    if (!scopes.includes('mail.send')) return reply(403, sgError('access forbidden'));
 
     let raw: Buffer;
     try {
       raw = await readBody(req, maxBodyBytes);
     } catch (e) {
-      if (e instanceof BodyTooLargeError) {
-        return reply(413, sgError(`Payload Too Large: the total message size must be less than ${maxBodyBytes} bytes`), { Connection: 'close' });
-      }
+      // The whole body was read (readBody drains it), so the client receives the 413 itself.
+      if (e instanceof BodyTooLargeError) return reply(413, sgError('content too large'));
       throw e;
     }
 
@@ -489,17 +647,22 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     } catch {
       parsed = undefined;
     }
-    const result = validateMailSend(parsed, rule);
+    const result = validateMailSend(parsed);
 
     const latency = Math.max(0, latencyMs + (random() * 2 - 1) * spreadMs) + faults.extraLatencyMs;
     if (latency > 0) await sleep(latency, undefined, { signal: abort.signal });
 
     if (!result.ok) return reply(400, { errors: result.errors }, rateHeaders);
+    if (!isVerifiedSender(result.mail.from.email)) return reply(403, sgError(SENDER_NOT_VERIFIED, 'from'), rateHeaders);
+    const recipients = result.mail.personalizations.reduce((a, p) => a + p.to.length + (p.cc?.length ?? 0) + (p.bcc?.length ?? 0), 0);
+    if (faults.credits < recipients) return reply(401, sgError(NO_CREDITS), rateHeaders);
 
     const sandbox = result.mail.mail_settings?.sandbox_mode?.enable === true;
     if (sandbox) return reply(200, undefined, rateHeaders); // validated, not sent, not stored
 
+    faults.credits -= recipients;
     const msg = storeMessage(result.mail, receivedAt);
+    emitEvents(msg, result.mail);
 
     let drop = false;
     if (faults.dropNextAcks > 0) {
@@ -520,7 +683,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   // ---- Email Activity API ----
   function activityRecords(m: StoredMessage): QueryTarget[] {
     const out: QueryTarget[] = [];
-    const eventTime = new Date(m.acceptedAt.getTime() + activityDelayMs).toISOString();
+    const eventTime = new Date(m.acceptedAt.getTime() + faults.activityDelayMs).toISOString();
     m.personalizations.forEach((p, i) => {
       p.to.forEach((r, j) => {
         const record: ActivityRecord = {
@@ -528,7 +691,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
           msg_id: `${m.id}.filterdrecv-sim-${m.seq}-${i}-${j}.0`,
           subject: p.subject ?? m.subject,
           to_email: r.email,
-          status: 'delivered',
+          status: activityStatus.get(`${m.id} ${r.email.toLowerCase()}`) ?? 'processed',
           opens_count: 0,
           clicks_count: 0,
           last_event_time: eventTime,
@@ -541,9 +704,22 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
 
   function activity(req: IncomingMessage, res: ServerResponse, url: URL): void {
     if (req.method !== 'GET') return sendJson(res, 405, sgError('method not allowed'));
-    const token = bearerToken(req);
-    if (token === undefined) return sendJson(res, 401, sgError('authorization required'));
-    if (token !== apiKey) return sendJson(res, 401, sgError('The provided authorization grant is invalid, expired, or revoked'));
+    const auth = authorize(req);
+    if (auth) return sendJson(res, auth.status, auth.body);
+    // A paid add-on, and a scope of the key (docs: "You must purchase additional email activity history").
+    if (!activityApi || !scopes.includes('messages.read')) {
+      st.activityRefused['403']++;
+      return sendJson(res, 403, sgError('access forbidden'));
+    }
+    // 6 requests per minute (docs, "Email Activity", Rate limits; 429 "too many requests").
+    const now = Date.now();
+    activityCalls = activityCalls.filter((t) => t > now - 60_000);
+    if (activityCalls.length >= activityPerMinute) {
+      st.activityRefused['429']++;
+      const reset = Math.ceil((activityCalls[0]! + 60_000) / 1000);
+      return sendJson(res, 429, { errors: [{ message: 'too many requests' }] }, { 'X-RateLimit-Limit': String(activityPerMinute), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(reset) });
+    }
+    activityCalls.push(now);
     const limitRaw = url.searchParams.get('limit') ?? '10';
     const limit = Number(limitRaw);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
@@ -560,7 +736,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       }
     }
     st.activityQueries++;
-    const visibleBefore = Date.now() - activityDelayMs;
+    const visibleBefore = Date.now() - faults.activityDelayMs;
     const found: ActivityRecord[] = [];
     for (let k = store.length - 1; k >= 0 && found.length < limit; k--) {
       const m = store[k];
@@ -606,7 +782,15 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       maxRequestsPerSecond: st.maxRequestsPerSecond,
       maxAcceptedPerSecond: st.maxAcceptedPerSecond,
       activityQueries: st.activityQueries,
+      activityRefused: { ...st.activityRefused },
+      events: { ...st.events },
+      webhook: webhook.stats(),
     };
+  }
+
+  function configureWebhook(settings: Partial<WebhookSettings> & { unreachableForMs?: number }): WebhookSettings {
+    const { unreachableForMs, ...rest } = settings;
+    return webhook.configure({ ...rest, ...(unreachableForMs === undefined ? {} : { unreachableUntil: Date.now() + unreachableForMs }) });
   }
 
   async function admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -632,6 +816,20 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       if (!parsed.success) return sendJson(res, 400, { error: 'invalid faults', issues: parsed.error.issues });
       return sendJson(res, 200, setFaults(parsed.data));
     }
+    if (path === '/_admin/webhook' && req.method === 'GET') return sendJson(res, 200, { ...webhook.settings, stats: webhook.stats() });
+    if (path === '/_admin/webhook' && req.method === 'POST') {
+      let body: unknown;
+      try {
+        body = parseJson(await readBody(req, 1 << 20)) ?? {};
+      } catch {
+        return sendJson(res, 400, { error: 'invalid JSON' });
+      }
+      const parsed = WebhookSchema.safeParse(body);
+      if (!parsed.success) return sendJson(res, 400, { error: 'invalid webhook settings', issues: parsed.error.issues });
+      const { url, ...rest } = parsed.data;
+      return sendJson(res, 200, configureWebhook({ ...rest, ...(url === undefined ? {} : { url }) }));
+    }
+    if (path === '/_admin/suppressions' && req.method === 'GET') return sendJson(res, 200, { suppressed: [...suppressions] });
     if (path === '/_admin/reset' && req.method === 'POST') {
       reset();
       return sendJson(res, 200, { ok: true });
@@ -722,6 +920,16 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (path === '/v3/mail/send') return mailSend(req, res);
     if (path === '/v3/messages') return activity(req, res, url);
+    if (path === '/v3/scopes' && req.method === 'GET') {
+      const auth = authorize(req);
+      if (auth) return sendJson(res, auth.status, auth.body);
+      return sendJson(res, 200, { scopes });
+    }
+    if (path === '/v3/user/webhooks/event/settings/signed' && req.method === 'GET') {
+      const auth = authorize(req);
+      if (auth) return sendJson(res, auth.status, auth.body);
+      return sendJson(res, 200, { id: '', public_key: webhook.publicKey });
+    }
     if (path.startsWith('/_admin/')) return admin(req, res, url);
     if (path === '/inbox' || path.startsWith('/inbox/')) return inbox(req, res, url);
     if (path === '/') {
@@ -751,8 +959,13 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
     setExtraLatency: (ms) => void setFaults({ extraLatencyMs: ms }),
     setRatePerSecond: (n) => void setFaults({ ratePerSecond: n }),
     reset,
+    webhookPublicKey: webhook.publicKey,
+    configureWebhook,
+    suppressed: () => [...suppressions],
+    events: (key) => (key === undefined ? [...eventLog] : eventLog.filter((e) => e['idempotency_key'] === key)),
     async close() {
       abort.abort();
+      webhook.close();
       await server.close();
     },
   };

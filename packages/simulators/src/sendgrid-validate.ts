@@ -16,19 +16,20 @@ export interface EmailAddress {
 }
 
 /**
- * The address rule of the simulator. An address is rejected (400, "Does not contain a valid
- * address.") when it is syntactically invalid — see {@link isValidEmailSyntax} — or when it
- * matches the reject list — see {@link isRejectedAddress}.
+ * Unreachable addresses of the simulator: syntactically valid, so SendGrid accepts the request
+ * (202) and the receiving server bounces it later (a `bounce` event); the address is then
+ * suppressed and later sends to it are dropped (a `dropped` event, "Bounced Address").
+ * Syntactically invalid addresses get 400 "Does not contain a valid address." at once.
  */
 export interface AddressRule {
-  /** Lower-case domains; an address at the domain or any of its subdomains is rejected. */
-  rejectDomains: readonly string[];
-  /** Lower-case full addresses that are rejected. */
-  rejectAddresses: readonly string[];
+  /** Lower-case domains; an address at the domain or any of its subdomains bounces. */
+  bounceDomains: readonly string[];
+  /** Lower-case full addresses that bounce. */
+  bounceAddresses: readonly string[];
 }
 
-/** Default reject list: anything at `invalid.example` (and `*.invalid.example`). */
-export const DEFAULT_REJECT_DOMAINS: readonly string[] = ['invalid.example'];
+/** Default bounce list: anything at `invalid.example` (and `*.invalid.example`). */
+export const DEFAULT_BOUNCE_DOMAINS: readonly string[] = ['invalid.example'];
 
 const LOCAL_ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -48,16 +49,17 @@ export function isValidEmailSyntax(email: string): boolean {
   return EMAIL_RE.test(email);
 }
 
-/** True when the (syntactically valid) address is on the reject list. Case-insensitive. */
-export function isRejectedAddress(email: string, rule: AddressRule): boolean {
+/** True when the (syntactically valid) address is unreachable: accepted, then bounced. Case-insensitive. */
+export function isBounceAddress(email: string, rule: AddressRule): boolean {
   const lower = email.toLowerCase();
-  if (rule.rejectAddresses.includes(lower)) return true;
+  if (rule.bounceAddresses.includes(lower)) return true;
   const domain = lower.slice(lower.lastIndexOf('@') + 1);
-  return rule.rejectDomains.some((d) => domain === d || domain.endsWith(`.${d}`));
+  return rule.bounceDomains.some((d) => domain === d || domain.endsWith(`.${d}`));
 }
 
-export function isAcceptableAddress(email: string, rule: AddressRule): boolean {
-  return isValidEmailSyntax(email) && !isRejectedAddress(email, rule);
+/** An address that gets delivered: valid syntax and not unreachable. */
+export function isDeliverableAddress(email: string, rule: AddressRule): boolean {
+  return isValidEmailSyntax(email) && !isBounceAddress(email, rule);
 }
 
 export interface ValidMail {
@@ -117,7 +119,6 @@ const MSG = {
 function checkAddressList(
   list: unknown,
   field: string,
-  rule: AddressRule,
   errors: SendGridError[],
   seen: Map<string, string>,
 ): void {
@@ -128,7 +129,7 @@ function checkAddressList(
   list.forEach((entry: unknown, j) => {
     const f = `${field}.${j}.email`;
     const email = isObject(entry) ? entry['email'] : undefined;
-    if (typeof email !== 'string' || !isAcceptableAddress(email, rule)) {
+    if (typeof email !== 'string' || !isValidEmailSyntax(email)) {
       errors.push(err(MSG.invalidAddress, f));
       return;
     }
@@ -157,10 +158,13 @@ function checkCustomArgs(v: unknown, field: string, errors: SendGridError[]): vo
 }
 
 /**
- * Validates a parsed mail-send body. Returns SendGrid-shaped errors (empty when valid).
- * `rule` decides which syntactically valid recipient addresses are rejected anyway.
+ * Validates a parsed mail-send body. Returns SendGrid-shaped errors (empty when valid). Limits
+ * from SendGrid's OpenAPI description (sendgrid-oai, tsg_mail_v3): personalizations maxItems
+ * 1000, cc/bcc maxItems 1000, categories maxItems 10 (unique, each at most 255 characters),
+ * custom_args at most 10,000 bytes; and the Mail Send docs' "The total number of recipients
+ * must be less than 1000" per request.
  */
-export function validateMailSend(body: unknown, rule: AddressRule): { ok: true; mail: ValidMail } | { ok: false; errors: SendGridError[] } {
+export function validateMailSend(body: unknown): { ok: true; mail: ValidMail } | { ok: false; errors: SendGridError[] } {
   if (!isObject(body)) return { ok: false, errors: [err('Bad Request', null)] };
   const errors: SendGridError[] = [];
   const templateId = body['template_id'];
@@ -178,6 +182,11 @@ export function validateMailSend(body: unknown, rule: AddressRule): { ok: true; 
     errors.push(err('The personalizations field is limited to 1000 personalizations per request.', 'personalizations'));
   } else {
     everyPersonalizationHasSubject = true;
+    let recipients = 0;
+    for (const p of ps) if (isObject(p)) for (const k of ['to', 'cc', 'bcc']) if (Array.isArray(p[k])) recipients += (p[k] as unknown[]).length;
+    if (recipients > 1000) {
+      errors.push(err('The total number of recipients must be less than 1000. This includes all recipients defined within the to, cc, and bcc parameters, across each object that you include in the personalizations array.', 'personalizations'));
+    }
     ps.forEach((p: unknown, i) => {
       const base = `personalizations.${i}`;
       if (!isObject(p)) {
@@ -188,9 +197,9 @@ export function validateMailSend(body: unknown, rule: AddressRule): { ok: true; 
       const to = p['to'];
       const seen = new Map<string, string>();
       if (!Array.isArray(to) || to.length === 0) errors.push(err(MSG.to, `${base}.to`));
-      else checkAddressList(to, `${base}.to`, rule, errors, seen);
-      if (p['cc'] !== undefined) checkAddressList(p['cc'], `${base}.cc`, rule, errors, seen);
-      if (p['bcc'] !== undefined) checkAddressList(p['bcc'], `${base}.bcc`, rule, errors, seen);
+      else checkAddressList(to, `${base}.to`, errors, seen);
+      if (p['cc'] !== undefined) checkAddressList(p['cc'], `${base}.cc`, errors, seen);
+      if (p['bcc'] !== undefined) checkAddressList(p['bcc'], `${base}.bcc`, errors, seen);
       if (seen.size > 1000) errors.push(err('The total number of recipients must be less than 1000. This includes all recipients defined within the to, cc, and bcc parameters, across each object that you include in the personalizations array.', base));
       const subj = p['subject'];
       if (subj !== undefined && typeof subj !== 'string') errors.push(err(`Invalid type. Expected: string, given: ${typeName(subj)}.`, `${base}.subject`));
@@ -256,6 +265,19 @@ export function validateMailSend(body: unknown, rule: AddressRule): { ok: true; 
         if (t !== undefined && (typeof t !== 'string' || /[;\r\n]/.test(t))) {
           errors.push(err('The attachment type cannot contain \';\', or CRLF characters. The attachment type must be at least one character in length.', `attachments.${k}.type`));
         }
+      });
+    }
+  }
+
+  // categories
+  const categories = body['categories'];
+  if (categories !== undefined) {
+    if (!Array.isArray(categories)) errors.push(err(`Invalid type. Expected: array, given: ${typeName(categories)}.`, 'categories'));
+    else {
+      if (categories.length > 10) errors.push(err('Too many categories. Please limit to 10 categories per request.', 'categories'));
+      if (new Set(categories).size !== categories.length) errors.push(err('The categories must be unique.', 'categories'));
+      categories.forEach((c: unknown, k) => {
+        if (typeof c !== 'string' || c.length > 255) errors.push(err('A category cannot exceed 255 characters.', `categories.${k}`));
       });
     }
   }

@@ -56,7 +56,7 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
   let mail: MailService;
 
   beforeAll(async () => {
-    sim = await startProviderSimulator({ latencyMs: 10, latencySpreadMs: 5, ratePerSecond: 1000 });
+    sim = await startProviderSimulator({ latencyMs: 10, latencySpreadMs: 5, ratePerSecond: 1000, activityApi: true, activityPerMinute: 1000, eventDelays: { processedMs: 0, deliveredMs: 0 } });
     mail = mailer(sim.url);
   });
   afterEach(() => sim.reset());
@@ -97,15 +97,11 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
     expect(bad.code).toBe(400);
     expect(bad.response?.body.errors).toEqual([{ message: 'Does not contain a valid address.', field: 'personalizations.0.to.0.email', help: null }]);
 
-    // syntactically valid but on the reject list (anything @invalid.example)
-    const rejected = await sendErr(mail.send(slip('karim@invalid.example')));
-    expect(rejected.code).toBe(400);
-    expect(rejected.response?.body.errors[0]?.field).toBe('personalizations.0.to.0.email');
-    const sub = await sendErr(mail.send(slip('karim@hr.invalid.example')));
-    expect(sub.code).toBe(400);
+    const doubled = await sendErr(mail.send(slip('karim@hr..acme.example')));
+    expect(doubled.code).toBe(400);
 
     expect(sim.messages()).toHaveLength(0);
-    expect(sim.stats().responses).toEqual({ '400': 3 });
+    expect(sim.stats().responses).toEqual({ '400': 2 });
   });
 
   it('reports malformed requests with SendGrid fields', async () => {
@@ -131,7 +127,7 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
     expect(((await r3.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe('personalizations');
 
     // a template makes subject and content optional
-    const r4 = await post(JSON.stringify({ personalizations: [{ to: [{ email: 'a@acme.example' }] }], from: { email: 'p@beton.example' }, template_id: 'd-123' }));
+    const r4 = await post(JSON.stringify({ personalizations: [{ to: [{ email: 'a@acme.example' }] }], from: { email: 'payroll@beton.example' }, template_id: 'd-123' }));
     expect(r4.status).toBe(202);
     expect(sim.messages()).toHaveLength(1);
   });
@@ -238,6 +234,7 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
   it('finds a message by custom arg through the Email Activity API', async () => {
     const [r1] = await mail.send(slip('rahim@acme.example', 'emp-1'));
     await mail.send(slip('karim@acme.example', 'emp-2'));
+    await new Promise((r) => setTimeout(r, 20)); // the delivered events (0 ms after acceptance)
     const client = new Client();
     client.setApiKey(KEY);
     client.setDefaultRequest('baseUrl', sim.url);
@@ -261,7 +258,7 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
   });
 
   it('hides messages from the activity API for activityDelayMs', async () => {
-    const lagging = await startProviderSimulator({ latencyMs: 0, latencySpreadMs: 0, activityDelayMs: 150 });
+    const lagging = await startProviderSimulator({ latencyMs: 0, latencySpreadMs: 0, activityDelayMs: 150, activityApi: true });
     try {
       await mailer(lagging.url).send(slip('rahim@acme.example'));
       const q = `${lagging.url}/v3/messages?limit=10&query=${encodeURIComponent(`unique_args['company']="acme"`)}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REJECT_DOMAINS, isAcceptableAddress, isValidEmailSyntax, parseActivityQuery, QuerySyntaxError, type ActivityRecord } from '../src/index.ts';
+import { DEFAULT_BOUNCE_DOMAINS, isDeliverableAddress, isValidEmailSyntax, parseActivityQuery, QuerySyntaxError, type ActivityRecord } from '../src/index.ts';
 
 describe('address rule', () => {
   it('accepts ordinary addresses and rejects malformed ones', () => {
@@ -8,12 +8,12 @@ describe('address rule', () => {
       expect(isValidEmailSyntax(bad), bad).toBe(false);
     }
   });
-  it('rejects the reject-list domain and its subdomains, case-insensitively', () => {
-    const rule = { rejectDomains: DEFAULT_REJECT_DOMAINS, rejectAddresses: ['bounce@acme.example'] };
-    expect(isAcceptableAddress('x@invalid.example', rule)).toBe(false);
-    expect(isAcceptableAddress('x@HR.Invalid.Example', rule)).toBe(false);
-    expect(isAcceptableAddress('Bounce@acme.example', rule)).toBe(false);
-    expect(isAcceptableAddress('x@notinvalid.example', rule)).toBe(true);
+  it('bounces the unreachable domain and its subdomains, case-insensitively', () => {
+    const rule = { bounceDomains: DEFAULT_BOUNCE_DOMAINS, bounceAddresses: ['bounce@acme.example'] };
+    expect(isDeliverableAddress('x@invalid.example', rule)).toBe(false);
+    expect(isDeliverableAddress('x@HR.Invalid.Example', rule)).toBe(false);
+    expect(isDeliverableAddress('Bounce@acme.example', rule)).toBe(false);
+    expect(isDeliverableAddress('x@notinvalid.example', rule)).toBe(true);
   });
 });
 

@@ -1,12 +1,13 @@
 import { adminRouter } from './routers/admin.ts';
 import { authRouter } from './routers/auth.ts';
-import { employeesRouter, runsRouter } from './routers/hr.ts';
+import { deliveryRouter, employeesRouter, runsRouter } from './routers/hr.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
   auth: authRouter,
   runs: runsRouter,
   employees: employeesRouter,
+  delivery: deliveryRouter,
   admin: adminRouter,
 });
 

@@ -15,6 +15,8 @@ const commands: Entry[] = [
   { path: ['enqueue'], summary: "enqueue one job: <task> '<json>' [--run-at ISO]", load: async () => (await import('./commands/enqueue.ts')).enqueue },
   { path: ['payroll', 'run'], summary: "enqueue a month's slips: --month YYYY-MM [--company <id>]", load: async () => (await import('./commands/payroll.ts')).payrollRun },
   { path: ['seed'], summary: 'demo companies, employees and logins [--employees N] [--reset]', load: async () => (await import('./commands/seed.ts')).seed },
+  { path: ['email', 'check'], summary: 'check the email account: key, sender, plan, activity API', load: async () => (await import('./commands/email.ts')).emailCheck },
+  { path: ['email', 'resume'], summary: 'resume the send-email queue paused by an account fault', load: async () => (await import('./commands/email.ts')).emailResume },
   { path: ['plan'], summary: 'capacity planner: workers, binding limit, finish time, slack', load: async () => (await import('./commands/plan.ts')).plan },
 ];
 

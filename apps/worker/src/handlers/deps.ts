@@ -1,6 +1,6 @@
 import type { Pool } from '@beton/db';
 import type { BetonJobs, JobClient, JobHandler, LockService } from '@beton/jobs';
-import type { BankClient, Mailer } from '@beton/payroll';
+import type { ActivityLookup, BankClient, Mailer } from '@beton/payroll';
 import type { WorkerConfig } from '../config.ts';
 import type { RenderPool } from '../render-pool.ts';
 
@@ -10,6 +10,8 @@ export interface HandlerDeps {
   jobs: JobClient<BetonJobs>;
   lock: LockService;
   mailer: Mailer;
+  /** The Email Activity API lookups, when EMAIL_ACTIVITY_API=on. */
+  activity: ActivityLookup | undefined;
   bank: BankClient | undefined;
   renderPool: RenderPool | undefined;
   config: WorkerConfig;
@@ -18,7 +20,19 @@ export interface HandlerDeps {
 
 export type HandlerFactory = (deps: HandlerDeps) => JobHandler;
 
-/** What the email services need from a handler: the pool, the mailer, the job's signal. */
-export function mailDeps(deps: HandlerDeps, ctx: { signal: AbortSignal; rateLimit: () => Promise<void> }) {
-  return { pool: deps.pool, mailer: deps.mailer, delivery: { activitySettleMs: deps.config.activitySettleMs, signal: ctx.signal, beforeSend: ctx.rateLimit } };
+/** What the email services need from a handler: the pool, the mailer, the job's signal, time and hold. */
+export function mailDeps(deps: HandlerDeps, ctx: { signal: AbortSignal; rateLimit: () => Promise<void>; timeLeftMs: () => number; hold: () => () => void }) {
+  return {
+    pool: deps.pool,
+    mailer: deps.mailer,
+    activity: deps.activity,
+    delivery: {
+      settleMs: deps.config.email.settleMs,
+      evidenceWaitMs: deps.config.email.evidenceWaitMs,
+      signal: ctx.signal,
+      beforeSend: ctx.rateLimit,
+      timeLeftMs: ctx.timeLeftMs,
+      hold: ctx.hold,
+    },
+  };
 }

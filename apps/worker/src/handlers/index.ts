@@ -1,5 +1,6 @@
 import type { BetonJobName, JobHandler } from '@beton/jobs';
 import type { HandlerDeps, HandlerFactory } from './deps.ts';
+import { applyEmailEventsHandler } from './apply-email-events.ts';
 import { noopHandler } from './noop.ts';
 import { payrollFanoutHandler } from './payroll-fanout.ts';
 import { pollBankHandler } from './poll-bank.ts';
@@ -20,6 +21,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'submit-bank-transfers': submitBankTransfersHandler,
   'sweep-stuck-jobs': sweepStuckJobsHandler,
   'poll-bank': pollBankHandler,
+  'apply-email-events': applyEmailEventsHandler,
   noop: noopHandler,
 };
 

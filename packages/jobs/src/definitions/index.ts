@@ -1,3 +1,4 @@
+import { applyEmailEvents } from './apply-email-events.ts';
 import { noop } from './noop.ts';
 import { payrollFanout } from './payroll-fanout.ts';
 import { pollBank } from './poll-bank.ts';
@@ -8,7 +9,7 @@ import { sendSlipEmail } from './send-slip-email.ts';
 import { submitBankTransfers } from './submit-bank-transfers.ts';
 import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
 
-export { noop, payrollFanout, pollBank, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
+export { applyEmailEvents, noop, payrollFanout, pollBank, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
 export * from './shared.ts';
 
 /** Every job Beton knows: the typed enqueue and each worker's task list come from here. */
@@ -21,6 +22,7 @@ export const jobDefinitions = [
   submitBankTransfers,
   sweepStuckJobs,
   pollBank,
+  applyEmailEvents,
   noop,
 ] as const;
 

@@ -11,6 +11,7 @@ import { acquireSlot, LimitWaitAborted, waitForRate, type LimiterStore, type Slo
 import type { Logger } from '../logger.ts';
 import { createBatcher, type BatcherOptions } from './batcher.ts';
 import { checkTimeouts } from './config-check.ts';
+import type { PauseGate } from './pause.ts';
 
 export interface HandlerContext {
   jobId: number;
@@ -26,6 +27,14 @@ export interface HandlerContext {
    * call it right before the rate-limited call. Only the first call waits.
    */
   rateLimit: () => Promise<void>;
+  /** ms this attempt may still run: until its timeout, or until the shutdown deadline once a shutdown began. */
+  timeLeftMs: () => number;
+  /**
+   * Marks work that must not be handed back by a graceful shutdown, such as a request that has
+   * left (handing it back would let another worker repeat it while it is still on the wire):
+   * the job is kept until it finishes, or the grace period ends. Returns the release.
+   */
+  hold: () => () => void;
 }
 
 export type JobHandler<Payload = any> = (payload: Payload, ctx: HandlerContext) => Promise<void>;
@@ -75,7 +84,8 @@ export interface StartWorkerOptions {
    * SIGKILLed worker's fetched wake-ups are released by the sweeper. Default: concurrency.
    */
   localQueueSize?: number;
-  /** Let the event loop keep running until stop() (tests call stop()). Default: true. */
+  /** The queue's pause flag (engine/pause.ts): wake-ups wait while it is set; an account fault sets it. */
+  pause?: PauseGate;
 }
 
 export interface RunningWorker {
@@ -104,6 +114,8 @@ interface ActiveJob {
   estimateMs: number;
   controller: AbortController;
   handedBack: boolean;
+  /** Holds in force (HandlerContext.hold): a graceful shutdown does not hand the job back. */
+  held: number;
   settle: (value: 'handed_back') => void;
 }
 
@@ -143,9 +155,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     [workerId, os.hostname(), process.pid, queue],
   );
 
-  /** Hands a claimed job back to the queue: not a failed attempt, another worker takes it now. */
-  async function handBack(job: ActiveJob, why: string): Promise<void> {
-    if (job.handedBack) return;
+  /**
+   * Hands a claimed job back to the queue: not a failed attempt, another worker takes it now. A
+   * held job (a request on the wire) is kept unless `force` (the grace period is over, a second
+   * signal).
+   */
+  async function handBack(job: ActiveJob, why: string, force = false): Promise<void> {
+    if (job.handedBack || (job.held > 0 && !force)) return;
     job.handedBack = true;
     job.controller.abort(new Error(`handed back: ${why}`));
     job.settle('handed_back');
@@ -183,27 +199,33 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       await markDone({ jobId: job.jobId, attempt: job.attempt, attemptId: job.attemptId, durationMs });
       return 'done';
     }
+    const { error } = outcome;
+    // An account fault pauses the queue for every worker before the job goes back.
+    if (error.action === 'pause') await options.pause?.pause({ reason: error.message, errorCode: error.code });
     return inTransaction(pool, undefined, async (client) => {
-      const { error } = outcome;
-      const retry = error.kind === 'transient' && canRetry(job.attempt, policy);
-      const delay = retry ? retryDelayMs({ attempt: job.attempt, policy, retryAfterMs: error.retryAfterMs, random }) : null;
+      // 'defer' (waiting for evidence) and 'pause' (the account's fault) do not use an attempt.
+      const free = error.action === 'defer' || error.action === 'pause';
+      const retry = free || (error.kind === 'transient' && canRetry(job.attempt, policy));
+      const delay = !retry ? null : error.action === 'pause' ? 0 : error.action === 'defer' ? Math.max(0, Math.round(error.retryAfterMs ?? 0)) : retryDelayMs({ attempt: job.attempt, policy, retryAfterMs: error.retryAfterMs, random });
+      const status = error.action === 'pause' ? 'queued' : retry ? 'retrying' : 'failed';
       const { rows } = await client.query<{ wakeup_seq: number; run_at: Date }>(
         `update jobs set status = $3::"JobStatus", last_error = $4, last_error_kind = $5::"ErrorKind", last_error_code = $6,
                 run_at = case when $7::int is null then run_at else now() + make_interval(secs => $7::float8 / 1000) end,
                 wakeup_seq = wakeup_seq + case when $7::int is null then 0 else 1 end,
                 finished_at = case when $7::int is null then now() else null end,
+                attempts = attempts - case when $8 then 1 else 0 end,
                 worker_id = null, updated_at = now()
          where id = $1 and status = 'running' and attempts = $2
          returning wakeup_seq, run_at`,
-        [job.jobId, job.attempt, retry ? 'retrying' : 'failed', error.message, error.kind, error.code, delay],
+        [job.jobId, job.attempt, status, error.message, error.kind, error.code, delay, free],
       );
       await client.query(
         `update job_attempts set outcome = $2::"AttemptOutcome", finished_at = now(), duration_ms = $3, error_kind = $4::"ErrorKind",
                 error_code = $5, error_message = $6, error_stack = $7, retry_delay_ms = $8 where id = $1`,
-        [job.attemptId, retry ? 'retrying' : 'failed', Math.round(durationMs), error.kind, error.code, error.message, error.stack ?? null, delay],
+        [job.attemptId, error.action === 'pause' ? 'handed_back' : retry ? 'retrying' : 'failed', Math.round(durationMs), error.kind, error.code, error.message, error.stack ?? null, delay],
       );
       if (retry && rows[0]) await addWakeups(client, job.def.name, [{ jobId: job.jobId, seq: rows[0].wakeup_seq, runAt: rows[0].run_at }]);
-      return retry ? 'retrying' : 'failed';
+      return error.action === 'pause' ? 'handed_back' : retry ? 'retrying' : 'failed';
     });
   }
 
@@ -265,11 +287,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       const { jobId, seq } = wakeupSchema.parse(raw);
       if (stopping) return reissueWakeup(def, jobId, seq);
 
-      // 1. Global concurrency slot, waited for without holding a connection or an attempt.
+      // 1. The queue's pause (an account fault), then the global concurrency slot, waited for
+      // without holding a connection or an attempt.
       let lease: SlotLease | undefined;
       const waitAbort = new AbortController();
       waiting.add(waitAbort);
       try {
+        if (options.pause) await options.pause.wait(waitAbort.signal);
         if (def.limits?.concurrency) {
           lease = await acquireSlot(limiter, {
             key: def.limits.concurrency.key,
@@ -307,6 +331,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           estimateMs: def.timeoutMs,
           controller,
           handedBack: false,
+          held: 0,
           settle,
         };
         active.set(jobId, job);
@@ -345,6 +370,16 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
               workerId,
               signal: controller.signal,
               log,
+              timeLeftMs: () => Math.min(job.startedAt + def.timeoutMs, deadline) - performance.now(),
+              hold: () => {
+                job.held++;
+                let released = false;
+                return () => {
+                  if (released) return;
+                  released = true;
+                  job.held--;
+                };
+              },
             });
             return { ok: true };
           } catch (error) {
@@ -352,6 +387,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           }
         })();
         const result = await Promise.race([run, timedOut, handedBackPromise]);
+        job.held = 0;
         clearTimeout(timer);
         active.delete(jobId);
         if (result === 'handed_back' || job.handedBack) return;
@@ -435,7 +471,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   async function handBackAll(why: string): Promise<void> {
     for (const w of waiting) w.abort();
-    await Promise.all([...active.values()].map((job) => handBack(job, why).catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed'))));
+    await Promise.all([...active.values()].map((job) => handBack(job, why, true).catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed'))));
   }
 
   const worker: RunningWorker = {
@@ -461,7 +497,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       logger.info({ reason, active: active.size, graceMs: shutdownGraceMs }, 'graceful shutdown started');
       stopPromise = (async () => {
         for (const w of waiting) w.abort();
-        const late = [...active.values()].filter((job) => job.startedAt + job.estimateMs > deadline);
+        // A held job (its request on the wire) is not handed back: it finishes within the grace.
+        const late = [...active.values()].filter((job) => job.held === 0 && job.startedAt + job.estimateMs > deadline);
         const handBacks = late.map((job) => handBack(job, 'cannot finish within the shutdown grace period'));
         const graceTimer = setTimeout(() => void handBackAll('shutdown grace period over'), Math.max(0, deadline - performance.now()));
         try {
@@ -471,6 +508,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           while (recording.size > 0) await Promise.all([...recording]);
           clearTimeout(graceTimer);
           clearInterval(heartbeat);
+          options.pause?.stop();
           await pool.query(`update workers set stopped_at = now(), last_seen = now() where id = $1`, [workerId]).catch(() => {});
           logger.info({ ms: Math.round(performance.now() - graceStarted) }, 'worker stopped');
           resolveDone();

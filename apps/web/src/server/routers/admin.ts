@@ -1,3 +1,4 @@
+import { emailAccountOutput, emailAccountStatus, resumeEmailQueue } from '@beton/dashboard';
 import { ERROR_KINDS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
@@ -42,4 +43,6 @@ export const adminRouter = {
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(z.object({ jobId: z.number(), created: z.boolean() }))
     .mutation(({ ctx, input }) => runScheduleNow(ctx.pool, jobs(ctx), input.id, ctx.actor)),
+  emailAccount: adminProcedure.output(emailAccountOutput).query(({ ctx }) => emailAccountStatus(ctx.pool)),
+  resumeEmail: adminProcedure.output(z.object({ resumed: z.boolean() })).mutation(({ ctx }) => resumeEmailQueue(ctx.pool, ctx.actor)),
 } satisfies TRPCRouterRecord;

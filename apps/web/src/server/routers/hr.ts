@@ -1,3 +1,4 @@
+import { addressesToFix, addressToFixOutput, deliveryCountsOutput, deliveryEventOutput, employeeDeliveryEvents, runDeliveryCounts } from '@beton/dashboard';
 import { employeeDetail, employeeDetailOutput, employeeListOutput, listEmployees, listRunProgress, runForApproval, runProgress, runProgressOutput, slipJobStatus, slipJobStatusOutput, SLIP_STATUSES, updateEmployeeEmail } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
@@ -42,4 +43,11 @@ export const employeesRouter = {
     .mutation(({ ctx, input }) =>
       resendSlip({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, employeeId: input.id, month: input.month, requestedBy: ctx.actor })),
   resendStatus: hrProcedure.input(z.object({ jobId })).output(slipJobStatusOutput).query(({ ctx, input }) => slipJobStatus(ctx.pool, ctx.companyId, input.jobId)),
+} satisfies TRPCRouterRecord;
+
+/** Delivery truth from the Event Webhook (issue 16): kept apart from the run card and the employee page. */
+export const deliveryRouter = {
+  runCounts: hrProcedure.input(runId).output(deliveryCountsOutput).query(({ ctx, input }) => runDeliveryCounts(ctx.pool, ctx.companyId, input.runId)),
+  addressesToFix: hrProcedure.output(z.array(addressToFixOutput)).query(({ ctx }) => addressesToFix(ctx.pool, ctx.companyId)),
+  employeeEvents: hrProcedure.input(z.object({ id: employeeId })).output(z.array(deliveryEventOutput)).query(({ ctx, input }) => employeeDeliveryEvents(ctx.pool, ctx.companyId, input.id)),
 } satisfies TRPCRouterRecord;

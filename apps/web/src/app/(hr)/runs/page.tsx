@@ -1,6 +1,7 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, L, StatusLabel, fmtTime } from '../../../components/ui.tsx';
+import { AddressesToFix, RunDeliveryCounts } from '../../../components/delivery.tsx';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 export default function RunsPage() {
@@ -12,6 +13,7 @@ export default function RunsPage() {
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold"><L en="Payroll runs" bn="বেতন রান" /></h1>
       {runs.isLoading && <p><L en="Loading…" bn="লোড হচ্ছে…" /></p>}
+      <AddressesToFix />
       {runs.data?.length === 0 && <Card>No payroll runs yet · এখনও কোনো বেতন রান নেই</Card>}
       {runs.data?.map((run) => {
         const pct = run.employeeCount ? (run.sent / run.employeeCount) * 100 : 0;
@@ -37,6 +39,7 @@ export default function RunsPage() {
                   <div key={s} data-stage={s}><dt className="text-slate-500"><StatusLabel status={s} /></dt><dd className="font-medium">{run.slips[s].toLocaleString('en-US')}</dd></div>
                 ))}
               </dl>
+              <RunDeliveryCounts runId={run.id} />
               <p className="text-sm"><L en="Throughput now" bn="বর্তমান গতি" />: <b>{run.throughputPerSecond.toFixed(1)}</b> <L en="slips/s" bn="স্লিপ/সেকেন্ড" /></p>
               <div className={`text-sm ${run.eta.kind === 'late' ? 'font-semibold text-red-700' : 'text-slate-700'}`}>
                 <p data-testid="run-eta">{run.eta.text}</p>

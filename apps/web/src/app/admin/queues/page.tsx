@@ -1,6 +1,7 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import { Card, L, StatusLabel, fmtTime } from '../../../components/ui.tsx';
+import { EmailAccountPanel } from '../../../components/delivery.tsx';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 function age(s: number | null): string {
@@ -38,6 +39,7 @@ export default function QueuesPage() {
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold"><L en="Queues" bn="কিউ" /></h1>
+      <EmailAccountPanel />
       {data.data?.limits.length || data.data?.rates.length ? (
         <Card><h2 className="font-semibold"><L en="Limits in use" bn="সীমা ব্যবহার" /></h2>
           <ul className="text-sm">

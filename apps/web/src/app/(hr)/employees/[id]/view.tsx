@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
 import { useEffect, useState } from 'react';
 import { Button, Card, L, StatusBadge, StatusLabel, fmtTime } from '../../../../components/ui.tsx';
+import { DeliveryEvents } from '../../../../components/delivery.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 
 function fieldError(error: unknown, field: string): string | null {
@@ -104,6 +105,7 @@ export function EmployeeView({ id }: { id: number }) {
           </ul>
         </Card>
       ))}
+      <DeliveryEvents employeeId={id} />
     </div>
   );
 }

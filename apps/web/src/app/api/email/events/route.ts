@@ -1,0 +1,100 @@
+/**
+ * SendGrid's Event Webhook (issue 16): `POST /api/email/events`, public (SendGrid calls it),
+ * authenticated by the batch's ECDSA signature, verified with `@sendgrid/eventwebhook` against
+ * SENDGRID_WEBHOOK_PUBLIC_KEY. Answers fast: the batch is stored (each event once, by
+ * `sg_event_id`) and the apply-email-events job is enqueued in one transaction; the job moves
+ * the deliveries' states. Refused, counted (email_webhook_counts) and never stored: a body over
+ * 1 MB (413), a missing or wrong signature (401), a timestamp outside the tolerance (401, a
+ * replay), a body that is not a JSON array (400); no key configured (503: SendGrid retries).
+ * Unknown event types and events for unknown keys are ignored and counted. Never a 500.
+ */
+import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { countWebhook, storeEventBatch, type WebhookOutcome } from '@beton/payroll/events';
+import { EventWebhook, EventWebhookHeader } from '@sendgrid/eventwebhook';
+import { db } from '../../../../server/db.ts';
+import { env } from '../../../../env.ts';
+
+export const dynamic = 'force-dynamic';
+
+/** Largest batch accepted; SendGrid posts batches of up to 768 KB. */
+const MAX_BYTES = 1024 * 1024;
+
+const verifier = new EventWebhook();
+let cachedKey: { text: string; key: ReturnType<EventWebhook['convertPublicKeyToECDSA']> } | undefined;
+function publicKey() {
+  const text = env().SENDGRID_WEBHOOK_PUBLIC_KEY;
+  if (!text) return undefined;
+  if (cachedKey?.text !== text) cachedKey = { text, key: verifier.convertPublicKeyToECDSA(text) };
+  return cachedKey.key;
+}
+
+/** The body as text, or null when it is larger than `limit` (the rest is not read). */
+async function readLimited(req: Request, limit: number): Promise<string | null> {
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function POST(req: Request): Promise<Response> {
+  const pool = db();
+  const refuse = async (status: number, outcome: WebhookOutcome, message: string) => {
+    await countWebhook(pool, { [outcome]: 1 }).catch(() => {});
+    return Response.json({ error: message }, { status });
+  };
+  try {
+    const key = publicKey();
+    if (!key) return await refuse(503, 'no_public_key', 'SENDGRID_WEBHOOK_PUBLIC_KEY is not set: no batch can be verified');
+    if (Number(req.headers.get('content-length') ?? 0) > MAX_BYTES) return await refuse(413, 'too_large', `the body is over ${MAX_BYTES} bytes`);
+    const body = await readLimited(req, MAX_BYTES);
+    if (body === null) return await refuse(413, 'too_large', `the body is over ${MAX_BYTES} bytes`);
+    const signature = req.headers.get(EventWebhookHeader.SIGNATURE());
+    const timestamp = req.headers.get(EventWebhookHeader.TIMESTAMP());
+    if (!signature || !timestamp) return await refuse(401, 'bad_signature', 'the signature headers are missing');
+    const at = Number(timestamp);
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - at) > env().SENDGRID_WEBHOOK_TOLERANCE_S) {
+      return await refuse(401, 'stale_timestamp', `the timestamp is more than ${env().SENDGRID_WEBHOOK_TOLERANCE_S} s from now`);
+    }
+    let verified = false;
+    try {
+      verified = verifier.verifySignature(key, body, signature, timestamp);
+    } catch {
+      verified = false; // a signature that does not even decode
+    }
+    if (!verified) return await refuse(401, 'bad_signature', 'the signature does not verify');
+    let batch: unknown;
+    try {
+      batch = JSON.parse(body);
+    } catch {
+      return await refuse(400, 'malformed', 'the body is not JSON');
+    }
+    if (!Array.isArray(batch)) return await refuse(400, 'malformed', 'the body is not a JSON array of events');
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const stored = await storeEventBatch(client, batch);
+      if (stored.ids.length > 0) await createJobClient(pool, jobDefinitions).enqueue('apply-email-events', { eventIds: stored.ids }, { client });
+      await client.query('commit');
+      return Response.json({ ok: true, ...stored.counts });
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  } catch {
+    // The database is away: SendGrid retries a batch that got no 2xx.
+    return Response.json({ error: 'try again later' }, { status: 503 });
+  }
+}
