@@ -18,7 +18,9 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   fx = await createWebFixture();
-  web = await startWebServer(fx.url);
+  // The test plays a trusted reverse proxy (TRUSTED_PROXIES): each page names its client address
+  // in X-Forwarded-For, so the pages' many sign-ins do not share 127.0.0.1's per-address limit.
+  web = await startWebServer(fx.url, { env: { TRUSTED_PROXIES: '127.0.0.1' } });
   browser = await launchChromium();
 }, 240_000);
 
@@ -29,8 +31,8 @@ afterAll(async () => {
   await fx?.drop();
 });
 
-// Sign-in is limited to 5 attempts per client IP per 15 minutes: each page signs in from an
-// address of its own (X-Forwarded-For, which `next start` keeps), as the API tests do.
+// Sign-in is limited to 5 attempts per client address per 15 minutes: each page signs in from an
+// address of its own, named in X-Forwarded-For by 127.0.0.1, the trusted proxy of this server.
 let nextAddress = 0;
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {

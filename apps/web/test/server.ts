@@ -61,10 +61,17 @@ export async function ensureBuilt(): Promise<void> {
 
 export interface WebServer {
   url: string;
+  /** Everything the server printed so far (its JSON log lines). */
+  output(): string;
   stop(): Promise<void>;
 }
 
-export async function startWebServer(databaseUrl: string): Promise<WebServer> {
+export interface WebServerOptions {
+  /** More settings of apps/web/src/env.ts (TRUSTED_PROXIES, METRICS_TOKEN, …). */
+  env?: Record<string, string>;
+}
+
+export async function startWebServer(databaseUrl: string, options: WebServerOptions = {}): Promise<WebServer> {
   await ensureBuilt();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -76,6 +83,7 @@ export async function startWebServer(databaseUrl: string): Promise<WebServer> {
       ...parentEnv, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', PORT: String(port),
       // Production requires both: a fresh random secret per server, and the URL tests call.
       BETTER_AUTH_SECRET: randomBytes(32).toString('base64'), BETTER_AUTH_URL: url,
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -103,5 +111,5 @@ export async function startWebServer(databaseUrl: string): Promise<WebServer> {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { url, stop };
+  return { url, output: () => output, stop };
 }

@@ -14,6 +14,9 @@ const commands: Entry[] = [
   { path: ['jobs', 'retry'], summary: 'retry failed jobs: <id>... | --all-failed', load: async () => (await import('./commands/jobs.ts')).jobsRetry },
   { path: ['enqueue'], summary: "enqueue one job: <task> '<json>' [--run-at ISO]", load: async () => (await import('./commands/enqueue.ts')).enqueue },
   { path: ['payroll', 'run'], summary: "enqueue a month's slips: --month YYYY-MM [--company <id>]", load: async () => (await import('./commands/payroll.ts')).payrollRun },
+  { path: ['users', 'create'], summary: 'a dashboard user with a one-time password: --email E --role HR|ADMIN [--company C]', load: async () => (await import('./commands/users.ts')).usersCreate },
+  { path: ['users', 'list'], summary: 'dashboard users, roles, companies and live sessions [--json]', load: async () => (await import('./commands/users.ts')).usersList },
+  { path: ['slips', 'export'], summary: 'one slip PDF to a file, audited: --slip ID --reason TEXT --out FILE', load: async () => (await import('./commands/slips.ts')).slipsExport },
   { path: ['seed'], summary: 'demo companies, employees and logins [--employees N] [--reset]', load: async () => (await import('./commands/seed.ts')).seed },
   { path: ['plan'], summary: 'capacity planner: workers, binding limit, finish time, slack', load: async () => (await import('./commands/plan.ts')).plan },
 ];
