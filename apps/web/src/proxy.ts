@@ -1,5 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
+import { logger } from './server/logger.ts';
 import { servedOverHttps, trustedOrigins } from './server/origins.ts';
+import { requestId } from './server/request-meta.ts';
 import { contentSecurityPolicy, HSTS, refuseMutation } from './server/security-headers.ts';
 
 /**
@@ -12,7 +14,12 @@ import { contentSecurityPolicy, HSTS, refuseMutation } from './server/security-h
 export function proxy(request: NextRequest): NextResponse {
   const refused = refuseMutation(request, trustedOrigins(request));
   if (refused) {
-    const { status, code, message } = refused;
+    const { status, code, message, withSessionCookie } = refused;
+    // A security event worth a line: who tried what from where (never the body or the cookie's value).
+    logger().warn({
+      requestId: requestId(request.headers), method: request.method, path: request.nextUrl.pathname, status,
+      origin: request.headers.get('origin'), contentType: request.headers.get('content-type'), withSessionCookie,
+    }, 'mutation refused: not from our own pages');
     const body = request.nextUrl.pathname.startsWith('/api/trpc')
       ? { error: { json: { message, code: status === 403 ? -32003 : -32015, data: { code, httpStatus: status } } } } // as tRPC's client reads an error (superjson)
       : { error: { code, message } };

@@ -55,7 +55,7 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
       [id, user.email, user.name, user.role, user.companyId ?? null],
     );
     if (!inserted.rowCount) throw new UserInputError(`A user with the email ${user.email} already exists`, { email: 'already a user' });
-    await client.query(`insert into accounts (user_id, account_id, provider_id, password) values ($1, $1::text, 'credential', $2)`, [id, hash]);
+    await client.query(`insert into accounts (user_id, account_id, provider_id, password) values ($1, $2, 'credential', $3)`, [id, id, hash]);
     await client.query(`insert into audit_log (actor, action, details) values ($1, 'create-user', $2)`, [
       actor, JSON.stringify({ userId: id, email: user.email, role: user.role, companyId: user.companyId ?? null }),
     ]);

@@ -11,7 +11,7 @@ const ALWAYS_CHECKED = ['/api/trpc', '/api/auth'];
 /** The session cookie's name starts with this (auth.ts `cookiePrefix`). */
 const COOKIE_PREFIX = 'beton.';
 
-export interface Refusal { status: 403 | 415; code: string; message: string }
+export interface Refusal { status: 403 | 415; code: string; message: string; /** The request carried Beton's session cookie (for the log). */ withSessionCookie: boolean }
 
 /**
  * A mutation that could act with a user's session (any request carrying Beton's cookie, and
@@ -28,11 +28,11 @@ export function refuseMutation(req: { method: string; url: string; headers: Head
   if (!withCookie && !ALWAYS_CHECKED.some((p) => path === p || path.startsWith(`${p}/`))) return null;
   const origin = req.headers.get('origin');
   if (!origin || !trusted.includes(origin)) {
-    return { status: 403, code: 'FORBIDDEN', message: 'Cross-site request refused: changes are accepted only from this dashboard\'s own pages' };
+    return { status: 403, code: 'FORBIDDEN', message: 'Cross-site request refused: changes are accepted only from this dashboard\'s own pages', withSessionCookie: withCookie };
   }
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Changes are accepted only as application/json' };
+    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Changes are accepted only as application/json', withSessionCookie: withCookie };
   }
   return null;
 }

@@ -38,6 +38,11 @@ const JSONRPC: Partial<Record<TRPC_ERROR_CODE_KEY, number>> = {
   NOT_FOUND: -32004, BAD_REQUEST: -32600, CONFLICT: -32009, FORBIDDEN: -32003, UNAUTHORIZED: -32001, TOO_MANY_REQUESTS: -32029,
 };
 
+/** The code an error answers with (a service's AppError mapped, as the formatter does): for the log. */
+export function answeredCode(error: TRPCError): TRPC_ERROR_CODE_KEY {
+  return error.cause instanceof AppError ? APP_TO_TRPC[error.cause.code] : error.code;
+}
+
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
   errorFormatter({ shape, error, ctx }) {

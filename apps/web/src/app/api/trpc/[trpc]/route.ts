@@ -2,7 +2,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { logger } from '../../../../server/logger.ts';
 import { REQUEST_ID_HEADER } from '../../../../server/request-meta.ts';
 import { appRouter } from '../../../../server/root.ts';
-import { createContext } from '../../../../server/trpc.ts';
+import { answeredCode, createContext } from '../../../../server/trpc.ts';
 
 export const dynamic = 'force-dynamic';
 
@@ -22,8 +22,9 @@ function handler(req: Request): Promise<Response> {
       return ctx;
     },
     onError({ error, path, type, ctx }) {
-      const entry = { requestId: ctx?.requestId, path, type, code: error.code, user: ctx?.session?.userId };
-      if (error.code === 'INTERNAL_SERVER_ERROR') logger().error({ ...entry, err: error.cause ?? error }, 'procedure failed');
+      const code = answeredCode(error);
+      const entry = { requestId: ctx?.requestId, path, type, code, user: ctx?.session?.userId };
+      if (code === 'INTERNAL_SERVER_ERROR') logger().error({ ...entry, err: error.cause ?? error }, 'procedure failed');
       else logger().info({ ...entry, message: error.message }, 'procedure refused');
     },
   });
