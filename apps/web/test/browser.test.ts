@@ -286,3 +286,52 @@ describe('resend status in Chromium', () => {
     }
   });
 });
+
+describe('users in Chromium', () => {
+  it('an admin creates an HR manager; their one-time password leads only to the account page, where they choose their own; then they sign out everywhere', async () => {
+    const [a] = fx.companies;
+    const adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const hrContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const admin = await adminContext.newPage();
+      await signIn(admin, fx.admin.email, fx.admin.password);
+      await admin.waitForURL(/\/admin\/failed$/);
+      await admin.goto(`${web.url}/admin/users`);
+      await admin.getByLabel('new user email').fill('browser.hr@example.com');
+      await admin.getByLabel('new user name').fill('Browser HR');
+      await admin.getByLabel('new user company').selectOption(a!.id);
+      await admin.getByRole('button', { name: /Create user/ }).click();
+      const otp = (await admin.getByTestId('one-time-password').textContent({ timeout: 10_000 }))!.trim();
+      expect(otp).toMatch(/^[A-Za-z0-9]{16}$/);
+      await expect.poll(() => admin.getByTestId('user-row').filter({ hasText: 'browser.hr@example.com' }).textContent(), { timeout: 10_000 }).toMatch(/one-time password/);
+      await admin.screenshot({ path: path.join(artifacts, 'admin-users-created.png'), fullPage: true });
+
+      const hr = await hrContext.newPage();
+      await signIn(hr, 'browser.hr@example.com', otp);
+      await hr.waitForURL(/\/account$/);
+      await hr.getByTestId('must-change').waitFor();
+      await hr.goto(`${web.url}/runs`);
+      await hr.waitForURL(/\/account$/); // nowhere else until the password is changed
+      await hr.getByLabel('current password').fill(otp);
+      await hr.getByLabel('new password', { exact: true }).fill('a browser passphrase');
+      await hr.getByLabel('repeat new password').fill('a browser passphrase');
+      await hr.getByRole('button', { name: /Change password/ }).click();
+      await hr.getByTestId('password-changed').waitFor({ timeout: 10_000 });
+      await expect.poll(() => hr.getByTestId('must-change').count(), { timeout: 10_000 }).toBe(0);
+      await hr.screenshot({ path: path.join(artifacts, 'hr-account-password-changed.png'), fullPage: true });
+      await hr.goto(`${web.url}/runs`);
+      await expect.poll(() => hr.getByTestId('run-line').textContent(), { timeout: 10_000 }).toMatch(/sent/);
+
+      await hr.goto(`${web.url}/account`);
+      hr.once('dialog', (d) => void d.accept());
+      await hr.getByRole('button', { name: /Sign out everywhere/ }).click();
+      await hr.waitForURL(/\/login$/);
+      const { rows } = await fx.pool.query<{ n: number }>(
+        `select count(*)::int as n from sessions s join users u on u.id = s.user_id where u.email = 'browser.hr@example.com'`);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await adminContext.close();
+      await hrContext.close();
+    }
+  });
+});
