@@ -67,7 +67,7 @@ async function main() {
   exit.add(() => provider.close());
   // Issue 16: the provider's signed Event Webhook flows into the web app (processed + delivered
   // per slip, a batch a second), and a scheduler applies the events, as in production.
-  const web = await startWebServer(db.url, { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey });
+  const web = await startWebServer(db.url, { env: { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey } });
   exit.add(() => web.stop());
   provider.configureWebhook({ url: `${web.url}/api/email/events`, batchMs: 1000 });
   // The scheduler also submits each company's salaries (submit-bank-transfers): to a bank simulator.

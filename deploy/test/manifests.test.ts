@@ -382,6 +382,7 @@ interface ComposeService {
   healthcheck?: { test: string | string[] };
   stop_grace_period?: string;
   environment?: Record<string, string>;
+  ports?: Array<string | number>;
   volumes?: string[];
   restart?: string;
 }
@@ -447,6 +448,15 @@ describe('docker-compose.yml', () => {
       expect(seconds(s.stop_grace_period), name).toBeGreaterThanOrEqual(35);
       const test = JSON.stringify(s.healthcheck?.test);
       expect(test, name).toMatch(name === 'web' ? /\/api\/health/ : /\/healthz/);
+    }
+  });
+
+  it('only the dashboard is published on every interface: the demo simulators (every slip, every transfer) on 127.0.0.1 only', () => {
+    const published = Object.entries(composeDoc.services).flatMap(([name, s]) => (s.ports ?? []).map((p) => ({ name, p: String(p) })));
+    expect(published.map((x) => x.name).sort()).toEqual(['bank', 'provider', 'web']);
+    for (const { name, p } of published) {
+      if (name === 'web') continue;
+      expect(p, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
     }
   });
 

@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** SendGrid's Event Webhook verification key: base64 DER (SubjectPublicKeyInfo) of a P-256 key. */
@@ -33,6 +34,34 @@ const schema = z
     BETTER_AUTH_URL: z.string().url('BETTER_AUTH_URL must be the dashboard URL, e.g. https://beton.example.com').optional(),
     /** Connections the web server's pool may hold. Default: 10. */
     WEB_DB_POOL_MAX: z.coerce.number().int().positive().default(10),
+    /**
+     * Addresses of the reverse proxies in front of the web app (comma-separated IPs or CIDR
+     * ranges, e.g. `10.0.0.0/8,127.0.0.1`). A request from one of them is attributed to the
+     * address it names in X-Forwarded-For; any other request to its socket's address, whatever
+     * headers it sends. Default: none (the app is reached directly).
+     */
+    TRUSTED_PROXIES: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((a) => a.trim()).filter(Boolean))
+      .pipe(z.array(z.string().refine(isAddressOrRange, { error: (issue) => `"${String(issue.input)}" is not an IP address or CIDR range` }))),
+    /**
+     * Bearer token a Prometheus scrape of `/api/metrics` must send (32+ characters). Unset:
+     * the endpoint answers 404, so metrics are never public by default.
+     */
+    METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, 'METRICS_TOKEN must be at least 32 characters (openssl rand -hex 32)').optional()),
+    /**
+     * An account's sign-in back-off: after SIGN_IN_ACCOUNT_ATTEMPTS attempts without a success
+     * (from any address), the account takes no attempt for this many seconds, doubled at each
+     * further lock, up to an hour. Default: 60.
+     */
+    SIGN_IN_ACCOUNT_LOCK_SECONDS: z.coerce.number().int().positive().max(3600).default(60),
+    /** Attempts an account gets before its first lock. Default: 5. */
+    SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(5),
+    /** pino level of the web server's JSON log. Default: info. */
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** 'json' (one object a line) or 'pretty' (for a terminal). Default: json. */
+    LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     /**
      * The Event Webhook's verification key (signed webhook): batches whose ECDSA signature does
@@ -50,6 +79,14 @@ const schema = z
     if (!e.SENDGRID_WEBHOOK_PUBLIC_KEY) ctx.addIssue({ code: 'custom', path: ['SENDGRID_WEBHOOK_PUBLIC_KEY'], message: 'required in production (the Event Webhook verification key from SendGrid)' });
   })
   .transform((e) => ({ ...e, BETTER_AUTH_SECRET: e.BETTER_AUTH_SECRET ?? DEVELOPMENT_AUTH_SECRET }));
+
+function isAddressOrRange(value: string): boolean {
+  const [address, prefix, ...rest] = value.split('/');
+  if (rest.length || !address || !isIP(address)) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= (isIP(address) === 4 ? 32 : 128);
+}
 
 export type Env = z.infer<typeof schema>;
 

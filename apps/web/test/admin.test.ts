@@ -125,7 +125,7 @@ describe('admin console over HTTP', () => {
     expect(matching.total).toBeGreaterThan(1);
     const others = { bOther: await admin.admin.failedCount.query({ companyId: b.id, errorCode: 'provider_unavailable' }), aSame: await admin.admin.failedCount.query({ companyId: a.id, errorCode: 'invalid_recipient' }) };
     const all = await admin.admin.failedCount.query({});
-    expect(await admin.admin.discardMatching.mutate(filter)).toEqual({ discarded: matching.total });
+    expect(await admin.admin.discardMatching.mutate({ filter, expected: matching.total })).toEqual({ discarded: matching.total });
     expect(await admin.admin.failedCount.query(filter)).toBe(0);
     expect(await admin.admin.failedCount.query({ companyId: b.id, errorCode: 'provider_unavailable' })).toBe(others.bOther);
     expect(await admin.admin.failedCount.query({ companyId: a.id, errorCode: 'invalid_recipient' })).toBe(others.aSame);
@@ -141,7 +141,7 @@ describe('admin console over HTTP', () => {
     const byText = await admin.admin.failedList.query({ companyId: a.id, q: `for employee ${one.employeeId}` });
     expect(byText.rows.map((r) => r.id)).toContain(one.id);
     expect(byText.total).toBeLessThan(aFailed);
-    expect(await admin.admin.discardMatching.mutate({ companyId: a.id, q: `for employee ${one.employeeId}` })).toEqual({ discarded: byText.total });
+    expect(await admin.admin.discardMatching.mutate({ filter: { companyId: a.id, q: `for employee ${one.employeeId}` }, expected: byText.total })).toEqual({ discarded: byText.total });
     expect(await jobRow(one.id)).toBeNull();
     expect(await admin.admin.failedCount.query({ companyId: a.id })).toBe(aFailed - byText.total);
   });

@@ -18,7 +18,9 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   fx = await createWebFixture();
-  web = await startWebServer(fx.url);
+  // The test plays a trusted reverse proxy (TRUSTED_PROXIES): each page names its client address
+  // in X-Forwarded-For, so the pages' many sign-ins do not share 127.0.0.1's per-address limit.
+  web = await startWebServer(fx.url, { env: { TRUSTED_PROXIES: '127.0.0.1' } });
   browser = await launchChromium();
 }, 240_000);
 
@@ -29,8 +31,8 @@ afterAll(async () => {
   await fx?.drop();
 });
 
-// Sign-in is limited to 5 attempts per client IP per 15 minutes: each page signs in from an
-// address of its own (X-Forwarded-For, which `next start` keeps), as the API tests do.
+// Sign-in is limited to 5 attempts per client address per 15 minutes: each page signs in from an
+// address of its own, named in X-Forwarded-For by 127.0.0.1, the trusted proxy of this server.
 let nextAddress = 0;
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {
@@ -281,6 +283,55 @@ describe('resend status in Chromium', () => {
     } finally {
       await context.close();
       for (const fn of cleanups.splice(0)) await fn();
+    }
+  });
+});
+
+describe('users in Chromium', () => {
+  it('an admin creates an HR manager; their one-time password leads only to the account page, where they choose their own; then they sign out everywhere', async () => {
+    const [a] = fx.companies;
+    const adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const hrContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const admin = await adminContext.newPage();
+      await signIn(admin, fx.admin.email, fx.admin.password);
+      await admin.waitForURL(/\/admin\/failed$/);
+      await admin.goto(`${web.url}/admin/users`);
+      await admin.getByLabel('new user email').fill('browser.hr@example.com');
+      await admin.getByLabel('new user name').fill('Browser HR');
+      await admin.getByLabel('new user company').selectOption(a!.id);
+      await admin.getByRole('button', { name: /Create user/ }).click();
+      const otp = (await admin.getByTestId('one-time-password').textContent({ timeout: 10_000 }))!.trim();
+      expect(otp).toMatch(/^[A-Za-z0-9]{16}$/);
+      await expect.poll(() => admin.getByTestId('user-row').filter({ hasText: 'browser.hr@example.com' }).textContent(), { timeout: 10_000 }).toMatch(/one-time password/);
+      await admin.screenshot({ path: path.join(artifacts, 'admin-users-created.png'), fullPage: true });
+
+      const hr = await hrContext.newPage();
+      await signIn(hr, 'browser.hr@example.com', otp);
+      await hr.waitForURL(/\/account$/);
+      await hr.getByTestId('must-change').waitFor();
+      await hr.goto(`${web.url}/runs`);
+      await hr.waitForURL(/\/account$/); // nowhere else until the password is changed
+      await hr.getByLabel('current password').fill(otp);
+      await hr.getByLabel('new password', { exact: true }).fill('a browser passphrase');
+      await hr.getByLabel('repeat new password').fill('a browser passphrase');
+      await hr.getByRole('button', { name: /Change password/ }).click();
+      await hr.getByTestId('password-changed').waitFor({ timeout: 10_000 });
+      await expect.poll(() => hr.getByTestId('must-change').count(), { timeout: 10_000 }).toBe(0);
+      await hr.screenshot({ path: path.join(artifacts, 'hr-account-password-changed.png'), fullPage: true });
+      await hr.goto(`${web.url}/runs`);
+      await expect.poll(() => hr.getByTestId('run-line').textContent(), { timeout: 10_000 }).toMatch(/sent/);
+
+      await hr.goto(`${web.url}/account`);
+      hr.once('dialog', (d) => void d.accept());
+      await hr.getByRole('button', { name: /Sign out everywhere/ }).click();
+      await hr.waitForURL(/\/login$/);
+      const { rows } = await fx.pool.query<{ n: number }>(
+        `select count(*)::int as n from sessions s join users u on u.id = s.user_id where u.email = 'browser.hr@example.com'`);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await adminContext.close();
+      await hrContext.close();
     }
   });
 });

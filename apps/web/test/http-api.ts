@@ -7,26 +7,29 @@ import superjson from 'superjson';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { appRouter, type AppRouter } from '../src/server/root.ts';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
-import { startWebServer, type WebServer } from './server.ts';
+import { freshAddress, loopbackFetch } from './loopback.ts';
+import { startWebServer, type WebServer, type WebServerOptions } from './server.ts';
 
 /** `baseUrl` is read at call time (the server starts in `beforeAll`). */
 export function httpApi(baseUrl: () => string) {
-  /** As the login page sends it: Better Auth refuses a fetch-mode POST that names no trusted origin. */
-  function signInRequest(email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(`${baseUrl()}/api/auth/sign-in/email`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl(), ...headers }, body: JSON.stringify({ email, password }),
+  /**
+   * As the login page sends it (JSON, our own Origin), from the loopback source address `from`
+   * (default 127.0.0.1): the server counts sign-in attempts per client address.
+   */
+  function signInRequest(email: string, password: string, headers: Record<string, string> = {}, from?: string): Promise<Response> {
+    return loopbackFetch(`${baseUrl()}/api/auth/sign-in/email`, {
+      method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl(), ...headers }, body: JSON.stringify({ email, password }), ...(from ? { from } : {}),
     });
   }
 
-  // Sign-in is limited to 5 attempts per client IP per 15 minutes. Each helper sign-in comes from
-  // an address of its own (X-Forwarded-For, which `next start` keeps), so only a rate-limit
-  // test, which sends none and is keyed by the socket's 127.0.0.1, spends that budget.
-  let nextAddress = 0;
-
-  /** Better Auth's email + password sign-in; returns the session cookie (`name=value`). */
+  /**
+   * Better Auth's email + password sign-in; returns the session cookie (`name=value`). Sign-in
+   * is limited to 5 attempts per client address per 15 minutes: each helper sign-in comes from a
+   * loopback address of its own (a real socket address, not a header), so only a rate-limit test
+   * spends 127.0.0.1's budget.
+   */
   async function signIn(email: string, password: string): Promise<string> {
-    nextAddress++;
-    const res = await signInRequest(email, password, { 'x-forwarded-for': `10.1.${nextAddress >> 8}.${nextAddress & 255}` });
+    const res = await signInRequest(email, password, {}, freshAddress());
     expect(res.status).toBe(200);
     const cookies = res.headers.getSetCookie();
     expect(cookies).toHaveLength(1);
@@ -43,9 +46,10 @@ export function httpApi(baseUrl: () => string) {
     return fetch(`${baseUrl()}/api/auth/sign-out`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' });
   }
 
+  /** A tRPC client with the session cookie, sending our own Origin as the dashboard's pages do (mutations need it). */
   function client(cookie?: string) {
     return createTRPCClient<AppRouter>({
-      links: [httpLink({ url: `${baseUrl()}/api/trpc`, transformer: superjson, headers: () => (cookie ? { cookie } : {}) })],
+      links: [httpLink({ url: `${baseUrl()}/api/trpc`, transformer: superjson, headers: () => ({ origin: baseUrl(), ...(cookie ? { cookie } : {}) }) })],
     });
   }
 
@@ -56,11 +60,11 @@ export function httpApi(baseUrl: () => string) {
  * A test file's fixture database and `next start` on it, for the whole file (set up in
  * `beforeAll`, stopped and dropped in `afterAll`), with the HTTP helpers bound to it.
  */
-export function webApiSuite() {
+export function webApiSuite(options: WebServerOptions = {}) {
   const state: { fx?: WebFixture; web?: WebServer } = {};
   beforeAll(async () => {
     state.fx = await createWebFixture();
-    state.web = await startWebServer(state.fx.url);
+    state.web = await startWebServer(state.fx.url, options);
   }, 240_000);
   afterAll(async () => {
     await state.web?.stop();

@@ -26,7 +26,7 @@ function newestMtime(dir: string): number {
 
 function isFresh(): boolean {
   if (!existsSync(buildId)) return false;
-  const sources = ['apps/web', 'packages/dashboard/src', 'packages/jobs/src', 'packages/db/src'].map((d) => newestMtime(path.join(root, d)));
+  const sources = ['apps/web', 'packages/dashboard/src', 'packages/jobs/src', 'packages/db/src', 'packages/payroll/src'].map((d) => newestMtime(path.join(root, d)));
   return statSync(buildId).mtimeMs > Math.max(...sources);
 }
 
@@ -61,6 +61,8 @@ export async function ensureBuilt(): Promise<void> {
 
 export interface WebServer {
   url: string;
+  /** Everything the server printed so far (its JSON log lines). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -70,7 +72,12 @@ export const testWebhookKeys = (() => {
   return { privateKey, publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64') };
 })();
 
-export async function startWebServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<WebServer> {
+export interface WebServerOptions {
+  /** More settings of apps/web/src/env.ts (TRUSTED_PROXIES, METRICS_TOKEN, …). */
+  env?: Record<string, string>;
+}
+
+export async function startWebServer(databaseUrl: string, options: WebServerOptions = {}): Promise<WebServer> {
   await ensureBuilt();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -83,7 +90,7 @@ export async function startWebServer(databaseUrl: string, extraEnv: Record<strin
       // Production requires both: a fresh random secret per server, and the URL tests call.
       BETTER_AUTH_SECRET: randomBytes(32).toString('base64'), BETTER_AUTH_URL: url,
       SENDGRID_WEBHOOK_PUBLIC_KEY: testWebhookKeys.publicKey,
-      ...extraEnv,
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -111,5 +118,5 @@ export async function startWebServer(databaseUrl: string, extraEnv: Record<strin
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { url, stop };
+  return { url, output: () => output, stop };
 }

@@ -106,6 +106,59 @@ describe('beton CLI (a real process on a test database)', () => {
     expect(none.stdout).toMatch(/No failed jobs to retry/);
   });
 
+  it('users create: a one-time password printed once, to be changed at the first sign-in, audited as cli:<user>; bad input is one line', async () => {
+    await seedDatabase(db.pool, { employees: 6, companies: 2, reset: true });
+    const company = (await db.pool.query<{ id: string; name: string }>('select id, name from companies order by name limit 1')).rows[0]!;
+    const made = await beton(['users', 'create', '--email', 'ops.hr@example.com', '--role', 'hr', '--company', company.name], env);
+    expect(made.code, made.stderr).toBe(0);
+    const otp = /One-time password \(shown only now; it must be changed at the first sign-in\): ([A-Za-z0-9]{16})$/m.exec(made.stdout)?.[1];
+    expect(otp).toBeDefined();
+    expect(made.stdout).toContain(`Created HR ops.hr@example.com for ${company.name}.`);
+    const { rows } = await db.pool.query(`select u.role, u.company_id, u.must_change_password, a.password from users u join accounts a on a.user_id = u.id where u.email = 'ops.hr@example.com'`);
+    expect(rows).toEqual([{ role: 'HR', company_id: company.id, must_change_password: true, password: expect.stringMatching(/^\$argon2id\$/) }]);
+    expect(JSON.stringify(rows)).not.toContain(otp);
+    const audit = await db.pool.query(`select actor from audit_log where action = 'create-user'`);
+    expect(audit.rows).toEqual([{ actor: 'cli:tester' }]);
+
+    const list = await beton(['users', 'list', '--json'], env);
+    expect(JSON.parse(list.stdout).find((u: { email: string }) => u.email === 'ops.hr@example.com')).toMatchObject({ role: 'HR', mustChangePassword: true });
+
+    for (const [args, code, message] of [
+      [['users', 'create', '--email', 'ops.hr@example.com', '--role', 'HR', '--company', company.id], 1, /A user with the email ops\.hr@example\.com already exists/],
+      [['users', 'create', '--email', 'x@example.com', '--role', 'HR'], 2, /an HR manager belongs to one company/],
+      [['users', 'create', '--email', 'x@example.com', '--role', 'boss'], 2, /--role must be HR or ADMIN, got "boss"/],
+      [['users', 'create', '--email', 'x@example.com', '--role', 'HR', '--company', 'No Such Ltd'], 1, /No company named "No Such Ltd"/],
+    ] as const) {
+      const run = await beton([...args], env);
+      expect([run.code, run.stderr.trim().split('\n')[0]]).toEqual([code, expect.stringMatching(message)]);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect((await db.pool.query(`select count(*)::int as n from users where email = 'x@example.com'`)).rows[0].n).toBe(0);
+  });
+
+  it('slips export: the audited way to read one slip (with a reason); without a reason nothing is read', async () => {
+    const emp = (await db.pool.query<{ id: number }>('select id from employees order by id limit 1')).rows[0]!.id;
+    const slip = (await db.pool.query<{ id: number }>(`insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, '2026-11', 'slip:cli-export', $2, 'x', 12) returning id`, [emp, Buffer.from('%PDF-1.4 cli')])).rows[0]!.id;
+    const out = path.join(root, `.beton/test-slip-${process.pid}.pdf`);
+    const { rmSync, readFileSync } = await import('node:fs');
+    rmSync(out, { force: true });
+    try {
+      const noReason = await beton(['slips', 'export', '--slip', String(slip), '--out', out], env);
+      expect(noReason.code).toBe(2);
+      expect(noReason.stderr).toMatch(/--reason is required/);
+      expect((await db.pool.query(`select count(*)::int as n from audit_log where action = 'export-slip'`)).rows[0].n).toBe(0);
+      const run = await beton(['slips', 'export', '--slip', String(slip), '--reason', 'ticket 4711: disputed net pay', '--out', out], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(readFileSync(out, 'utf8')).toBe('%PDF-1.4 cli');
+      const audit = await db.pool.query(`select actor, details from audit_log where action = 'export-slip'`);
+      expect(audit.rows).toEqual([{ actor: 'cli:tester', details: expect.objectContaining({ slipId: slip, employeeId: emp, reason: 'ticket 4711: disputed net pay' }) }]);
+      const again = await beton(['slips', 'export', '--slip', String(slip), '--reason', 'ticket 4711: disputed net pay', '--out', out], env);
+      expect([again.code, again.stderr.trim()]).toEqual([1, expect.stringMatching(/it exists/)]);
+    } finally {
+      rmSync(out, { force: true });
+    }
+  });
+
   it('usage errors exit 2; an unreachable DATABASE_URL is one masked line with the fix, exit 1', async () => {
     const unknown = await beton(['frobnicate'], env);
     expect(unknown.code).toBe(2);

@@ -85,6 +85,23 @@ export async function failedFacets(pool: Pool): Promise<{ errorCodes: Array<{ co
   return { errorCodes: codes.rows, tasks: tasks.rows.map((r) => r.task_name), companies: companies.rows };
 }
 
+/**
+ * Payload fields an admin sees: the ids, months and counts that say which job it is. Any other
+ * field (a future payload carrying a salary, an address, a bank account) shows as REDACTED:
+ * salaries are HR's (SPEC R15); an operator who must see one reads it through an audited path
+ * (`beton slips export`, README "Least privilege").
+ */
+export const ADMIN_PAYLOAD_FIELDS = ['companyId', 'employeeId', 'payrollRunId', 'month', 'resend', 'dueAt', 'pollWindow', 'credited', 'key'] as const;
+export const REDACTED = '[redacted]';
+
+/** The payload as an admin sees it: the fields of ADMIN_PAYLOAD_FIELDS kept, every other value REDACTED. */
+export function redactPayload(payload: unknown): unknown {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return REDACTED;
+  const allowed = new Set<string>(ADMIN_PAYLOAD_FIELDS);
+  return Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, allowed.has(k) && (v === null || typeof v !== 'object') ? v : REDACTED]));
+}
+
+/** One job for the admin's console: metadata, errors and attempts; the payload redacted (redactPayload). */
 export async function failedJobDetail(pool: Pool, jobId: number) {
   const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; payload: unknown; attempts: number; max_attempts: number; idempotency_key: string; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; last_error_kind: string | null; company_id: string | null; employee_id: number | null; payroll_run_id: string | null }>(
     `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id from jobs where id = $1`,
@@ -97,7 +114,7 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
     [jobId],
   );
   return {
-    id: j.id, taskName: j.task_name, queue: j.queue, status: j.status, payload: j.payload, attempts: j.attempts, maxAttempts: j.max_attempts,
+    id: j.id, taskName: j.task_name, queue: j.queue, status: j.status, payload: redactPayload(j.payload), attempts: j.attempts, maxAttempts: j.max_attempts,
     idempotencyKey: j.idempotency_key, runAt: j.run_at, finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
     lastErrorKind: j.last_error_kind, companyId: j.company_id, employeeId: j.employee_id, payrollRunId: j.payroll_run_id,
     attemptLog: attempts.rows.map((a) => ({
@@ -108,13 +125,13 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
 }
 
 /**
- * "Retry all / discard all that match": `expected` is the count the admin confirmed; when the
- * filter now matches another number, nothing is done and CONFLICT says the new count.
+ * "Retry all / discard all that match": `expected` is the count the admin confirmed (required);
+ * when the filter now matches another number, nothing is done and CONFLICT says the new count.
  */
-export type JobsTarget = { ids: number[] } | { filter: FailedFilter; expected?: number | undefined };
+export type JobsTarget = { ids: number[] } | { filter: FailedFilter; expected: number };
 
 function checkExpected(target: JobsTarget, matched: number): void {
-  if ('filter' in target && target.expected !== undefined && target.expected !== matched) {
+  if ('filter' in target && target.expected !== matched) {
     throw new AppError('CONFLICT', `The filter now matches ${matched} jobs, not ${target.expected}: confirm again`);
   }
 }

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
+import { generatePassword } from './password.ts';
 
 export interface EmbeddedOptions {
   /** Data folder; reused on the next start. Default: `<repo>/.beton/postgres`. */
@@ -24,7 +26,23 @@ export interface EmbeddedDatabase {
 }
 
 const USER = 'postgres';
-const PASSWORD = 'beton';
+/** The superuser password of clusters made before it was random (kept with the data since). */
+const LEGACY_PASSWORD = 'beton';
+
+/** Where a persistent cluster's random superuser password is kept: beside its data folder, like its port. */
+export function embeddedPasswordFile(dir: string): string {
+  return `${dir}.password`;
+}
+
+/**
+ * The URL of the embedded cluster in `dir` listening on `port`, with the password kept with its
+ * data (for a command that connects to the cluster `npm start` runs).
+ */
+export function embeddedServerUrl(dir: string, port: number): string {
+  const file = embeddedPasswordFile(dir);
+  const password = existsSync(file) ? readFileSync(file, 'utf8').trim() : LEGACY_PASSWORD;
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+}
 
 export function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -79,13 +97,21 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     port = await freePort();
     log(`port ${taken} is taken; embedded PostgreSQL uses ${port}`);
   }
+  // The superuser's password is random, made when the cluster is initialised and kept with its
+  // data (persistent clusters; a throwaway one keeps it in memory). A cluster initialised before
+  // that still has the old fixed password: it is changed to a random one on this start.
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  const passwordFile = embeddedPasswordFile(dir);
+  const kept = !fresh && existsSync(passwordFile) ? readFileSync(passwordFile, 'utf8').trim() : undefined;
+  const password = fresh ? generatePassword(24) : (kept ?? LEGACY_PASSWORD);
+  if (fresh && persistent) writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
   // Loaded here, not at the top: see loadEmbeddedPostgres.
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
+  const server = new EmbeddedPostgres({
     databaseDir: dir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: [
@@ -96,17 +122,32 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     onLog: (m) => log(String(m).trimEnd()),
     onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
   });
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  if (fresh) await server.initialise();
+  await server.start();
   if (persistent) writeFileSync(portFile, String(port));
+  let serverUrl = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  if (!fresh && kept === undefined) {
+    const random = generatePassword(24);
+    const client = new pg.Client({ connectionString: `${serverUrl}/postgres` });
+    await client.connect();
+    try {
+      // ALTER ROLE takes no parameters: the password is from our own alphabet (letters, digits).
+      await client.query(`alter role ${USER} with password '${random}'`);
+    } finally {
+      await client.end();
+    }
+    writeFileSync(passwordFile, `${random}\n`, { mode: 0o600 });
+    serverUrl = `postgres://${USER}:${random}@127.0.0.1:${port}`;
+    log(`the superuser password of ${dir} was the old fixed one; it is now random, kept in ${passwordFile}`);
+  }
   let stopped = false;
   return {
-    serverUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`,
+    serverUrl,
     port,
     async stop() {
       if (stopped) return;
       stopped = true;
-      await pg.stop();
+      await server.stop();
     },
   };
 }

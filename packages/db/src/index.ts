@@ -8,3 +8,4 @@ export * from './url.ts';
 export * from './seed.ts';
 export * from './random.ts';
 export * from './testing.ts';
+export * from './users.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from './password.ts';
+import { generatePassword, hashPassword } from './password.ts';
 import type { Pool } from './pool.ts';
 import { COMPANY_KINDS, COMPANY_WORDS, FAMILY_NAMES, GIVEN_NAMES } from './names.ts';
 import { pick, prng } from './random.ts';
@@ -11,7 +11,7 @@ export interface SeedOptions {
   companies?: number;
   /** Share of employees given an invalid email address. Default: 0.005 (0.5 %). */
   invalidRate?: number;
-  /** Same seed → same rows. Default: 20261101. */
+  /** Same seed → same companies and employees (never the same passwords). Default: 20261101. */
   seed?: number;
   /** Wipe existing companies, employees, users and jobs first. Default: false. */
   reset?: boolean;
@@ -54,12 +54,11 @@ export function companySizes(total: number, companies: number, rand: () => numbe
   return sizes;
 }
 
-function password(rand: () => number): string {
-  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789';
-  return Array.from({ length: 10 }, () => pick(rand, alphabet.split(''))).join('');
-}
-
-/** Deterministic demo data in bulk: 50,000 employees take a few seconds. */
+/**
+ * Deterministic demo data in bulk: 50,000 employees take a few seconds. The same seed gives the
+ * same companies and employees; the logins' passwords never come from it (a cryptographic
+ * source, different on every run), so nobody can compute them from the source code.
+ */
 export async function seedDatabase(pool: Pool, options: SeedOptions = {}): Promise<SeedResult> {
   const { employees = 50_000, companies = 60, invalidRate = 0.005, seed = 20261101, reset = false } = options;
   if (!Number.isInteger(employees) || employees < 0) throw new Error(`employees must be a whole number >= 0, got ${employees}`);
@@ -136,9 +135,9 @@ export async function seedDatabase(pool: Pool, options: SeedOptions = {}): Promi
       );
     }
 
-    const logins: SeedLogin[] = [{ role: 'ADMIN', email: 'admin@beton.example', password: password(rand) }];
+    const logins: SeedLogin[] = [{ role: 'ADMIN', email: 'admin@beton.example', password: generatePassword() }];
     for (const company of companyRows) {
-      logins.push({ role: 'HR', email: `hr@${company.slug}.example.com`, password: password(rand), company: company.name });
+      logins.push({ role: 'HR', email: `hr@${company.slug}.example.com`, password: generatePassword(), company: company.name });
     }
     const hashes = await Promise.all(logins.map((l) => hashPassword(l.password)));
     const companyByName = new Map(companyRows.map((c) => [c.name, c.id]));

@@ -5,6 +5,12 @@ import { checkDatabase } from '../src/pool.ts';
 import { DatabaseUnreachableError } from '../src/errors.ts';
 import { maskUrl } from '../src/url.ts';
 import { prng } from '../src/random.ts';
+import { verifyPassword } from '../src/password.ts';
+import { createUser, listUsers, UserInputError } from '../src/users.ts';
+import { embeddedPasswordFile, freePort, startEmbeddedPostgres } from '../src/embedded.ts';
+import { existsSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
 
 describe('data model guarantees', () => {
   let db: TestDatabase;
@@ -129,6 +135,25 @@ describe('seed', () => {
     }
   });
 
+  it("the same seed never gives the same passwords: nobody can compute a login from the source", async () => {
+    const [a, b] = await Promise.all([createTestDatabase('seed_pw_a'), createTestDatabase('seed_pw_b')]);
+    try {
+      const [one, two] = [await seedDatabase(a.pool, { employees: 30, companies: 3, seed: 7 }), await seedDatabase(b.pool, { employees: 30, companies: 3, seed: 7 })];
+      expect(one.logins.map((l) => l.email)).toEqual(two.logins.map((l) => l.email));
+      const passwords = [...one.logins, ...two.logins].map((l) => l.password);
+      expect(new Set(passwords).size).toBe(passwords.length);
+      for (const p of passwords) expect(p).toMatch(/^[A-Za-z0-9]{16}$/);
+      // Each works only where it was printed.
+      const hashOf = async (d: TestDatabase, email: string) => (await d.pool.query<{ password: string }>(
+        `select a.password from accounts a join users u on u.id = a.user_id where u.email = $1`, [email])).rows[0]!.password;
+      const admin = one.logins[0]!;
+      expect(await verifyPassword(await hashOf(a, admin.email), admin.password)).toBe(true);
+      expect(await verifyPassword(await hashOf(b, admin.email), admin.password)).toBe(false);
+    } finally {
+      await Promise.all([a.drop(), b.drop()]);
+    }
+  });
+
   it('makes uneven company sizes that add up, Bengali names, and about the asked share of invalid addresses', async () => {
     const sizes = companySizes(50_000, 60, prng(1));
     expect(sizes.reduce((x, y) => x + y, 0)).toBe(50_000);
@@ -158,6 +183,79 @@ describe('seed', () => {
       await db.drop();
     }
   });
+});
+
+describe('users', () => {
+  it('createUser: a one-time password (cryptographic, hashed, must be changed), audited; bad input named field by field', async () => {
+    const db = await createTestDatabase('users');
+    try {
+      await seedDatabase(db.pool, { employees: 10, companies: 2 });
+      const company = (await db.pool.query<{ id: string }>('select id from companies order by name limit 1')).rows[0]!.id;
+      const made = await createUser(db.pool, { email: ' New.HR@Example.com ', name: 'New HR', role: 'HR', companyId: company }, 'cli:ops');
+      expect(made.email).toBe('new.hr@example.com');
+      expect(made.oneTimePassword).toMatch(/^[A-Za-z0-9]{16}$/);
+      const { rows: [row] } = await db.pool.query<{ must_change_password: boolean; password: string; company_id: string }>(
+        `select u.must_change_password, a.password, u.company_id from users u join accounts a on a.user_id = u.id and a.provider_id = 'credential' and a.account_id = u.id::text where u.email = $1`, [made.email]);
+      expect(row).toMatchObject({ must_change_password: true, company_id: company });
+      expect(row!.password).toMatch(/^\$argon2id\$/);
+      expect(await verifyPassword(row!.password, made.oneTimePassword)).toBe(true);
+      const audit = await db.pool.query(`select actor, details from audit_log where action = 'create-user'`);
+      expect(audit.rows).toEqual([{ actor: 'cli:ops', details: { userId: made.id, email: made.email, role: 'HR', companyId: company } }]);
+      expect((await listUsers(db.pool)).find((u) => u.email === made.email)).toMatchObject({ mustChangePassword: true, role: 'HR', activeSessions: 0 });
+
+      const refused = async (input: Parameters<typeof createUser>[1]) => (await createUser(db.pool, input, 'cli:ops').catch((e: unknown) => e)) as UserInputError;
+      expect((await refused({ email: 'new.hr@example.com', name: 'Twin', role: 'HR', companyId: company })).fieldErrors).toEqual({ email: 'already a user' });
+      expect((await refused({ email: 'x@example.com', name: 'X', role: 'HR' })).fieldErrors).toHaveProperty('companyId');
+      expect((await refused({ email: 'x@example.com', name: 'X', role: 'ADMIN', companyId: company })).fieldErrors).toHaveProperty('companyId');
+      expect((await refused({ email: 'not-an-address', name: 'X', role: 'ADMIN' })).fieldErrors).toHaveProperty('email');
+      expect((await refused({ email: 'x@example.com', name: 'X', role: 'HR', companyId: '00000000-0000-4000-8000-000000000000' })).fieldErrors).toEqual({ companyId: 'no such company' });
+      expect((await db.pool.query(`select count(*)::int as n from users where email in ('x@example.com')`)).rows[0].n).toBe(0);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe('embedded PostgreSQL', () => {
+  it('a random superuser password kept with its data (0600); a cluster with the old fixed password gets a random one on its next start', async () => {
+    // Under .beton/ like the suite's own cluster (as root, initdb runs as a `postgres` user that cannot enter a 0700 temp folder).
+    const parent = path.resolve(`.beton/test-embedded-${process.pid}-${Date.now()}`);
+    const dir = path.join(parent, 'postgres');
+    const canConnect = async (password: string, port: number) => {
+      const client = new pg.Client({ connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres` });
+      return client.connect().then(async () => (await client.end(), true), () => false);
+    };
+    try {
+      let server = await startEmbeddedPostgres({ dir, port: await freePort(), fast: true });
+      const file = embeddedPasswordFile(dir);
+      const first = readFileSync(file, 'utf8').trim();
+      expect(first).toMatch(/^[A-Za-z0-9]{24}$/);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(server.serverUrl).toContain(`:${first}@`);
+      expect(await canConnect(first, server.port)).toBe(true);
+      expect(await canConnect('beton', server.port)).toBe(false);
+      await server.stop();
+      // The next start reuses it.
+      server = await startEmbeddedPostgres({ dir, port: await freePort(), fast: true });
+      expect(server.serverUrl).toContain(`:${first}@`);
+      // A cluster made before passwords were random: 'beton' and no password file.
+      const c = new pg.Client({ connectionString: `${server.serverUrl}/postgres` });
+      await c.connect();
+      await c.query(`alter role postgres with password 'beton'`);
+      await c.end();
+      await server.stop();
+      unlinkSync(file);
+      server = await startEmbeddedPostgres({ dir, port: await freePort(), fast: true });
+      expect(existsSync(file)).toBe(true);
+      const rotated = readFileSync(file, 'utf8').trim();
+      expect(rotated).toMatch(/^[A-Za-z0-9]{24}$/);
+      expect(await canConnect('beton', server.port)).toBe(false);
+      expect(await canConnect(rotated, server.port)).toBe(true);
+      await server.stop();
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('connection errors', () => {

@@ -6,6 +6,14 @@ export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
 }
 
+/** A resend for a month the company never ran payroll for: there is no slip to send again. */
+export class NoPayrollRunError extends Error {
+  override readonly name = 'NoPayrollRunError';
+  constructor(readonly month: string) {
+    super(`No payroll run for ${month}: a slip can be resent only for a month that was paid`);
+  }
+}
+
 export interface ActionDeps {
   pool: Pool;
   jobs: JobClient<BetonJobs>;
@@ -16,6 +24,8 @@ export interface ActionDeps {
  * `slip:<month>:emp-<id>:resend-<n>`. An explicit resend sends again; automatic retries
  * never do. Each resend is a `slip_resends` row (who asked, when, its n): n is one more than
  * any resend before, so it never repeats even after an admin discarded a resend's job rows.
+ * Only for a month with a payroll run of the employee's company (NoPayrollRunError otherwise):
+ * a slip for a month never paid would be made up from today's salary.
  */
 export async function resendSlip(
   deps: ActionDeps,
@@ -30,6 +40,8 @@ export async function resendSlip(
     );
     const companyId = emp.rows[0]?.company_id;
     if (!companyId) throw new NotFoundError(`No employee ${input.employeeId}`);
+    const run = await client.query(`select 1 from payroll_runs where company_id = $1 and month = $2`, [companyId, input.month]);
+    if (!run.rowCount) throw new NoPayrollRunError(input.month);
     // A resend already on its way (render or email not finished) is the answer to a
     // second click: one resend, not two.
     const pending = await client.query<{ id: number; resend: number }>(

@@ -59,7 +59,8 @@ function transferAmount(salary: Salary): { amount: string } | { problem: string 
     return { problem: `salary unreadable (${(e as Error).message})` };
   }
   if (!Number.isFinite(net)) return { problem: 'salary has a missing or non-numeric component' };
-  if (net <= 0) return { problem: `net pay ${net.toFixed(2)} is not positive` };
+  // No figure in the message: it reaches the admins' failed-jobs page, and salaries are HR's.
+  if (net <= 0) return { problem: 'net pay is not positive' };
   return { amount: net.toFixed(2) };
 }
 

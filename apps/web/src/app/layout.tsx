@@ -11,6 +11,10 @@ const bengali = localFont({
   display: 'swap',
 });
 
+// Every page renders per request: the Content-Security-Policy's nonce (src/proxy.ts) is new on
+// each one, and Next puts it on the page's scripts only when the page is rendered for it.
+export const dynamic = 'force-dynamic';
+
 export const metadata: Metadata = { title: 'Beton — বেতন', description: 'Payroll slips on time, exactly once.' };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

@@ -13,6 +13,7 @@ const ADMIN_LINKS = [
   { href: '/admin/queues', en: 'Queues', bn: 'কিউ' },
   { href: '/admin/workers', en: 'Workers', bn: 'ওয়ার্কার' },
   { href: '/admin/schedules', en: 'Schedules', bn: 'সময়সূচি' },
+  { href: '/admin/users', en: 'Users', bn: 'ব্যবহারকারী' },
 ];
 
 export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
@@ -36,7 +37,7 @@ export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
           ))}
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm text-slate-600">
-          <span data-testid="who">{who}</span>
+          <Link href="/account" data-testid="who" className="hover:text-slate-900">{who}</Link>
           <button className="underline" onClick={() => void signOut()}>Sign out · প্রস্থান</button>
         </div>
       </div>

@@ -1,7 +1,10 @@
-import { hashPassword, verifyPassword } from '@beton/db/password';
+import { hashPassword, PASSWORD_LENGTH, verifyPassword } from '@beton/db/password';
 import { betterAuth } from 'better-auth';
+import { createAuthMiddleware, isAPIError } from 'better-auth/api';
 import { env } from '../env.ts';
 import { db } from './db.ts';
+import { originsOf } from './origins.ts';
+import { CLIENT_ADDRESS_HEADER } from './request-meta.ts';
 
 /** Sessions last 12 hours from sign-in (not extended by activity). */
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -9,23 +12,31 @@ export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 export const SIGN_IN_RATE_LIMIT = { window: 15 * 60, max: 5 };
 
 /**
- * Endpoints Better Auth would otherwise serve that Beton has no use for: users are created and
- * edited by the seed or an operator, and there is no email verification or password reset.
+ * The Better Auth endpoints Beton serves (method and path under /api/auth); the route answers
+ * 404 to every other one (api/auth/[...all]/route.ts), so an endpoint a Better Auth upgrade
+ * adds is off until it is listed here.
  */
-const DISABLED_PATHS = [
-  '/sign-up/email', '/update-user', '/change-email', '/delete-user', '/update-session',
-  '/request-password-reset', '/reset-password', '/send-verification-email', '/verify-email',
-  '/sign-in/social', '/link-social', '/unlink-account',
-];
+export const AUTH_ENDPOINTS = [
+  'POST /sign-in/email', 'POST /sign-out', 'GET /get-session',
+  /** Every user's own password; clears a one-time password's must-change mark. */
+  'POST /change-password',
+  /** "Sign out everywhere": every session of the user, this one included. */
+  'POST /revoke-sessions',
+] as const;
 
-/** A loopback URL is reached as both 127.0.0.1 and localhost: trust both spellings. */
-function trustedOrigins(baseURL: string | undefined): string[] {
-  if (!baseURL) return [];
-  const url = new URL(baseURL);
-  const twin = url.hostname === '127.0.0.1' ? 'localhost' : url.hostname === 'localhost' ? '127.0.0.1' : undefined;
-  if (!twin) return [url.origin];
-  return [url.origin, `${url.protocol}//${twin}${url.port ? `:${url.port}` : ''}`];
-}
+/**
+ * Endpoints Better Auth would otherwise serve that Beton has no use for, turned off in Better
+ * Auth itself too (its documented `disabledPaths`): users are created by the seed, an operator
+ * or an admin; there is no sign-up, email verification, password reset or social sign-in; no
+ * endpoint hands out session tokens (list-sessions) or checks a password (verify-password).
+ */
+export const DISABLED_PATHS = [
+  '/sign-up/email', '/update-user', '/change-email', '/delete-user', '/delete-user/callback', '/update-session',
+  '/request-password-reset', '/reset-password', '/send-verification-email', '/verify-email',
+  '/sign-in/social', '/link-social', '/unlink-account', '/list-accounts', '/account-info',
+  '/list-sessions', '/revoke-session', '/revoke-other-sessions', '/verify-password',
+  '/refresh-token', '/get-access-token', '/ok', '/error',
+];
 
 function createAuth() {
   const { BETTER_AUTH_SECRET, BETTER_AUTH_URL } = env();
@@ -33,7 +44,7 @@ function createAuth() {
     appName: 'Beton',
     secret: BETTER_AUTH_SECRET,
     baseURL: BETTER_AUTH_URL,
-    trustedOrigins: trustedOrigins(BETTER_AUTH_URL),
+    trustedOrigins: BETTER_AUTH_URL ? originsOf(BETTER_AUTH_URL) : [],
     // Better Auth's Kysely support on our pg pool; tables and snake_case columns from prisma/schema.prisma.
     database: db(),
     user: {
@@ -43,6 +54,8 @@ function createAuth() {
         role: { type: ['HR', 'ADMIN'], required: true, input: false },
         /** Set for HR (exactly one company), null for ADMIN. */
         companyId: { type: 'string', required: false, input: false, fieldName: 'company_id' },
+        /** A one-time password (given by an operator or an admin) must be changed before anything else. */
+        mustChangePassword: { type: 'boolean', required: false, input: false, defaultValue: false, fieldName: 'must_change_password' },
       },
     },
     session: {
@@ -66,11 +79,14 @@ function createAuth() {
     emailAndPassword: {
       enabled: true,
       disableSignUp: true,
+      minPasswordLength: PASSWORD_LENGTH.min,
+      maxPasswordLength: PASSWORD_LENGTH.max,
       // Argon2id (memory-hard), the same hash the seed writes.
       password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
     },
     // On in every environment (Better Auth's default is production only), in PostgreSQL so all
-    // web replicas share the counts. Keyed by client IP + path.
+    // web replicas share the counts. Keyed by client address + path. The per-account limit is
+    // the route's (sign-in-limit.ts).
     rateLimit: {
       enabled: true,
       storage: 'database',
@@ -79,14 +95,25 @@ function createAuth() {
       customRules: { '/sign-in/email': SIGN_IN_RATE_LIMIT },
     },
     disabledPaths: DISABLED_PATHS,
+    hooks: {
+      // A successful password change ends the one-time password's reign, audited.
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== '/change-password') return;
+        const user = ctx.context.session?.user;
+        if (!user || !ctx.context.returned || isAPIError(ctx.context.returned)) return;
+        await db().query(`update users set must_change_password = false where id = $1`, [user.id]);
+        await db().query(`insert into audit_log (actor, action, details) values ($1, 'change-password', $2)`, [
+          `${String(user.role).toLowerCase()}:${user.email}`, JSON.stringify({ userId: user.id }),
+        ]);
+      }),
+    },
     advanced: {
       database: { generateId: 'uuid' },
       cookiePrefix: 'beton',
-      // The client IP is the single address in X-Forwarded-For. `next start` fills that header
-      // from the socket when the request has none (a direct call to 127.0.0.1 is keyed as
-      // 127.0.0.1); a proxy in front must overwrite it. With no usable address Better Auth
-      // falls back to one bucket shared by all clients, which still limits.
-      ipAddress: { ipAddressHeaders: ['x-forwarded-for'] },
+      // The client's address as the server's request hook found it (the socket, or what a
+      // trusted proxy says: request-meta.ts); the route removes the header from a request the
+      // hook did not see, so a client can never name its own address.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
       // Better Auth turns the origin check off when TEST is set in the environment: keep it on.
       disableOriginCheck: false,
       disableCSRFCheck: false,
@@ -112,6 +139,8 @@ export interface SessionUser {
   role: 'HR' | 'ADMIN';
   /** Set for HR (exactly one company), null for ADMIN. */
   companyId: string | null;
+  /** Signed in with a one-time password: only changing it (and signing out) is allowed. */
+  mustChangePassword: boolean;
 }
 
 /** The signed-in user of a request (its session cookie), or null. Every tRPC call reads it. */
@@ -119,7 +148,10 @@ export async function getSessionUser(headers: Headers): Promise<SessionUser | nu
   const found = await auth().api.getSession({ headers });
   if (!found) return null;
   const { session, user } = found;
-  return { sessionId: session.id, userId: user.id, email: user.email, name: user.name, role: user.role, companyId: user.companyId ?? null };
+  return {
+    sessionId: session.id, userId: user.id, email: user.email, name: user.name, role: user.role, companyId: user.companyId ?? null,
+    mustChangePassword: user.mustChangePassword === true,
+  };
 }
 
 /** The user's company name, for the few places that show it (not every request's session). */

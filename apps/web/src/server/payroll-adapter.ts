@@ -2,12 +2,12 @@
  * The web app's door to @beton/payroll's HR actions (the same services workers and the CLI
  * use). Only `./actions` is imported: the package index would pull the mailer and the PDF
  * renderer into the web server, which never renders or sends anything itself.
- * The payroll services' NotFoundError becomes the dashboard's code-based AppError here.
+ * The payroll services' errors become the dashboard's code-based AppError here.
  */
 import { AppError } from '@beton/dashboard';
 import type { Pool } from '@beton/db';
 import type { BetonJobs, JobClient } from '@beton/jobs';
-import { approvePayroll as approve, NotFoundError, resendSlip as resend } from '@beton/payroll/actions';
+import { approvePayroll as approve, NoPayrollRunError, NotFoundError, resendSlip as resend } from '@beton/payroll/actions';
 
 type Jobs = JobClient<BetonJobs>;
 
@@ -16,6 +16,7 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (error) {
     if (error instanceof NotFoundError) throw new AppError('NOT_FOUND', error.message);
+    if (error instanceof NoPayrollRunError) throw new AppError('INVALID_INPUT', error.message, { month: `no payroll run for ${error.month}` });
     throw error;
   }
 }

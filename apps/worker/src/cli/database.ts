@@ -3,6 +3,7 @@ import {
   createDatabaseIfMissing,
   createPool,
   dropDatabase,
+  embeddedServerUrl,
   freePort,
   startEmbeddedPostgres,
   DatabaseUnreachableError,
@@ -28,8 +29,8 @@ export interface CliDatabase {
 
 /** The embedded cluster `npm start` uses (ensureDatabase's default folder). */
 const EMBEDDED_DIR = path.join(repoRoot, '.beton/postgres');
-/** The credentials @beton/db gives its embedded cluster (embedded.ts). */
-const EMBEDDED_SERVER = (port: number) => `postgres://postgres:beton@127.0.0.1:${port}`;
+/** The embedded cluster's URL with the random password kept with its data (embedded.ts). */
+const EMBEDDED_SERVER = (port: number) => embeddedServerUrl(EMBEDDED_DIR, port);
 
 /**
  * The port of the embedded PostgreSQL when it is already running (under `npm start`):

@@ -18,11 +18,12 @@ export default function LoginPage() {
     if (error || !data) {
       setPending(false);
       setError(error?.status === 429
-        ? { en: 'Too many sign-in attempts; try again in 15 minutes', bn: 'অনেকবার চেষ্টা হয়েছে; 15 মিনিট পরে আবার চেষ্টা করুন' }
+        ? { en: 'Too many sign-in attempts; try again later', bn: 'অনেকবার চেষ্টা হয়েছে; পরে আবার চেষ্টা করুন' }
         : { en: error?.message || 'Wrong email or password', bn: error?.status === 401 ? 'ইমেইল বা পাসওয়ার্ড ভুল' : 'সাইন ইন হয়নি' });
       return;
     }
-    router.push(data.user.role === 'ADMIN' ? '/admin/failed' : '/runs');
+    // A one-time password (a new user's) is changed before anything else.
+    router.push(data.user.mustChangePassword ? '/account' : data.user.role === 'ADMIN' ? '/admin/failed' : '/runs');
     router.refresh();
   }
 

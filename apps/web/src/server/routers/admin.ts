@@ -1,5 +1,7 @@
 import { emailAccountOutput, emailAccountStatus, resumeEmailQueue } from '@beton/dashboard';
 import { ERROR_KINDS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
+import { AppError } from '@beton/dashboard';
+import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { adminProcedure, jobs } from '../trpc.ts';
@@ -16,8 +18,18 @@ const filter = z.object({
   toDay: day.optional(),
   q: z.string().max(200).optional(),
 });
-/** "All that match": `expected` is the count the admin confirmed (a changed count → CONFLICT). */
-const matching = filter.extend({ expected: z.number().int().min(0).optional() });
+/**
+ * "All that match": an explicit filter and the count the admin confirmed (a changed count →
+ * CONFLICT). A filter without a condition means every failed job, and must say so
+ * (`matchAll: true`): no request acts on the whole DLQ by leaving fields out.
+ */
+const matching = z
+  .object({ filter, expected: z.number().int().min(0), matchAll: z.literal(true).optional() })
+  .strict()
+  .refine((m) => m.matchAll === true || Object.values(m.filter).some((v) => v !== undefined), {
+    path: ['filter'],
+    message: 'an empty filter matches every failed job: send matchAll: true to mean that',
+  });
 const ids = z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000) });
 
 export const adminRouter = {
@@ -32,9 +44,9 @@ export const adminRouter = {
   failedFacets: adminProcedure.output(failedFacetsOutput).query(({ ctx }) => failedFacets(ctx.pool)),
   job: adminProcedure.input(z.object({ id: z.number().int().positive() })).output(jobDetailOutput).query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
   retry: adminProcedure.input(ids).output(z.object({ retried: z.number() })).mutation(({ ctx, input }) => retryJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
-  retryMatching: adminProcedure.input(matching).output(z.object({ retried: z.number() })).mutation(({ ctx, input: { expected, ...f } }) => retryJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
+  retryMatching: adminProcedure.input(matching).output(z.object({ retried: z.number() })).mutation(({ ctx, input: { filter: f, expected } }) => retryJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
   discard: adminProcedure.input(ids).output(z.object({ discarded: z.number() })).mutation(({ ctx, input }) => discardJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
-  discardMatching: adminProcedure.input(matching).output(z.object({ discarded: z.number() })).mutation(({ ctx, input: { expected, ...f } }) => discardJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
+  discardMatching: adminProcedure.input(matching).output(z.object({ discarded: z.number() })).mutation(({ ctx, input: { filter: f, expected } }) => discardJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
   queues: adminProcedure.output(queuesOutput).query(({ ctx }) => queuesOverview(ctx.pool)),
   workers: adminProcedure.output(workersOutput).query(({ ctx }) => listWorkers(ctx.pool)),
   stuck: adminProcedure.output(stuckJobsOutput).query(({ ctx }) => listStuckJobs(ctx.pool)),
@@ -45,4 +57,27 @@ export const adminRouter = {
     .mutation(({ ctx, input }) => runScheduleNow(ctx.pool, jobs(ctx), input.id, ctx.actor)),
   emailAccount: adminProcedure.output(emailAccountOutput).query(({ ctx }) => emailAccountStatus(ctx.pool)),
   resumeEmail: adminProcedure.output(z.object({ resumed: z.boolean() })).mutation(({ ctx }) => resumeEmailQueue(ctx.pool, ctx.actor)),
+  /** Users with their company and live sessions; the companies a new HR manager can belong to. */
+  users: adminProcedure
+    .output(z.object({
+      users: z.array(z.object({ id: z.string(), email: z.string(), name: z.string(), role: z.enum(['HR', 'ADMIN']), companyId: z.string().nullable(), companyName: z.string().nullable(), mustChangePassword: z.boolean(), createdAt: z.date(), activeSessions: z.number() })),
+      companies: z.array(z.object({ id: z.string(), name: z.string() })),
+    }))
+    .query(async ({ ctx }) => ({
+      users: await listUsers(ctx.pool),
+      companies: (await ctx.pool.query<{ id: string; name: string }>(`select id, name from companies order by name`)).rows,
+    })),
+  /** A new user with a one-time password, shown once to the admin, to be changed at the first sign-in; audited. */
+  createUser: adminProcedure
+    .input(newUserInput)
+    .output(z.object({ id: z.string(), email: z.string(), oneTimePassword: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      try {
+        const { id, email, oneTimePassword } = await createUser(ctx.pool, input, ctx.actor);
+        return { id, email, oneTimePassword };
+      } catch (error) {
+        if (error instanceof UserInputError) throw new AppError(error.fieldErrors.email === 'already a user' ? 'CONFLICT' : 'INVALID_INPUT', error.message, error.fieldErrors);
+        throw error;
+      }
+    }),
 } satisfies TRPCRouterRecord;

@@ -8,13 +8,15 @@ const help = `Usage: beton seed [--employees 50000] [--companies 60] [--invalid-
 
 Fills the database with deterministic demo data: companies of uneven size, employees with
 Bengali and Latin names and salaries, a share of invalid email addresses, one admin and one
-HR login per company. Prints the logins once (passwords are stored only as argon2 hashes).
+HR login per company. The logins' passwords are random (the operating system's cryptographic
+source, never the seed): printed once, stored only as argon2 hashes. More users:
+\`beton users create\`.
 
 Options:
   --employees <n>     employees over all companies (default: 50000)
   --companies <n>     companies (default: 60)
   --invalid-rate <r>  share of invalid email addresses, 0–1 (default: 0.005)
-  --seed <s>          same seed → same rows (default: 20261101)
+  --seed <s>          same seed → same companies and employees (default: 20261101)
   --reset             wipe companies, employees, users and jobs first
   -h, --help          this help`;
 

@@ -47,7 +47,7 @@ export default function FailedJobsPage() {
   // Retry / discard all that match: the server acts only if the filter still matches the
   // count confirmed here; otherwise (CONFLICT) the page shows the new count and asks again.
   const confirmAll = async (
-    mutate: (input: Filter & { expected: number }) => Promise<unknown>,
+    mutate: (input: { filter: Filter; expected: number; matchAll?: true }) => Promise<unknown>,
     question: (n: number) => string,
   ) => {
     setChanged(null);
@@ -55,7 +55,8 @@ export default function FailedJobsPage() {
     for (;;) {
       if (expected === 0 || !window.confirm(question(expected))) return;
       try {
-        await mutate({ ...f, expected });
+        // No condition means every failed job: the API wants that said (matchAll).
+        await mutate({ filter: f, expected, ...(Object.keys(f).length === 0 ? { matchAll: true as const } : {}) });
         return;
       } catch (error) {
         if (!isConflict(error)) return; // the mutation shows its error

@@ -1,12 +1,17 @@
 import { db } from '../../../server/db.ts';
+import { logger } from '../../../server/logger.ts';
+import { requestId } from '../../../server/request-meta.ts';
 
 export const dynamic = 'force-dynamic';
 
-export async function GET(): Promise<Response> {
+/** 200 {ok:true} while the database answers; 503 otherwise (the reason in the log, not in the answer). */
+export async function GET(req: Request): Promise<Response> {
   try {
     await db().query('select 1');
     return Response.json({ ok: true });
   } catch (error) {
-    return Response.json({ ok: false, error: (error as Error).message }, { status: 503 });
+    const id = requestId(req.headers);
+    logger().error({ requestId: id, err: error }, 'health check: database unreachable');
+    return Response.json({ ok: false, error: 'database unreachable', requestId: id }, { status: 503 });
   }
 }

@@ -1,7 +1,8 @@
-import { toNextJsHandler } from 'better-auth/next-js';
-import { auth } from '../../../../server/auth.ts';
+import { handleAuthRequest } from '../../../../server/auth-route.ts';
+import { handled } from '../../../../server/http.ts';
 
 export const dynamic = 'force-dynamic';
 
-/** Better Auth: POST /api/auth/sign-in/email, POST /api/auth/sign-out, GET /api/auth/get-session, … */
-export const { GET, POST } = toNextJsHandler((req: Request) => auth().handler(req));
+/** Better Auth's endpoints that Beton serves (server/auth.ts AUTH_ENDPOINTS): sign-in, sign-out, session, password change, sign out everywhere. */
+const handler = handled(handleAuthRequest);
+export { handler as GET, handler as POST };

@@ -1,0 +1,76 @@
+/**
+ * /api/auth/*: Better Auth behind Beton's own door. Only the endpoints in AUTH_ENDPOINTS are
+ * served (anything else is 404); the client's address Better Auth's limiter counts is the one
+ * the server's request hook found (a request the hook did not see gets none, and a POST then
+ * waits for the server to finish starting); sign-in also passes the per-account limit
+ * (sign-in-limit.ts); and no answer carries a session token in its body (the httpOnly cookie
+ * holds it, out of reach of scripts).
+ */
+import { AUTH_ENDPOINTS, auth } from './auth.ts';
+import { jsonError } from './http.ts';
+import { CLIENT_ADDRESS_HEADER, clientAddress, withoutRequestMeta } from './request-meta.ts';
+import { beginSignInAttempt, endSignInAttempt } from './sign-in-limit.ts';
+
+const SERVED = new Set<string>(AUTH_ENDPOINTS);
+const BASE = '/api/auth';
+
+export async function handleAuthRequest(req: Request): Promise<Response> {
+  const path = new URL(req.url).pathname.slice(BASE.length).replace(/\/+$/, '');
+  if (!SERVED.has(`${req.method} ${path}`)) return jsonError(req, 404, 'NOT_FOUND', 'Not found');
+  const address = clientAddress(req.headers);
+  const headers = withoutRequestMeta(req.headers);
+  headers.delete(CLIENT_ADDRESS_HEADER);
+  if (address) headers.set(CLIENT_ADDRESS_HEADER, address);
+  else if (req.method !== 'GET') return jsonError(req, 503, 'STARTING', 'The server is starting; try again in a moment', { 'retry-after': '1' });
+  const body = req.method === 'GET' ? undefined : await req.text();
+  const forward = () => auth().handler(new Request(req.url, { method: req.method, headers, body }));
+
+  if (path !== '/sign-in/email') return withoutToken(await forward());
+  const email = emailOf(body);
+  if (email === undefined) return withoutToken(await forward()); // Better Auth answers the malformed request
+  const gate = await beginSignInAttempt(email);
+  if (!gate.allowed) {
+    return jsonError(req, 429, 'TOO_MANY_ATTEMPTS', 'Too many sign-in attempts for this account. Try again later.', { 'retry-after': String(gate.retryAfterSeconds) });
+  }
+  let res: Response;
+  try {
+    res = await forward();
+  } catch (error) {
+    await endSignInAttempt(gate, 'not-checked');
+    throw error;
+  }
+  await endSignInAttempt(gate, res.status === 200 ? 'signed-in' : res.status === 401 ? 'wrong-password' : 'not-checked');
+  return withoutToken(res);
+}
+
+function emailOf(body: string | undefined): string | undefined {
+  try {
+    const parsed = JSON.parse(body ?? '') as { email?: unknown };
+    return typeof parsed.email === 'string' && parsed.email.length <= 320 ? parsed.email : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Better Auth puts the session token in the JSON of sign-in, password change and get-session as
+ * well as in the httpOnly cookie: drop it from the body, so no script on a page can read it.
+ */
+async function withoutToken(res: Response): Promise<Response> {
+  if (!res.ok || !res.headers.get('content-type')?.includes('application/json')) return res;
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return new Response(text, res);
+  }
+  if (json && typeof json === 'object') {
+    const body = json as { token?: unknown; session?: { token?: unknown } | null };
+    delete body.token;
+    if (body.session && typeof body.session === 'object') delete body.session.token;
+  }
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(json), { status: res.status, statusText: res.statusText, headers });
+}

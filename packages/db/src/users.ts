@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { generatePassword, hashPassword } from './password.ts';
+import type { Pool } from './pool.ts';
+
+export type Role = 'HR' | 'ADMIN';
+
+/** A new user's details as an operator or an admin gives them (checked here, for both doors). */
+export const newUserInput = z
+  .object({
+    email: z.string().trim().toLowerCase().max(320).email('not a valid email address'),
+    name: z.string().trim().min(1, 'a name is required').max(200),
+    role: z.enum(['HR', 'ADMIN']),
+    /** Required for HR (exactly one company), absent for ADMIN. */
+    companyId: z.string().uuid('a company id is a UUID').optional(),
+  })
+  .superRefine((u, ctx) => {
+    if (u.role === 'HR' && !u.companyId) ctx.addIssue({ code: 'custom', path: ['companyId'], message: 'an HR manager belongs to one company: give its id' });
+    if (u.role === 'ADMIN' && u.companyId) ctx.addIssue({ code: 'custom', path: ['companyId'], message: 'an admin belongs to no company' });
+  });
+export type NewUser = z.input<typeof newUserInput>;
+
+export class UserInputError extends Error {
+  override readonly name = 'UserInputError';
+  constructor(message: string, readonly fieldErrors: Record<string, string>) {
+    super(message);
+  }
+}
+
+/**
+ * Creates a user who signs in with email + password. The password is a one-time password from
+ * a cryptographic source, returned once (only its argon2id hash is stored), and must be changed
+ * at the first sign-in (`must_change_password`). Audited with the actor.
+ */
+export async function createUser(pool: Pool, input: NewUser, actor: string): Promise<{ id: string; email: string; role: Role; oneTimePassword: string }> {
+  const parsed = newUserInput.safeParse(input);
+  if (!parsed.success) {
+    const fieldErrors = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || 'input', i.message]));
+    throw new UserInputError(Object.entries(fieldErrors).map(([k, v]) => `${k}: ${v}`).join('; '), fieldErrors);
+  }
+  const user = parsed.data;
+  const oneTimePassword = generatePassword();
+  const hash = await hashPassword(oneTimePassword);
+  const id = randomUUID();
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    if (user.companyId) {
+      const company = await client.query(`select 1 from companies where id = $1`, [user.companyId]);
+      if (!company.rowCount) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
+    }
+    const inserted = await client.query(
+      `insert into users (id, email, name, role, company_id, must_change_password) values ($1, $2, $3, $4::"Role", $5, true)
+       on conflict (email) do nothing`,
+      [id, user.email, user.name, user.role, user.companyId ?? null],
+    );
+    if (!inserted.rowCount) throw new UserInputError(`A user with the email ${user.email} already exists`, { email: 'already a user' });
+    await client.query(`insert into accounts (user_id, account_id, provider_id, password) values ($1, $2, 'credential', $3)`, [id, id, hash]);
+    await client.query(`insert into audit_log (actor, action, details) values ($1, 'create-user', $2)`, [
+      actor, JSON.stringify({ userId: id, email: user.email, role: user.role, companyId: user.companyId ?? null }),
+    ]);
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  return { id, email: user.email, role: user.role, oneTimePassword };
+}
+
+export interface UserRow {
+  id: string; email: string; name: string; role: Role; companyId: string | null; companyName: string | null;
+  mustChangePassword: boolean; createdAt: Date; activeSessions: number;
+}
+
+/** Every user with their company and how many sessions are live (the admin console's list, `beton users list`). */
+export async function listUsers(pool: Pool): Promise<UserRow[]> {
+  const { rows } = await pool.query<{ id: string; email: string; name: string; role: Role; company_id: string | null; company_name: string | null; must_change_password: boolean; created_at: Date; sessions: number }>(
+    `select u.id, u.email, u.name, u.role, u.company_id, c.name as company_name, u.must_change_password, u.created_at,
+            (select count(*)::int from sessions s where s.user_id = u.id and s.expires_at > now()) as sessions
+     from users u left join companies c on c.id = u.company_id order by u.role, c.name nulls first, u.email`,
+  );
+  return rows.map((r) => ({
+    id: r.id, email: r.email, name: r.name, role: r.role, companyId: r.company_id, companyName: r.company_name,
+    mustChangePassword: r.must_change_password, createdAt: r.created_at, activeSessions: r.sessions,
+  }));
+}
