@@ -1,3 +1,4 @@
+import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/config';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -5,14 +6,18 @@ import { DEFAULT_STALE_HEARTBEAT_MS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW,
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
- * value stops the process with a message naming the variable, never a silent default.
+ * value stops the process with a message naming the variable, never a silent default. With
+ * NODE_ENV=production the settings marked `requiredInProduction` have no development default
+ * and test-only hooks are refused (@beton/config).
  */
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
 
-const EnvSchema = z.object({
-  DATABASE_URL: z.string().url({ message: 'DATABASE_URL must be a postgres:// URL' }),
+export const EnvSchema = z.object({
+  DATABASE_URL: requiredInProduction(z.string().url({ message: 'DATABASE_URL must be a postgres:// URL' }), 'postgres://user:password@host:5432/beton'),
   REDIS_URL: z.string().url().optional().or(z.literal('').transform(() => undefined)),
+  /** This process's id in `workers` and its logs (Kubernetes: the pod's name); `--worker-id` wins. Default: host:pid:queue:random. */
+  WORKER_ID: z.string().min(1).optional(),
   WORKER_CONCURRENCY: positiveInt.optional(),
   SHUTDOWN_GRACE_MS: positiveInt.default(30_000),
   VISIBILITY_TIMEOUT_MS: positiveInt.default(60_000),
@@ -29,10 +34,13 @@ const EnvSchema = z.object({
   DB_BUDGET_PROCESSES: positiveInt.default(6),
   DB_POOL_MAX: positiveInt.optional(),
   HEALTH_PORT: nonNegativeInt.default(9464),
-  SENDGRID_API_KEY: z.string().default('SG.beton-dev'),
-  SENDGRID_BASE_URL: z.string().url().optional(),
-  BANK_API_URL: z.string().url().optional(),
-  BANK_API_KEY: z.string().default('bank-dev-key'),
+  /** The email provider's API key; `SG.beton-dev` (the simulator's) outside production. */
+  SENDGRID_API_KEY: requiredInProduction(z.string().min(1).default('SG.beton-dev'), "the SendGrid API key with the Mail Send permission"),
+  /** The provider's API; default SendGrid's own. */
+  SENDGRID_BASE_URL: z.string().url('SENDGRID_BASE_URL must be a URL').optional(),
+  /** The bank's API: the run's salary transfers are submitted to it, the poll asks it for credits. */
+  BANK_API_URL: requiredInProduction(z.string().url('BANK_API_URL must be a URL').optional(), "the bank API's base URL"),
+  BANK_API_KEY: requiredInProduction(z.string().min(1).default('bank-dev-key'), "the bank API's key"),
   EMAIL_CONCURRENCY_LIMIT: positiveInt.default(45),
   EMAIL_RATE_LIMIT: z.coerce.number().positive().default(40),
   /**
@@ -59,14 +67,20 @@ const EnvSchema = z.object({
    * workers (whose requests must leave on time), the database and the web server.
    */
   RENDER_NICE: z.coerce.number().int().min(0).max(19).default(10),
-  /** Fault injection for drills and tests: slip keys whose render hangs forever. */
-  BETON_FAULT_HANG_SLIPS: z.string().default(''),
+  /**
+   * Test-only: a module that replaces the render thread (tests and the drill inject a hung
+   * render with apps/worker/test/fixtures/hanging-render-thread.mjs). Refused in production.
+   */
+  BETON_TEST_RENDER_THREAD: testOnly(z.string().optional()),
 });
 
 export type WorkerConfig = ReturnType<typeof loadConfig>;
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/** A bad flag or a bad combination of settings: one line naming it. */
+export class ConfigError extends SettingsError {
+  constructor(line: string) {
+    super([line]);
+  }
 }
 
 export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
@@ -77,11 +91,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   });
   const queue = z.enum(QUEUES, { message: `--queue must be one of ${QUEUES.join(', ')}` }).safeParse(values.queue);
   if (!queue.success) throw new ConfigError(`--queue is required and must be one of: ${QUEUES.join(', ')} (got ${values.queue ?? 'nothing'})`);
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  }
-  const e = parsed.data;
+  const e = parseEnv(EnvSchema, env);
   try {
     ratePlaces(e.EMAIL_RATE_LIMIT, e.EMAIL_RATE_TOLERANCE_MS, e.EMAIL_RATE_WINDOW);
   } catch (error) {
@@ -101,7 +111,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   return {
     queue: queue.data,
     concurrency,
-    workerId: values['worker-id'],
+    workerId: values['worker-id'] ?? e.WORKER_ID,
     cores,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
@@ -123,6 +133,6 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     renderNice: e.RENDER_NICE,
-    hangSlips: new Set(e.BETON_FAULT_HANG_SLIPS.split(',').map((s) => s.trim()).filter(Boolean)),
+    testRenderThread: e.BETON_TEST_RENDER_THREAD,
   };
 }

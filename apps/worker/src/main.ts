@@ -28,7 +28,8 @@ import { companyPayrollSchedules, createBankClient, createMailer } from '@beton/
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { ConfigError, loadConfig } from './config.ts';
+import { SettingsError } from '@beton/config';
+import { loadConfig } from './config.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startHealthServer } from './health-server.ts';
 import { createRenderPool } from './render-pool.ts';
@@ -53,7 +54,7 @@ async function main() {
   const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
   // Threads inherit the nice value of the thread that creates them: set it before the pool.
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
-  const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores) : undefined;
+  const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores, { thread: config.testRenderThread }) : undefined;
   if (renderPool) log.info({ ms: Math.round(await renderPool.warmUp(RENDER_WARM_UP_SLIPS)), threads: renderPool.threads }, 'render threads warmed up');
   const mailer = createMailer({ apiKey: config.sendgrid.apiKey, ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}) });
   const bank = config.bank ? createBankClient(config.bank) : undefined;
@@ -155,7 +156,10 @@ async function main() {
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigError || error instanceof DatabaseUnreachableError || error?.name === 'EngineConfigError') {
+  if (error instanceof SettingsError) {
+    // One line per missing or malformed setting.
+    for (const line of error.problems) process.stderr.write(`beton-worker: ${line}\n`);
+  } else if (error instanceof DatabaseUnreachableError || error?.name === 'EngineConfigError') {
     process.stderr.write(`beton-worker: ${error.message}\n`);
   } else {
     process.stderr.write(`beton-worker: ${error?.stack ?? error}\n`);
