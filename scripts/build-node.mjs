@@ -13,9 +13,9 @@
  */
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -47,7 +47,8 @@ export async function buildNode({ outdir = path.join(root, 'dist'), quiet = fals
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {
-    await build({
+    const result = await build({
+      metafile: true,
       absWorkingDir: root,
       entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, path.join(root, file)])),
       outdir: tmp,
@@ -61,6 +62,22 @@ export async function buildNode({ outdir = path.join(root, 'dist'), quiet = fals
       // The generated Prisma client is never part of a Node program (the web app uses it).
       legalComments: 'none',
     });
+    // Every import left to node_modules must resolve as Node's ESM loader resolves it (no
+    // extension guessing, `exports` maps honoured): found here, not when a worker starts.
+    const unresolved = [];
+    for (const [file, output] of Object.entries(result.metafile.outputs)) {
+      for (const imp of output.imports) {
+        if (!imp.external || imp.path.startsWith('node:')) continue;
+        try {
+          const resolved = import.meta.resolve(imp.path, pathToFileURL(path.join(root, file)).href);
+          // A subpath of a package without an `exports` map resolves without being looked up.
+          if (resolved.startsWith('file:') && !existsSync(fileURLToPath(resolved))) throw new Error(`no file ${fileURLToPath(resolved)}`);
+        } catch (error) {
+          unresolved.push(`${imp.path} (from ${path.basename(file)}): ${error.code ?? error.message}`);
+        }
+      }
+    }
+    if (unresolved.length) throw new Error(`imports Node cannot resolve:\n  ${[...new Set(unresolved)].join('\n  ')}`);
     const files = {};
     for (const name of Object.keys(ENTRIES)) {
       for (const file of [`${name}.js`, `${name}.js.map`]) {
