@@ -18,12 +18,14 @@ import {
   RedisLock,
   runScheduleTick,
   startWorker,
+  workerHeartbeatAges,
   type JobClient,
   type BetonJobs,
   type LimiterStore,
   type LockService,
 } from '@beton/jobs';
 import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
+import { openRunsSlack } from '@beton/dashboard/runs';
 import { companyPayrollSchedules, createBankClient, createMailer } from '@beton/payroll';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -59,14 +61,18 @@ async function main() {
   const mailer = createMailer({ apiKey: config.sendgrid.apiKey, ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}) });
   const bank = config.bank ? createBankClient(config.bank) : undefined;
 
-  const metrics = createMetrics({
-    defaultLabels: { service: `worker-${config.queue}` },
-    collectDbPool: () => [pgPoolStats('worker', pool)],
-    collectQueueStats: () => queueDepth(pool),
-  });
-
   const isScheduler = config.queue === 'maintenance';
   const workerId = config.workerId ?? `${os.hostname()}:${process.pid}:${config.queue}:${randomUUID().slice(0, 8)}`;
+  const metrics = createMetrics({
+    defaultLabels: { service: `worker-${config.queue}` },
+    workerId,
+    collectDbPool: () => [pgPoolStats('worker', pool)],
+    collectQueueStats: () => queueDepth(pool),
+    // The schedulers report what no single worker can: every open run's slack against its
+    // deadline, and how long ago each worker's heartbeat came (a dead one stops sending its own).
+    ...(isScheduler ? { collectPayrollRunEta: () => openRunsSlack(pool), collectHeartbeats: () => workerHeartbeatAges(pool) } : {}),
+  });
+  metrics.initialize(definitions.filter((d) => d.queue === config.queue).map((d) => ({ task: d.name, queue: d.queue })));
   const lookbackMs = Math.max(5 * 60_000, config.scheduleTickMs * 2);
   const firstSeen = firstSeenDueTimes(lookbackMs * 2);
   const tick = async (now?: Date) => {
@@ -114,7 +120,7 @@ async function main() {
         if (e.outcome === 'retrying' && e.error) metrics.jobRetried({ task: e.task, errorCode: e.error.code });
         if (e.error?.code === 'rate_limited') metrics.providerRateLimitedSeen();
       },
-      onLimitWait: (e) => metrics.limiterWaited(e.limit, e.waitedMs / 1000),
+      onLimitWait: (e) => metrics.limiterWaited(e.limit, e.kind, e.waitedMs / 1000),
     },
   });
   if (isScheduler) await recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs });

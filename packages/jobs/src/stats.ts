@@ -33,3 +33,21 @@ export async function queueDepth(pool: Pool): Promise<{
     oldestJobAgeSeconds: [...oldest].map(([queue, seconds]) => ({ queue, seconds })),
   };
 }
+
+/** A worker silent for longer than this is no longer reported (its pod is long gone; the sweeper took its jobs back). */
+export const HEARTBEAT_REPORT_WINDOW_S = 3600;
+
+/**
+ * Seconds since each worker process that did not stop cleanly last wrote its heartbeat, by
+ * the database's clock, for the last HEARTBEAT_REPORT_WINDOW_S: the schedulers report them as
+ * beton_worker_heartbeat_age_seconds, so a worker that died (no heartbeat, no clean stop)
+ * shows up however it died — an alert for up to an hour, not forever.
+ */
+export async function workerHeartbeatAges(pool: Pool): Promise<Array<{ worker: string; ageSeconds: number }>> {
+  const { rows } = await pool.query<{ worker: string; age: number }>(
+    `select id as worker, extract(epoch from now() - last_seen)::float8 as age from workers
+     where stopped_at is null and last_seen > now() - make_interval(secs => $1)`,
+    [HEARTBEAT_REPORT_WINDOW_S],
+  );
+  return rows.map((r) => ({ worker: r.worker, ageSeconds: Math.max(0, r.age) }));
+}
