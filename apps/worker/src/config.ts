@@ -27,6 +27,14 @@ export const EnvSchema = z.object({
   SWEEP_CRON: z.string().default('*/5 * * * *'),
   /** The bank poll's schedule (UTC); SPEC R1: every 15 minutes. A 6-field cron has seconds (tests, drills). */
   BANK_POLL_CRON: z.string().default('*/15 * * * *'),
+  /** Retention (packages/payroll/src/retention.ts): finished jobs, attempts, delivery records and schedule history older than this many months are deleted. */
+  RETENTION_JOBS_MONTHS: positiveInt.default(13),
+  /** Slip PDFs older than this many months are deleted (default 7 years: README, "Retention"). */
+  RETENTION_SLIP_MONTHS: positiveInt.default(84),
+  /** Rows per delete statement of a retention pass. */
+  RETENTION_BATCH_SIZE: positiveInt.default(5000),
+  /** When the daily retention pass runs (UTC; default 17:30 = 23:30 in Dhaka). */
+  RETENTION_CRON: z.string().default('30 17 * * *'),
   /** How often the scheduler ticks; 60000 uses graphile-worker's cron, less runs a local timer (tests, drills). */
   SCHEDULE_TICK_MS: positiveInt.default(60_000),
   DB_CONNECTION_BUDGET: positiveInt.default(60),
@@ -97,7 +105,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   } catch (error) {
     throw new ConfigError(`EMAIL_RATE_LIMIT / EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=${e.EMAIL_RATE_WINDOW}: ${(error as Error).message}`);
   }
-  for (const name of ['SWEEP_CRON', 'BANK_POLL_CRON'] as const) {
+  for (const name of ['SWEEP_CRON', 'BANK_POLL_CRON', 'RETENTION_CRON'] as const) {
     try {
       parseSchedule(e[name], 'UTC');
     } catch (error) {
@@ -122,6 +130,8 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     stuckRunningMs: e.STUCK_RUNNING_MS,
     sweepCron: e.SWEEP_CRON,
     bankPollCron: e.BANK_POLL_CRON,
+    retentionCron: e.RETENTION_CRON,
+    retention: { jobsMonths: e.RETENTION_JOBS_MONTHS, slipMonths: e.RETENTION_SLIP_MONTHS, batchSize: e.RETENTION_BATCH_SIZE },
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,

@@ -9,3 +9,4 @@ export * from './schedule-source.ts';
 export * from './send.ts';
 export * from './slip.ts';
 export * from './plan.ts';
+export * from './retention.ts';

@@ -3,6 +3,7 @@ import type { HandlerDeps, HandlerFactory } from './deps.ts';
 import { noopHandler } from './noop.ts';
 import { payrollFanoutHandler } from './payroll-fanout.ts';
 import { pollBankHandler } from './poll-bank.ts';
+import { purgeHistoryHandler } from './purge-history.ts';
 import { renderSlipHandler } from './render-slip.ts';
 import { sendBankStatusEmailHandler } from './send-bank-status-email.ts';
 import { sendReminderEmailHandler } from './send-reminder-email.ts';
@@ -20,6 +21,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'submit-bank-transfers': submitBankTransfersHandler,
   'sweep-stuck-jobs': sweepStuckJobsHandler,
   'poll-bank': pollBankHandler,
+  'purge-history': purgeHistoryHandler,
   noop: noopHandler,
 };
 

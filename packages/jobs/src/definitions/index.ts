@@ -1,6 +1,7 @@
 import { noop } from './noop.ts';
 import { payrollFanout } from './payroll-fanout.ts';
 import { pollBank } from './poll-bank.ts';
+import { purgeHistory } from './purge-history.ts';
 import { renderSlip } from './render-slip.ts';
 import { sendBankStatusEmail } from './send-bank-status-email.ts';
 import { sendReminderEmail } from './send-reminder-email.ts';
@@ -8,7 +9,7 @@ import { sendSlipEmail } from './send-slip-email.ts';
 import { submitBankTransfers } from './submit-bank-transfers.ts';
 import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
 
-export { noop, payrollFanout, pollBank, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
+export { noop, payrollFanout, pollBank, purgeHistory, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
 export * from './shared.ts';
 
 /** Every job Beton knows: the typed enqueue and each worker's task list come from here. */
@@ -21,6 +22,7 @@ export const jobDefinitions = [
   submitBankTransfers,
   sweepStuckJobs,
   pollBank,
+  purgeHistory,
   noop,
 ] as const;
 
