@@ -8,6 +8,7 @@ import {
   createJobClient,
   createLogger,
   definitionSchedules,
+  ensureQueueIndexes,
   firstSeenDueTimes,
   jobDefinitions,
   PostgresLimiterStore,
@@ -123,6 +124,9 @@ async function main() {
       onLimitWait: (e) => metrics.limiterWaited(e.limit, e.kind, e.waitedMs / 1000),
     },
   });
+  // The schedulers keep Beton's index on graphile-worker's wake-ups (created CONCURRENTLY once
+  // graphile-worker has installed its schema; a race with the other scheduler is harmless).
+  if (isScheduler) void ensureQueueIndexes(pool).catch((error) => log.warn({ err: error }, 'could not create the wake-up age index (queue ages read without it)'));
   if (isScheduler) await recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs });
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;

@@ -25,13 +25,16 @@ export async function queueStats(pool: Pool): Promise<QueueStats> {
  * Seconds the oldest due job of each queue has waited for a worker: the oldest wake-up in
  * graphile-worker's job table that no worker has taken and whose time has come. That table
  * holds only pending wake-ups (a finished job's is deleted), so it stays as small as the work
- * left, and its partial index on available wake-ups answers this without reading history.
+ * left, and Beton's index on it (task, run_at) answers each task with one probe.
  */
 export async function oldestDueJobAges(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<Array<{ queue: string; seconds: number }>> {
+  // One probe per task on beton_wakeups_task_run_at_idx (ensureQueueIndexes).
   const { rows } = await pool.query<{ task: string; seconds: number }>(
-    `select t.identifier as task, extract(epoch from now() - min(j.run_at))::float8 as seconds
-     from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-     where j.is_available and j.run_at <= now() group by t.identifier`,
+    `select t.identifier as task, extract(epoch from now() - o.run_at)::float8 as seconds
+     from graphile_worker._private_tasks t
+     cross join lateral (select min(j.run_at) as run_at from graphile_worker._private_jobs j
+                         where j.task_id = t.id and j.is_available and j.run_at <= now()) o
+     where o.run_at is not null`,
   );
   const queueOf = new Map(definitions.map((d) => [d.name, d.queue]));
   const oldest = new Map<string, number>();
