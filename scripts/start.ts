@@ -13,6 +13,7 @@
  * process exits with its code, then npm.
  */
 import { createPool, DatabaseUnreachableError, ensureDatabase, freePort, maskUrl, migrateDatabase, portIsFree, seedDatabase } from '@beton/db';
+import { SettingsError } from '@beton/config';
 import { migrateQueue } from '@beton/jobs';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
 import { spawn } from 'node:child_process';
@@ -164,8 +165,8 @@ if (!process.env[SUPERVISOR]) {
   front();
 } else {
   main().catch(async (error) => {
-    const message = error instanceof DatabaseUnreachableError ? error.message : (error?.stack ?? String(error));
-    process.stderr.write(`beton: ${message}\n`);
+    if (error instanceof SettingsError) for (const line of error.problems) process.stderr.write(`beton: ${line}\n`);
+    else process.stderr.write(`beton: ${error instanceof DatabaseUnreachableError ? error.message : (error?.stack ?? String(error))}\n`);
     await stopAll(5_000).catch(() => {});
     for (const fn of cleanups.reverse()) await fn().catch(() => {});
     process.exit(1);
