@@ -64,7 +64,8 @@ export const EnvSchema = z.object({
    * Raise it for a far-away provider.
    */
   EMAIL_RATE_TOLERANCE_MS: nonNegativeInt.default(EMAIL_RATE_TOLERANCE_MS),
-  RETRY_BASE_MS: positiveInt.optional(),
+  /** Test-only: the retry backoff's base (drills and tests shorten it); refused in production. */
+  RETRY_BASE_MS: testOnly(positiveInt.optional()),
   ACTIVITY_SETTLE_MS: nonNegativeInt.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** 'json' for machines (default), 'pretty' for a developer's terminal. */

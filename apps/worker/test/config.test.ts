@@ -77,7 +77,10 @@ describe('worker configuration', () => {
 
     it('refuses the test-only fault hooks', () => {
       expect(loadConfig(['--queue', 'pdf-render'], { DATABASE_URL: production.DATABASE_URL, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs' }).testRenderThread).toBe('/tmp/x.mjs');
-      expect(problems({ ...production, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs' })).toEqual(['BETON_TEST_RENDER_THREAD: a test-only setting, refused when NODE_ENV=production']);
+      expect(problems({ ...production, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs', RETRY_BASE_MS: '100' })).toEqual([
+        'RETRY_BASE_MS: a test-only setting, refused when NODE_ENV=production',
+        'BETON_TEST_RENDER_THREAD: a test-only setting, refused when NODE_ENV=production',
+      ]);
     });
   });
 });
