@@ -1,9 +1,9 @@
 import { defineConfig } from 'prisma/config';
 import { prismaEngineEnv } from './tooling/prisma-engine/config.ts';
 
-// Prisma's CLI downloads a native schema engine that cannot be fetched here; we point it
-// at a stand-in that runs the WebAssembly engine shipped inside the `prisma` package.
-// See tooling/prisma-engine/README.md.
+// Which schema engine Prisma's CLI runs (BETON_SCHEMA_ENGINE: auto | native | wasm): Prisma's
+// own native engine in production and the image; the WebAssembly stand-in only where the
+// native binary cannot be fetched (this machine, CI). See tooling/prisma-engine/README.md.
 Object.assign(process.env, prismaEngineEnv());
 
 export default defineConfig({

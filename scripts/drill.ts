@@ -18,6 +18,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { startWebServer } from '../apps/web/test/server.ts';
 import { parseArgs } from 'node:util';
 import os from 'node:os';
+import { hangingRenders } from './lib/faults.ts';
 import { bar, exitHandling, freshDatabase, readyWorkerId, round, sampleWorkerConnections, sleep, spawnWorkerSlowStart, waitUntil, type FreshDatabase } from './lib/drill-harness.ts';
 import type { Managed } from './lib/processes.ts';
 
@@ -161,7 +162,7 @@ async function main() {
     const g = (generation[slot] = (generation[slot] ?? 0) + 1);
     const name = `${slot}${g > 1 ? `#${g}` : ''}`;
     const queue = queueOf[slot];
-    const extra = queue === 'maintenance' ? schedulerEnv : queue === 'pdf-render' && !hangFixed ? { ...env, BETON_FAULT_HANG_SLIPS: hangKeys.join(',') } : env;
+    const extra = queue === 'maintenance' ? schedulerEnv : queue === 'pdf-render' && !hangFixed ? { ...env, ...hangingRenders(hangKeys) } : env;
     const m = spawnWorkerSlowStart({ name, queue, env: extra, onLine: echo(name) });
     await m.ready;
     const id = readyWorkerId(m.lines);

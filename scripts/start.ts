@@ -2,10 +2,21 @@
  * `npm start`: the whole product on one machine. PostgreSQL (embedded unless DATABASE_URL),
  * migrations, demo data on first start, the provider and bank simulators, one worker
  * process per queue, and the web dashboard. Ctrl-C stops everything it started.
+ *
+ * Run built (`npm run build`, then `node bin/beton.mjs start`; `npm start` does both). Two
+ * processes: this one, started by npm, only passes signals on; it runs the product itself
+ * in a child of its own process group (the supervisor), which starts everything else. So a
+ * signal to npm (which forwards it here), to this process or a terminal's Ctrl-C (sent to
+ * the foreground group: npm and this process, not the supervisor's group) reaches the
+ * supervisor once, as SIGTERM, and it stops the workers first (they hand their jobs back),
+ * then the web server, the simulators and the database, in that order, and exits; then this
+ * process exits with its code, then npm.
  */
 import { createPool, DatabaseUnreachableError, ensureDatabase, freePort, maskUrl, migrateDatabase, portIsFree, seedDatabase } from '@beton/db';
+import { SettingsError } from '@beton/config';
 import { migrateQueue } from '@beton/jobs';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +45,25 @@ function authSecret(): string {
   return secret;
 }
 
+const SUPERVISOR = 'BETON_START_SUPERVISOR';
+
+/** The process npm starts: runs the supervisor in a process group of its own and passes signals on. */
+function front(): void {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...process.argv.slice(2)], {
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [SUPERVISOR]: '1' },
+  });
+  let forwarded = false;
+  const forward = () => {
+    if (forwarded) return; // npm forwards the terminal's Ctrl-C that reached us too: once is enough
+    forwarded = true;
+    child.kill('SIGTERM');
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, forward);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
 async function main() {
   const env = launcherEnv();
   let stopping = false;
@@ -47,7 +77,15 @@ async function main() {
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
+  // The front process went away without passing a signal on (it was killed): stop too.
+  process.on('disconnect', () => void stop(1));
   process.on('exit', killAll);
+
+  const next = path.join(repoRoot, 'node_modules/next/dist/bin/next');
+  if (!existsSync(path.join(repoRoot, 'apps/web/.next/BUILD_ID'))) {
+    process.stderr.write(`beton: the web app is not built (apps/web/.next/BUILD_ID is missing): run \`npm run build\` and start again.\n`);
+    process.exit(1);
+  }
 
   say('Beton — starting');
   const db = await ensureDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.dataDir });
@@ -93,13 +131,6 @@ async function main() {
   await Promise.all(workers.map((w) => w.ready));
   say(`  workers    scheduler (maintenance), pdf-render, send-email — pids ${workers.map((w) => w.pid).join(', ')}`);
 
-  const next = path.join(repoRoot, 'node_modules/next/dist/bin/next');
-  if (!existsSync(path.join(repoRoot, 'apps/web/.next/BUILD_ID'))) {
-    say('  building   the web app (first start only, about a minute)…');
-    const build = spawnNode({ name: 'next-build', args: [next, 'build', 'apps/web'], env: { DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1' }, onLine: () => {} });
-    const result = await build.exited;
-    if (result.code !== 0) throw new Error(`next build failed:\n${build.lines.slice(-30).join('\n')}`);
-  }
   const port = await choosePort(env.PORT, 'web');
   const url = `http://127.0.0.1:${port}`;
   const web = spawnNode({
@@ -137,10 +168,14 @@ async function main() {
   }
 }
 
-main().catch(async (error) => {
-  const message = error instanceof DatabaseUnreachableError ? error.message : (error?.stack ?? String(error));
-  process.stderr.write(`beton: ${message}\n`);
-  await stopAll(5_000).catch(() => {});
-  for (const fn of cleanups.reverse()) await fn().catch(() => {});
-  process.exit(1);
-});
+if (!process.env[SUPERVISOR]) {
+  front();
+} else {
+  main().catch(async (error) => {
+    if (error instanceof SettingsError) for (const line of error.problems) process.stderr.write(`beton: ${line}\n`);
+    else process.stderr.write(`beton: ${error instanceof DatabaseUnreachableError ? error.message : (error?.stack ?? String(error))}\n`);
+    await stopAll(5_000).catch(() => {});
+    for (const fn of cleanups.reverse()) await fn().catch(() => {});
+    process.exit(1);
+  });
+}

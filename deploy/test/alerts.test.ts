@@ -10,6 +10,7 @@ import { parser } from '@prometheus-io/lezer-promql';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { METRIC_NAMES, createMetrics } from '@beton/jobs/metrics';
+import { metricsTable, renderMetricsDoc } from '../../scripts/docs-metrics.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -92,6 +93,16 @@ describe('deploy/prometheus/alerts.yml', () => {
 
 describe('docs/metrics.md', () => {
   const doc = readFileSync(join(root, 'docs/metrics.md'), 'utf8');
+  it('its table of metrics is the registry\'s (npm run docs:metrics writes it)', () => {
+    expect(doc).toBe(renderMetricsDoc(doc));
+    expect(metricsTable()).toContain('| `beton_limiter_wait_seconds` | histogram | limit, kind |');
+  });
+  it('names only functions and files that exist', () => {
+    for (const m of doc.matchAll(/`([a-zA-Z]+)` in\s+`([^`]+\.ts)`/g)) {
+      const file = readFileSync(join(root, m[2]!), 'utf8');
+      expect(file, `${m[1]} in ${m[2]}`).toMatch(new RegExp(`export (async )?function ${m[1]}\\b`));
+    }
+  });
   it('documents every Beton metric, and only registered ones', () => {
     for (const name of Object.values(METRIC_NAMES)) expect(doc, name).toContain(`\`${name}\``);
     for (const m of doc.matchAll(/`(beton_[a-z0-9_]+)/g)) {

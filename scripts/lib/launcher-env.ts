@@ -1,3 +1,4 @@
+import { parseEnv } from '@beton/config';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -34,7 +35,7 @@ const schema = z.object({
 export type LauncherEnv = z.infer<typeof schema> & { dataDir: string };
 
 export function launcherEnv(env: NodeJS.ProcessEnv = process.env): LauncherEnv {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  return { ...parsed.data, dataDir: path.resolve(parsed.data.BETON_DATA_DIR) };
+  // npm start is never production: the development defaults apply (parseEnv's production rules do not).
+  const e = parseEnv(schema, env, { production: false });
+  return { ...e, dataDir: path.resolve(e.BETON_DATA_DIR) };
 }

@@ -3,11 +3,12 @@
  * drill and the end-to-end tests: spawned directly on Node (so signals reach them), their
  * output kept, readiness awaited, and every one of them stopped at the end.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { repoRoot } from '@beton/db';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 
-export const repoRoot = path.resolve(import.meta.dirname, '../..');
+export { repoRoot };
 
 export interface Managed {
   name: string;
@@ -97,27 +98,35 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
 }
 
 /**
- * The environment every worker process starts with (the same as package.json's `worker`
- * script, which the Dockerfile, compose and Kubernetes run). MALLOC_ARENA_MAX=2: glibc
- * otherwise gives each render thread its own malloc arenas (two render threads, 12,000 slips:
- * 245 → 224 MB). --max-semi-space-size=2: V8's young generation otherwise grows to tens of MB
- * on a 24 GiB machine. Both, with the render threads' heap bounds (render-pool.ts): bench at
- * 2,500 slips, pdf-render 281 → 243 MB, send-email 235 → 193 MB. ESBUILD_WORKER_THREADS=0:
- * on a cold start (no tsx transpile cache yet: a new machine, container or checkout) tsx's
- * esbuild would keep a helper thread alive in the process once it transpiled (two render
- * threads, cold: 196 MB and 16 threads against 158–161 MB warm; bench pdf-render peak
- * 254.2–255.2 MB cold against 225.7–242.2 warm); with 0 each transpile runs esbuild as a
- * short child process instead: 164 MB cold, startup 3.5 s against 3.3 s warm.
+ * How every worker process starts, in production (the Dockerfile's CMD, compose, Kubernetes)
+ * and here (`npm start`, the tests, the drill, the benches): `node` on the built worker, with
+ * V8's young generation kept small (--max-semi-space-size=2: it otherwise grows to tens of MB
+ * on a 24 GiB machine) and, in the environment (the image's ENV), MALLOC_ARENA_MAX=2 (glibc
+ * otherwise gives each render thread its own malloc arenas: two render threads, 12,000 slips,
+ * 245 → 224 MB). Both, with the render threads' heap bounds (render-pool.ts): bench at 2,500
+ * slips, pdf-render 281 → 243 MB, send-email 235 → 193 MB. deploy/test checks that every
+ * production manifest starts workers with exactly this command line.
  */
-export const WORKER_PROCESS_ENV = {
-  HEALTH_PORT: '0',
-  MALLOC_ARENA_MAX: '2',
-  ESBUILD_WORKER_THREADS: '0',
-  // Added to the caller's NODE_OPTIONS, not in place of them (as `npm run worker` does).
-  NODE_OPTIONS: ['--max-semi-space-size=2', process.env.NODE_OPTIONS].filter(Boolean).join(' '),
-} as const;
+export const WORKER_COMMAND = ['node', '--max-semi-space-size=2', 'bin/beton.mjs', 'worker'] as const;
+export const WORKER_PROCESS_ENV = { MALLOC_ARENA_MAX: '2' } as const;
 
-/** `beton-worker --queue <queue>` as its own process. */
+/** The image's other production command lines (compose, Kubernetes), checked the same way. */
+export const MIGRATE_COMMAND = ['node', 'node_modules/prisma/build/index.js', 'migrate', 'deploy'] as const;
+export const WEB_COMMAND = ['node', 'node_modules/next/dist/bin/next', 'start', 'apps/web'] as const;
+export const SIMULATOR_COMMANDS = { provider: ['node', 'bin/beton.mjs', 'provider-simulator'], bank: ['node', 'bin/beton.mjs', 'bank-simulator'] } as const;
+
+/**
+ * Builds dist/ (scripts/build-node.mjs) once per process, unless a parent already did
+ * (BETON_BUILT=1: the test suite's global setup, before its files run in parallel).
+ */
+export function ensureNodeBuild(): void {
+  if (process.env.BETON_BUILT === '1') return;
+  const run = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/build-node.mjs'), '--quiet'], { cwd: repoRoot, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`building dist/ failed:\n${run.stdout}${run.stderr}`);
+  process.env.BETON_BUILT = '1';
+}
+
+/** The production command line of a worker (WORKER_COMMAND) as its own process, on the built worker. */
 export function spawnWorker(options: {
   name?: string;
   queue: string;
@@ -126,10 +135,12 @@ export function spawnWorker(options: {
   onLine?: (line: string) => void;
   readyTimeoutMs?: number;
 }): Managed {
+  ensureNodeBuild();
+  const [, ...nodeArgs] = WORKER_COMMAND;
   return spawnNode({
     name: options.name ?? `worker-${options.queue}`,
-    args: ['--import', 'tsx', path.join(repoRoot, 'apps/worker/src/main.ts'), '--queue', options.queue, ...(options.args ?? [])],
-    env: { ...WORKER_PROCESS_ENV, ...options.env },
+    args: [...nodeArgs, '--queue', options.queue, ...(options.args ?? [])],
+    env: { HEALTH_PORT: '0', ...WORKER_PROCESS_ENV, ...options.env },
     readyWhen: /"msg":"worker ready"/,
     ...(options.readyTimeoutMs ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
     ...(options.onLine ? { onLine: options.onLine } : {}),

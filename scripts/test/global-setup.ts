@@ -3,6 +3,7 @@ import { migrateQueue } from '@beton/jobs';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ensureNodeBuild } from '../lib/processes.ts';
 import { chromiumExecutable } from './chromium.ts';
 
 /**
@@ -10,6 +11,10 @@ import { chromiumExecutable } from './chromium.ts';
  * database once, and tells the test files where they are. Everything is stopped at the end.
  */
 export default async function setup(_project: TestProject) {
+  // The Node programs the tests start as production does (node bin/beton.mjs …), built once
+  // here (esbuild, under a second) before the test files run in parallel; BETON_BUILT=1 tells
+  // the files not to build again.
+  ensureNodeBuild();
   let stopServer = async () => {};
   let serverUrl: string;
   if (process.env.DATABASE_URL) {

@@ -1,14 +1,21 @@
 /**
  * `npm start` as a newcomer runs it: no DATABASE_URL, so an embedded PostgreSQL under a
- * data folder; demo data on first start; the dashboard answers HTTP 200; Ctrl-C (SIGTERM)
- * stops every process and the database; a second start reuses the data.
+ * data folder; demo data on first start; the dashboard answers HTTP 200; SIGTERM to the npm
+ * process itself (as a service manager sends it), or a terminal's Ctrl-C (SIGINT to the
+ * whole foreground process group), stops every process it started and the database, and npm
+ * exits 0 once they are gone; a second start reuses the data.
+ *
+ * `npm start --ignore-scripts`: the start script itself, without its `prestart` build (the
+ * suite's global setup built dist/, the web tests' ensureBuilt the web app).
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../../apps/web/test/server.ts';
-import { repoRoot, spawnNode, stopAll } from '../lib/processes.ts';
+import { repoRoot } from '../lib/processes.ts';
 
 // Inside the repository (as root, initdb runs as the `postgres` user, which cannot enter a 0700 temp folder).
 const dataRoot = path.join(repoRoot, `.beton/test-start-${process.pid}`);
@@ -35,38 +42,99 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Every process below `pid` (from /proc: no pgrep needed). */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, ppid] of parent) if (ppid === p) (out.push(child), walk(child));
+  };
+  walk(pid);
+  return out;
+}
+
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return 'gone';
+  }
+};
+
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
     const s = net.connect({ port, host: '127.0.0.1' }, () => (s.end(), resolve(true)));
     s.on('error', () => resolve(false));
   });
 
+/** `npm start` in a process group of its own (so a test can send the group a Ctrl-C). */
 async function startOnce() {
-  const proc = spawnNode({ name: 'npm-start', args: ['--import', 'tsx', path.join(repoRoot, 'scripts/start.ts')], env, readyWhen: /"msg":"beton ready"/, readyTimeoutMs: 300_000 });
-  await proc.ready;
-  const ready = JSON.parse(proc.lines.find((l) => l.includes('"msg":"beton ready"'))!) as { url: string; database: string };
-  return { proc, ready };
+  const child = spawn('npm', ['start', '--ignore-scripts'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const lines: string[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let onReady!: (line: string) => void;
+  const ready = new Promise<string>((resolve) => (onReady = resolve));
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      lines.push(line);
+      if (line.includes('"msg":"beton ready"')) onReady(line);
+    });
+  }
+  const line = await Promise.race([ready, exited.then((e) => Promise.reject(new Error(`npm start exited (${JSON.stringify(e)}):\n${lines.join('\n')}`)))]);
+  started.push(child.pid!);
+  return { npm: child, lines, exited, ready: JSON.parse(line) as { url: string; database: string } };
 }
+
+/** Sends `signal`, then checks npm exits 0 and every process it started (captured before) is gone. */
+async function stopAndCheck(run: Awaited<ReturnType<typeof startOnce>>, send: () => void) {
+  const tree = descendants(run.npm.pid!);
+  expect(tree.length).toBeGreaterThanOrEqual(6); // launcher, supervisor, scheduler, pdf-render, send-email, web, postgres…
+  send();
+  const exit = await run.exited;
+  expect(exit, run.lines.slice(-20).join('\n')).toEqual({ code: 0, signal: null });
+  for (let i = 0; i < 50 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(tree.filter(alive).map((pid) => `${pid}: ${cmdline(pid)}`)).toEqual([]);
+  expect(run.lines.join('\n')).toMatch(/Stopping Beton/);
+}
+
+const started: number[] = [];
 
 describe('npm start', () => {
   // The web build is shared with the web tests (built once, under a lock).
-  beforeAll(() => ensureBuilt(), 300_000);
+  beforeAll(() => ensureBuilt(), 600_000);
 
   afterAll(async () => {
-    await stopAll(10_000);
+    for (const pid of started) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
     rmSync(dataRoot, { recursive: true, force: true });
   });
 
-  it('starts on an embedded PostgreSQL, seeds, serves the dashboard, and stops everything on SIGTERM', async () => {
-    const { proc, ready } = await startOnce();
-    expect(proc.lines.join('\n')).toMatch(/seeded in .* Logins/);
-    expect(proc.lines.join('\n')).toMatch(/ADMIN admin@beton\.example {2}password: \S+/);
+  it('starts on an embedded PostgreSQL, seeds, serves the dashboard; SIGTERM to npm stops everything and npm exits 0', async () => {
+    const run = await startOnce();
+    const { ready } = run;
+    const text = run.lines.join('\n');
+    expect(text).toMatch(/seeded in .* Logins/);
+    expect(text).toMatch(/ADMIN admin@beton\.example {2}password: \S+/);
     const health = await fetch(`${ready.url}/api/health`);
     expect(health.status).toBe(200);
     const login = await fetch(`${ready.url}/login`);
     expect(login.status).toBe(200);
     // The printed admin login signs in (Better Auth, argon2id hash from the seed).
-    const [, email, password] = proc.lines.join('\n').match(/ADMIN (\S+) {2}password: (\S+)/)!;
+    const [, email, password] = text.match(/ADMIN (\S+) {2}password: (\S+)/)!;
     const signIn = await fetch(`${ready.url}/api/auth/sign-in/email`, {
       method: 'POST', headers: { 'content-type': 'application/json', origin: ready.url }, body: JSON.stringify({ email, password }),
     });
@@ -74,23 +142,17 @@ describe('npm start', () => {
     expect(((await signIn.json()) as { user: { role: string } }).user.role).toBe('ADMIN');
     const dbPort = Number(new URL(ready.database).port);
     expect(await portOpen(dbPort)).toBe(true);
-    const { stdout } = await import('node:child_process').then((cp) => ({ stdout: cp.execSync(`pgrep -P ${proc.pid} || true`).toString() }));
-    const children = stdout.split('\n').filter(Boolean).map(Number);
-    expect(children.length).toBeGreaterThanOrEqual(4); // scheduler, pdf-render, send-email, web
 
-    proc.signal('SIGTERM');
-    const exit = await proc.exited;
-    expect(exit.code).toBe(0);
-    for (let i = 0; i < 50 && children.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(children.filter(alive).map((pid) => `${pid}: ${(() => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return 'gone'; } })()}`)).toEqual([]);
+    await stopAndCheck(run, () => run.npm.kill('SIGTERM'));
     expect(await portOpen(dbPort)).toBe(false);
-  }, 400_000);
+  }, 600_000);
 
-  it('reuses the embedded data on the next start (no second seed)', async () => {
-    const { proc, ready } = await startOnce();
-    expect(proc.lines.join('\n')).not.toMatch(/seeding/);
-    expect((await fetch(`${ready.url}/api/health`)).status).toBe(200);
-    proc.signal('SIGTERM');
-    expect((await proc.exited).code).toBe(0);
-  }, 400_000);
+  it('reuses the embedded data on the next start (no second seed); Ctrl-C (SIGINT to the whole group) stops everything once', async () => {
+    const run = await startOnce();
+    expect(run.lines.join('\n')).not.toMatch(/seeding/);
+    expect((await fetch(`${run.ready.url}/api/health`)).status).toBe(200);
+    const dbPort = Number(new URL(run.ready.database).port);
+    await stopAndCheck(run, () => process.kill(-run.npm.pid!, 'SIGINT'));
+    expect(await portOpen(dbPort)).toBe(false);
+  }, 600_000);
 });

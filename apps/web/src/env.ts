@@ -1,3 +1,4 @@
+import { parseEnv, requiredInProduction } from '@beton/config';
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -15,70 +16,72 @@ const webhookPublicKey = z.string().refine((key) => {
 /** Used only outside production when BETTER_AUTH_SECRET is unset (`next dev`, local tests). */
 const DEVELOPMENT_AUTH_SECRET = 'beton-development-only-auth-secret-never-in-production';
 
-/** The ONE place in apps/web that reads process.env (validated once, on first use). */
-const schema = z
-  .object({
-    DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
-    PORT: z.coerce.number().int().positive().optional(),
-    /**
-     * Signs the session cookie and encrypts Better Auth's stored secrets: 32+ random characters
-     * (`openssl rand -base64 32`), the same on every web replica. Required in production;
-     * elsewhere a fixed development-only value is used when unset.
-     */
-    BETTER_AUTH_SECRET: z.string().min(32, 'BETTER_AUTH_SECRET must be at least 32 characters (openssl rand -base64 32)').optional(),
-    /**
-     * The dashboard's public URL (`https://beton.example.com`): Better Auth's base URL and trusted
-     * origin; `https://` makes the session cookie `Secure`. Required in production; in development
-     * the URL of each request is used.
-     */
-    BETTER_AUTH_URL: z.string().url('BETTER_AUTH_URL must be the dashboard URL, e.g. https://beton.example.com').optional(),
-    /** Connections the web server's pool may hold. Default: 10. */
-    WEB_DB_POOL_MAX: z.coerce.number().int().positive().default(10),
-    /**
-     * Addresses of the reverse proxies in front of the web app (comma-separated IPs or CIDR
-     * ranges, e.g. `10.0.0.0/8,127.0.0.1`). A request from one of them is attributed to the
-     * address it names in X-Forwarded-For; any other request to its socket's address, whatever
-     * headers it sends. Default: none (the app is reached directly).
-     */
-    TRUSTED_PROXIES: z
-      .string()
-      .default('')
-      .transform((v) => v.split(',').map((a) => a.trim()).filter(Boolean))
-      .pipe(z.array(z.string().refine(isAddressOrRange, { error: (issue) => `"${String(issue.input)}" is not an IP address or CIDR range` }))),
-    /**
-     * Bearer token a Prometheus scrape of `/api/metrics` must send (32+ characters). Unset:
-     * the endpoint answers 404, so metrics are never public by default.
-     */
-    METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, 'METRICS_TOKEN must be at least 32 characters (openssl rand -hex 32)').optional()),
-    /**
-     * An account's sign-in back-off: after SIGN_IN_ACCOUNT_ATTEMPTS attempts without a success
-     * (from any address), the account takes no attempt for this many seconds, doubled at each
-     * further lock, up to an hour. Default: 60.
-     */
-    SIGN_IN_ACCOUNT_LOCK_SECONDS: z.coerce.number().int().positive().max(3600).default(60),
-    /** Attempts an account gets before its first lock. Default: 5. */
-    SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(5),
-    /** pino level of the web server's JSON log. Default: info. */
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** 'json' (one object a line) or 'pretty' (for a terminal). Default: json. */
-    LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
-    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    /**
-     * The Event Webhook's verification key (signed webhook): batches whose ECDSA signature does
-     * not verify with it are refused. Required in production; without it the endpoint refuses
-     * every batch (503), so SendGrid keeps them for its retries.
-     */
-    SENDGRID_WEBHOOK_PUBLIC_KEY: webhookPublicKey.optional(),
-    /** A signed batch whose timestamp is further than this from now is a replay: refused (seconds). Default: 300. */
-    SENDGRID_WEBHOOK_TOLERANCE_S: z.coerce.number().int().positive().default(300),
-  })
-  .superRefine((e, ctx) => {
-    if (e.NODE_ENV !== 'production') return;
-    if (!e.BETTER_AUTH_SECRET) ctx.addIssue({ code: 'custom', path: ['BETTER_AUTH_SECRET'], message: 'required in production (32+ random characters: openssl rand -base64 32)' });
-    if (!e.BETTER_AUTH_URL) ctx.addIssue({ code: 'custom', path: ['BETTER_AUTH_URL'], message: 'required in production (the dashboard URL, e.g. https://beton.example.com)' });
-    if (!e.SENDGRID_WEBHOOK_PUBLIC_KEY) ctx.addIssue({ code: 'custom', path: ['SENDGRID_WEBHOOK_PUBLIC_KEY'], message: 'required in production (the Event Webhook verification key from SendGrid)' });
-  })
-  .transform((e) => ({ ...e, BETTER_AUTH_SECRET: e.BETTER_AUTH_SECRET ?? DEVELOPMENT_AUTH_SECRET }));
+/**
+ * The ONE place in apps/web that reads process.env: validated when the server starts
+ * (src/instrumentation.ts: one line per problem, then exit 1) and on first use. With
+ * NODE_ENV=production the `requiredInProduction` settings must be set (@beton/config).
+ */
+export const schema = z.object({
+  DATABASE_URL: requiredInProduction(z.string().url('DATABASE_URL must be a postgres:// URL'), 'postgres://user:password@host:5432/beton'),
+  PORT: z.coerce.number().int().positive().optional(),
+  /**
+   * Signs the session cookie and encrypts Better Auth's stored secrets: 32+ random characters
+   * (`openssl rand -base64 32`), the same on every web replica. Required in production;
+   * elsewhere a fixed development-only value is used when unset.
+   */
+  BETTER_AUTH_SECRET: requiredInProduction(
+    z.string().min(32, 'BETTER_AUTH_SECRET must be at least 32 characters (openssl rand -base64 32)').optional(),
+    '32+ random characters: openssl rand -base64 32',
+  ),
+  /**
+   * The dashboard's public URL (`https://beton.example.com`): Better Auth's base URL and the one
+   * origin mutations are accepted from; `https://` makes the session cookie `Secure` and turns
+   * HSTS on. Required in production; in development the URL of each request is used.
+   */
+  BETTER_AUTH_URL: requiredInProduction(
+    z.string().url('BETTER_AUTH_URL must be the dashboard URL, e.g. https://beton.example.com').optional(),
+    'the dashboard URL, e.g. https://beton.example.com',
+  ),
+  /** Connections the web server's pool may hold. Default: 10. */
+  WEB_DB_POOL_MAX: z.coerce.number().int().positive().default(10),
+  /**
+   * Addresses of the reverse proxies in front of the web app (comma-separated IPs or CIDR
+   * ranges, e.g. `10.0.0.0/8,127.0.0.1`). A request from one of them is attributed to the
+   * address it names in X-Forwarded-For; any other request to its socket's address, whatever
+   * headers it sends. Default: none (the app is reached directly).
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((a) => a.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine(isAddressOrRange, { error: (issue) => `"${String(issue.input)}" is not an IP address or CIDR range` }))),
+  /**
+   * Bearer token a Prometheus scrape of `/api/metrics` must send (32+ characters). Unset:
+   * the endpoint answers 404, so metrics are never public by default.
+   */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, 'METRICS_TOKEN must be at least 32 characters (openssl rand -hex 32)').optional()),
+  /**
+   * An account's sign-in back-off: after SIGN_IN_ACCOUNT_ATTEMPTS attempts without a success
+   * (from any address), the account takes no attempt for this many seconds, doubled at each
+   * further lock, up to an hour. Default: 60.
+   */
+  SIGN_IN_ACCOUNT_LOCK_SECONDS: z.coerce.number().int().positive().max(3600).default(60),
+  /** Attempts an account gets before its first lock. Default: 5. */
+  SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(5),
+  /** pino level of the web server's JSON log. Default: info. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** 'json' (one object a line) or 'pretty' (for a terminal). Default: json. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /**
+   * The Event Webhook's verification key (signed webhook): batches whose ECDSA signature does
+   * not verify with it are refused. Required in production; without it the endpoint refuses
+   * every batch (503), so SendGrid keeps them for its retries.
+   */
+  SENDGRID_WEBHOOK_PUBLIC_KEY: requiredInProduction(webhookPublicKey.optional(), 'the Event Webhook verification key from SendGrid'),
+  /** A signed batch whose timestamp is further than this from now is a replay: refused (seconds). Default: 300. */
+  SENDGRID_WEBHOOK_TOLERANCE_S: z.coerce.number().int().positive().default(300),
+});
 
 function isAddressOrRange(value: string): boolean {
   const [address, prefix, ...rest] = value.split('/');
@@ -88,16 +91,14 @@ function isAddressOrRange(value: string): boolean {
   return /^\d+$/.test(prefix) && bits <= (isIP(address) === 4 ? 32 : 128);
 }
 
-export type Env = z.infer<typeof schema>;
+export type Env = Omit<z.infer<typeof schema>, 'BETTER_AUTH_SECRET'> & { BETTER_AUTH_SECRET: string };
 
 let cached: Env | undefined;
 
+/** The web's settings; throws a SettingsError (one line per problem) when they are wrong. */
 export function env(): Env {
   if (cached) return cached;
-  const parsed = schema.safeParse(process.env);
-  if (!parsed.success) {
-    throw new Error(`Invalid environment for apps/web: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  cached = parsed.data;
+  const e = parseEnv(schema, process.env);
+  cached = { ...e, BETTER_AUTH_SECRET: e.BETTER_AUTH_SECRET ?? DEVELOPMENT_AUTH_SECRET };
   return cached;
 }

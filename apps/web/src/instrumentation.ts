@@ -1,15 +1,17 @@
 import type { Instrumentation } from 'next';
 
 /**
- * Runs once when the web server starts (before it serves its first request): the request hook
- * that attributes each request to its client's address and gives it an id (server/request-meta.ts).
- * Settings are validated here, so a bad one stops the server at start.
+ * Runs once when the web server starts (Next.js instrumentation), before it serves a request:
+ * the settings are checked (a missing or malformed one stops the server with one line per
+ * problem and exit code 1 instead of failing requests later), then the request hook that
+ * attributes each request to its client's address and gives it an id (server/request-meta.ts)
+ * is installed. Not during `next build`, which loads the app without the runtime's settings.
  */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const { env } = await import('./env.ts');
-  const { installRequestMeta } = await import('./server/request-meta.ts');
-  installRequestMeta(env().TRUSTED_PROXIES);
+  if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
+  const [{ failFast }, { env }, { installRequestMeta }] = await Promise.all([import('@beton/config'), import('./env.ts'), import('./server/request-meta.ts')]);
+  const settings = failFast('beton-web', env);
+  installRequestMeta(settings.TRUSTED_PROXIES);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/config';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -6,14 +7,18 @@ import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
- * value stops the process with a message naming the variable, never a silent default.
+ * value stops the process with a message naming the variable, never a silent default. With
+ * NODE_ENV=production the settings marked `requiredInProduction` have no development default
+ * and test-only hooks are refused (@beton/config).
  */
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
 
-const EnvSchema = z.object({
-  DATABASE_URL: z.string().url({ message: 'DATABASE_URL must be a postgres:// URL' }),
+export const EnvSchema = z.object({
+  DATABASE_URL: requiredInProduction(z.string().url({ message: 'DATABASE_URL must be a postgres:// URL' }), 'postgres://user:password@host:5432/beton'),
   REDIS_URL: z.string().url().optional().or(z.literal('').transform(() => undefined)),
+  /** This process's id in `workers` and its logs (Kubernetes: the pod's name); `--worker-id` wins. Default: host:pid:queue:random. */
+  WORKER_ID: z.string().min(1).optional(),
   WORKER_CONCURRENCY: positiveInt.optional(),
   SHUTDOWN_GRACE_MS: positiveInt.default(30_000),
   VISIBILITY_TIMEOUT_MS: positiveInt.default(60_000),
@@ -23,6 +28,14 @@ const EnvSchema = z.object({
   SWEEP_CRON: z.string().default('*/5 * * * *'),
   /** The bank poll's schedule (UTC); SPEC R1: every 15 minutes. A 6-field cron has seconds (tests, drills). */
   BANK_POLL_CRON: z.string().default('*/15 * * * *'),
+  /** Retention (packages/payroll/src/retention.ts): finished jobs, attempts, delivery records and schedule history older than this many months are deleted. */
+  RETENTION_JOBS_MONTHS: positiveInt.default(13),
+  /** Slip PDFs older than this many months are deleted (default 7 years: README, "Retention"). */
+  RETENTION_SLIP_MONTHS: positiveInt.default(84),
+  /** Rows per delete statement of a retention pass. */
+  RETENTION_BATCH_SIZE: positiveInt.default(5000),
+  /** When the daily retention pass runs (UTC; default 17:30 = 23:30 in Dhaka). */
+  RETENTION_CRON: z.string().default('30 17 * * *'),
   /** How often the scheduler ticks; 60000 uses graphile-worker's cron, less runs a local timer (tests, drills). */
   SCHEDULE_TICK_MS: positiveInt.default(60_000),
   DB_CONNECTION_BUDGET: positiveInt.default(60),
@@ -30,14 +43,18 @@ const EnvSchema = z.object({
   DB_BUDGET_PROCESSES: positiveInt.default(6),
   DB_POOL_MAX: positiveInt.optional(),
   HEALTH_PORT: nonNegativeInt.default(9464),
-  NODE_ENV: z.string().default('development'),
-  /** Required in production; 'SG.beton-dev' (the simulator's key) elsewhere. */
-  SENDGRID_API_KEY: z.string().min(1).optional(),
+  /** The email provider's API key; `SG.beton-dev` (the simulator's) outside production. */
+  SENDGRID_API_KEY: requiredInProduction(z.string().min(1).default('SG.beton-dev'), 'the SendGrid API key with the Mail Send permission'),
+  /** The provider's API; default SendGrid's own. */
+  SENDGRID_BASE_URL: z.string().url('SENDGRID_BASE_URL must be a URL').optional(),
   /**
    * The sender: a verified Sender Identity of the SendGrid account (SendGrid refuses any other
    * `from` with 403). Required in production; payroll@beton.example elsewhere.
    */
-  EMAIL_FROM: z.string().email('EMAIL_FROM must be an email address, e.g. payroll@yourcompany.com').optional(),
+  EMAIL_FROM: requiredInProduction(
+    z.string().email('EMAIL_FROM must be an email address, e.g. payroll@yourcompany.com').optional(),
+    'a verified Sender Identity of the SendGrid account',
+  ),
   EMAIL_FROM_NAME: z.string().min(1).default(DEVELOPMENT_SENDER.name),
   /** 'on' when the account has the Email Activity API add-on (and the key its scope): ambiguous sends are also looked up there. */
   EMAIL_ACTIVITY_API: z.enum(['on', 'off']).default('off'),
@@ -57,9 +74,9 @@ const EnvSchema = z.object({
   EMAIL_PAUSE_PROBE_MS: positiveInt.default(60_000),
   /** How often workers read the queue's pause flag (ms). */
   QUEUE_PAUSE_POLL_MS: positiveInt.default(1000),
-  SENDGRID_BASE_URL: z.string().url().optional(),
-  BANK_API_URL: z.string().url().optional(),
-  BANK_API_KEY: z.string().default('bank-dev-key'),
+  /** The bank's API: the run's salary transfers are submitted to it, the poll asks it for credits. */
+  BANK_API_URL: requiredInProduction(z.string().url('BANK_API_URL must be a URL').optional(), "the bank API's base URL"),
+  BANK_API_KEY: requiredInProduction(z.string().min(1).default('bank-dev-key'), "the bank API's key"),
   EMAIL_CONCURRENCY_LIMIT: positiveInt.default(45),
   EMAIL_RATE_LIMIT: z.coerce.number().positive().default(40),
   /**
@@ -75,7 +92,8 @@ const EnvSchema = z.object({
    * Raise it for a far-away provider.
    */
   EMAIL_RATE_TOLERANCE_MS: nonNegativeInt.default(EMAIL_RATE_TOLERANCE_MS),
-  RETRY_BASE_MS: positiveInt.optional(),
+  /** Test-only: the retry backoff's base (drills and tests shorten it); refused in production. */
+  RETRY_BASE_MS: testOnly(positiveInt.optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** 'json' for machines (default), 'pretty' for a developer's terminal. */
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
@@ -85,14 +103,20 @@ const EnvSchema = z.object({
    * workers (whose requests must leave on time), the database and the web server.
    */
   RENDER_NICE: z.coerce.number().int().min(0).max(19).default(10),
-  /** Fault injection for drills and tests: slip keys whose render hangs forever. */
-  BETON_FAULT_HANG_SLIPS: z.string().default(''),
+  /**
+   * Test-only: a module that replaces the render thread (tests and the drill inject a hung
+   * render with apps/worker/test/fixtures/hanging-render-thread.mjs). Refused in production.
+   */
+  BETON_TEST_RENDER_THREAD: testOnly(z.string().optional()),
 });
 
 export type WorkerConfig = ReturnType<typeof loadConfig>;
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/** A bad flag or a bad combination of settings: one line naming it. */
+export class ConfigError extends SettingsError {
+  constructor(line: string) {
+    super([line]);
+  }
 }
 
 export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
@@ -103,14 +127,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   });
   const queue = z.enum(QUEUES, { message: `--queue must be one of ${QUEUES.join(', ')}` }).safeParse(values.queue);
   if (!queue.success) throw new ConfigError(`--queue is required and must be one of: ${QUEUES.join(', ')} (got ${values.queue ?? 'nothing'})`);
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  }
-  const e = parsed.data;
-  const production = e.NODE_ENV === 'production';
-  if (production && !e.SENDGRID_API_KEY) throw new ConfigError('SENDGRID_API_KEY: required in production (a SendGrid API key with the mail.send scope)');
-  if (production && !e.EMAIL_FROM) throw new ConfigError('EMAIL_FROM: required in production (a verified Sender Identity of the SendGrid account)');
+  const e = parseEnv(EnvSchema, env);
   // (A grace shorter than the email jobs' 30 s timeout is refused by the engine itself, naming the job.)
   if (e.SHUTDOWN_GRACE_MS >= 30_000 && (e.EMAIL_REQUEST_TIMEOUT_MS > e.SHUTDOWN_GRACE_MS - 2000 || e.EMAIL_REQUEST_TIMEOUT_MS > 29_000)) {
     throw new ConfigError(`EMAIL_REQUEST_TIMEOUT_MS: ${e.EMAIL_REQUEST_TIMEOUT_MS} ms must leave 2 s of SHUTDOWN_GRACE_MS (${e.SHUTDOWN_GRACE_MS}) and fit in an email job's 30 s timeout`);
@@ -120,7 +137,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   } catch (error) {
     throw new ConfigError(`EMAIL_RATE_LIMIT / EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=${e.EMAIL_RATE_WINDOW}: ${(error as Error).message}`);
   }
-  for (const name of ['SWEEP_CRON', 'BANK_POLL_CRON'] as const) {
+  for (const name of ['SWEEP_CRON', 'BANK_POLL_CRON', 'RETENTION_CRON'] as const) {
     try {
       parseSchedule(e[name], 'UTC');
     } catch (error) {
@@ -134,7 +151,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   return {
     queue: queue.data,
     concurrency,
-    workerId: values['worker-id'],
+    workerId: values['worker-id'] ?? e.WORKER_ID,
     cores,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
@@ -145,10 +162,12 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     stuckRunningMs: e.STUCK_RUNNING_MS,
     sweepCron: e.SWEEP_CRON,
     bankPollCron: e.BANK_POLL_CRON,
+    retentionCron: e.RETENTION_CRON,
+    retention: { jobsMonths: e.RETENTION_JOBS_MONTHS, slipMonths: e.RETENTION_SLIP_MONTHS, batchSize: e.RETENTION_BATCH_SIZE },
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,
-    sendgrid: { apiKey: e.SENDGRID_API_KEY ?? 'SG.beton-dev', baseUrl: e.SENDGRID_BASE_URL },
+    sendgrid: { apiKey: e.SENDGRID_API_KEY, baseUrl: e.SENDGRID_BASE_URL },
     email: {
       from: { email: e.EMAIL_FROM ?? DEVELOPMENT_SENDER.email, name: e.EMAIL_FROM_NAME },
       activityApi: e.EMAIL_ACTIVITY_API === 'on',
@@ -165,6 +184,6 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     renderNice: e.RENDER_NICE,
-    hangSlips: new Set(e.BETON_FAULT_HANG_SLIPS.split(',').map((s) => s.trim()).filter(Boolean)),
+    testRenderThread: e.BETON_TEST_RENDER_THREAD,
   };
 }

@@ -12,6 +12,7 @@ import {
   type PauseGate,
   createLogger,
   definitionSchedules,
+  ensureQueueIndexes,
   firstSeenDueTimes,
   jobDefinitions,
   PostgresLimiterStore,
@@ -22,17 +23,20 @@ import {
   RedisLock,
   runScheduleTick,
   startWorker,
+  workerHeartbeatAges,
   type JobClient,
   type BetonJobs,
   type LimiterStore,
   type LockService,
 } from '@beton/jobs';
 import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
+import { openRunsSlack } from '@beton/dashboard/runs';
 import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { ConfigError, loadConfig } from './config.ts';
+import { SettingsError } from '@beton/config';
+import { loadConfig } from './config.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startHealthServer } from './health-server.ts';
 import { createRenderPool } from './render-pool.ts';
@@ -57,7 +61,7 @@ async function main() {
   const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
   // Threads inherit the nice value of the thread that creates them: set it before the pool.
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
-  const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores) : undefined;
+  const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores, { thread: config.testRenderThread }) : undefined;
   if (renderPool) log.info({ ms: Math.round(await renderPool.warmUp(RENDER_WARM_UP_SLIPS)), threads: renderPool.threads }, 'render threads warmed up');
   const mailer = createMailer({
     apiKey: config.sendgrid.apiKey,
@@ -72,14 +76,18 @@ async function main() {
   const checkAccount = () => mailer.checkAccount({ activity: config.email.activityApi, beforeRequest: emailTurn });
   if (config.queue === 'send-email') await preflight(checkAccount, log);
 
-  const metrics = createMetrics({
-    defaultLabels: { service: `worker-${config.queue}` },
-    collectDbPool: () => [pgPoolStats('worker', pool)],
-    collectQueueStats: () => queueDepth(pool),
-  });
-
   const isScheduler = config.queue === 'maintenance';
   const workerId = config.workerId ?? `${os.hostname()}:${process.pid}:${config.queue}:${randomUUID().slice(0, 8)}`;
+  const metrics = createMetrics({
+    defaultLabels: { service: `worker-${config.queue}` },
+    workerId,
+    collectDbPool: () => [pgPoolStats('worker', pool)],
+    collectQueueStats: () => queueDepth(pool),
+    // The schedulers report what no single worker can: every open run's slack against its
+    // deadline, and how long ago each worker's heartbeat came (a dead one stops sending its own).
+    ...(isScheduler ? { collectPayrollRunEta: () => openRunsSlack(pool), collectHeartbeats: () => workerHeartbeatAges(pool) } : {}),
+  });
+  metrics.initialize(definitions.filter((d) => d.queue === config.queue).map((d) => ({ task: d.name, queue: d.queue })));
   const lookbackMs = Math.max(5 * 60_000, config.scheduleTickMs * 2);
   const firstSeen = firstSeenDueTimes(lookbackMs * 2);
   const tick = async (now?: Date) => {
@@ -143,9 +151,12 @@ async function main() {
         if (e.outcome === 'retrying' && e.error) metrics.jobRetried({ task: e.task, errorCode: e.error.code });
         if (e.error?.code === 'rate_limited') metrics.providerRateLimitedSeen();
       },
-      onLimitWait: (e) => metrics.limiterWaited(e.limit, e.waitedMs / 1000),
+      onLimitWait: (e) => metrics.limiterWaited(e.limit, e.kind, e.waitedMs / 1000),
     },
   });
+  // The schedulers keep Beton's index on graphile-worker's wake-ups (created CONCURRENTLY once
+  // graphile-worker has installed its schema; a race with the other scheduler is harmless).
+  if (isScheduler) void ensureQueueIndexes(pool).catch((error) => log.warn({ err: error }, 'could not create the wake-up age index (queue ages read without it)'));
   if (isScheduler) await recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs });
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
@@ -193,12 +204,15 @@ async function main() {
  */
 async function preflight(check: () => ReturnType<Mailer['checkAccount']>, log: ReturnType<typeof createLogger>): Promise<void> {
   const result = await check();
-  if (!result.ok) throw new ConfigError(result.problems.map((p) => `${p.setting}: ${p.message}`).join('; '));
+  if (!result.ok) throw new SettingsError(result.problems.map((p) => `${p.setting}: ${p.message}`));
   if (result.inconclusive.length > 0) log.warn({ inconclusive: result.inconclusive }, 'email account check inconclusive; starting anyway');
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigError || error instanceof DatabaseUnreachableError || error?.name === 'EngineConfigError') {
+  if (error instanceof SettingsError) {
+    // One line per missing or malformed setting.
+    for (const line of error.problems) process.stderr.write(`beton-worker: ${line}\n`);
+  } else if (error instanceof DatabaseUnreachableError || error?.name === 'EngineConfigError') {
     process.stderr.write(`beton-worker: ${error.message}\n`);
   } else {
     process.stderr.write(`beton-worker: ${error?.stack ?? error}\n`);

@@ -1,4 +1,6 @@
 import type { SlipData } from '@beton/pdf';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { RenderTask } from './render-thread.ts';
 
@@ -11,20 +13,29 @@ import type { RenderTask } from './render-thread.ts';
 const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 };
 
 /**
- * Worker threads sized to the cores (SPEC R3). Aborting a run terminates its thread, which
- * the pool replaces, so a hung render cannot block the process.
+ * The render thread's module: the TypeScript source when this module runs from source (unit
+ * tests through vitest), the built file beside it in dist/ when it runs built (every process).
  */
-export function createRenderPool(threads: number) {
+const RENDER_THREAD = new URL(import.meta.url.endsWith('.ts') ? './render-thread.ts' : './render-thread.js', import.meta.url).href;
+
+/**
+ * Worker threads sized to the cores (SPEC R3). Aborting a run terminates its thread, which
+ * the pool replaces, so a hung render cannot block the process. `thread` replaces the render
+ * thread's module (BETON_TEST_RENDER_THREAD: tests inject faults through it; production
+ * refuses the setting).
+ */
+export function createRenderPool(threads: number, options: { thread?: string | undefined } = {}) {
   const pool = new Piscina({
-    filename: new URL('./render-thread.ts', import.meta.url).href,
+    filename: options.thread ? pathToFileURL(path.resolve(options.thread)).href : RENDER_THREAD,
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 60_000,
     resourceLimits: RENDER_THREAD_HEAP,
   });
   return {
-    render(data: SlipData, options: { signal: AbortSignal; hang?: boolean }): Promise<Uint8Array> {
-      return pool.run({ data, hang: options.hang ?? false } satisfies RenderTask, { signal: options.signal });
+    /** `key`: the render job's idempotency key (for the thread's errors and test hooks). */
+    render(data: SlipData, options: { signal: AbortSignal; key?: string }): Promise<Uint8Array> {
+      return pool.run({ data, ...(options.key ? { key: options.key } : {}) } satisfies RenderTask, { signal: options.signal });
     },
     /**
      * Renders `slips` sample slips on every thread, so the first slips after a start or a

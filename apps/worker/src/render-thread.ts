@@ -6,7 +6,8 @@ import { createSlipRenderer, sampleSlip, type SlipData } from '@beton/pdf';
 
 const renderer = createSlipRenderer();
 
-export type RenderTask = { data: SlipData; hang?: boolean } | { warmUp: number };
+/** `key`: the render job's idempotency key. */
+export type RenderTask = { data: SlipData; key?: string } | { warmUp: number };
 
 export default async function render(task: RenderTask): Promise<Uint8Array> {
   if ('warmUp' in task) {
@@ -14,6 +15,5 @@ export default async function render(task: RenderTask): Promise<Uint8Array> {
     for (let i = 0; i < task.warmUp; i++) await renderer.render(sampleSlip({ employee: { code: `WARM-UP-${i}` } }));
     return new Uint8Array();
   }
-  if (task.hang) for (;;); // fault injection: the PDF library "hangs" (SPEC R8's 400-page report)
   return renderer.render(task.data);
 }

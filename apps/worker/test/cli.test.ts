@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../../..');
-const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
-const cli = path.join(root, 'apps/worker/src/cli.ts');
+// `npm run beton -- <args>` runs this: the built CLI (dist/, built by the suite's global setup).
+const launcher = path.join(root, 'bin/beton.mjs');
 
 interface Run {
   code: number;
@@ -17,7 +17,7 @@ interface Run {
 /** Runs `beton <args>` as its own process, as an operator would. */
 function beton(args: string[], env: Record<string, string | undefined>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [tsx, cli, ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [launcher, 'cli', ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

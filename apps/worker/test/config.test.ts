@@ -1,6 +1,8 @@
 /** The worker's configuration: defaults, and a clear error for what it cannot run with. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { SettingsError } from '@beton/config';
+import { EnvSchema, loadConfig } from '../src/config.ts';
+import { productionRequirements } from '@beton/config';
 
 const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/beton' };
 
@@ -18,7 +20,7 @@ describe('worker configuration', () => {
 
   it('names what is wrong', () => {
     expect(() => loadConfig([], env)).toThrow(/--queue is required and must be one of: pdf-render, send-email, maintenance \(got nothing\)/);
-    expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_WINDOW: 'rolling' })).toThrow(ConfigError);
+    expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_WINDOW: 'rolling' })).toThrow(SettingsError);
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_WINDOW: 'rolling' })).toThrow(/EMAIL_RATE_WINDOW/);
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_LIMIT: '2.5' })).toThrow(
       /EMAIL_RATE_LIMIT \/ EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=fixed: .*whole number of starts per second, got 2.5/,
@@ -29,6 +31,56 @@ describe('worker configuration', () => {
     expect(loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_LIMIT: '2.5', EMAIL_RATE_WINDOW: 'sliding', EMAIL_RATE_TOLERANCE_MS: '20' }).emailLimits).toMatchObject({
       ratePerSecond: 2.5,
       window: 'sliding',
+    });
+  });
+
+  describe('with NODE_ENV=production', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://beton:secret@db:5432/beton',
+      SENDGRID_API_KEY: 'SG.real-key',
+      BANK_API_URL: 'https://bank.example.com',
+      BANK_API_KEY: 'bank-key',
+    };
+    const problems = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(['--queue', 'send-email'], env);
+      } catch (error) {
+        return (error as SettingsError).problems;
+      }
+      return [];
+    };
+
+    it('requires the database, the email key and the bank URL and key: one line per missing setting, no development default', () => {
+      expect(productionRequirements(EnvSchema)).toEqual(['DATABASE_URL', 'SENDGRID_API_KEY', 'BANK_API_URL', 'BANK_API_KEY']);
+      expect(problems(production)).toEqual([]);
+      expect(loadConfig(['--queue', 'send-email'], production).sendgrid.apiKey).toBe('SG.real-key');
+      const lines = problems({ NODE_ENV: 'production' });
+      expect(lines).toEqual([
+        expect.stringMatching(/^DATABASE_URL: required when NODE_ENV=production/),
+        expect.stringMatching(/^SENDGRID_API_KEY: required when NODE_ENV=production/),
+        expect.stringMatching(/^BANK_API_URL: required when NODE_ENV=production/),
+        expect.stringMatching(/^BANK_API_KEY: required when NODE_ENV=production/),
+      ]);
+      // Outside production the same environment runs on the development defaults.
+      expect(loadConfig(['--queue', 'send-email'], { DATABASE_URL: production.DATABASE_URL }).sendgrid.apiKey).toBe('SG.beton-dev');
+    });
+
+    it('names a malformed setting without printing its value, and every problem at once', () => {
+      const lines = problems({ ...production, DATABASE_URL: 'secret-password@db', BANK_API_URL: 'bank', SHUTDOWN_GRACE_MS: '-1' });
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toMatch(/^DATABASE_URL: DATABASE_URL must be a postgres:\/\/ URL$/);
+      expect(lines.join('\n')).not.toContain('secret-password');
+      expect(lines[1]).toMatch(/^SHUTDOWN_GRACE_MS: /);
+      expect(lines[2]).toMatch(/^BANK_API_URL: BANK_API_URL must be a URL$/);
+    });
+
+    it('refuses the test-only fault hooks', () => {
+      expect(loadConfig(['--queue', 'pdf-render'], { DATABASE_URL: production.DATABASE_URL, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs' }).testRenderThread).toBe('/tmp/x.mjs');
+      expect(problems({ ...production, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs', RETRY_BASE_MS: '100' })).toEqual([
+        'RETRY_BASE_MS: a test-only setting, refused when NODE_ENV=production',
+        'BETON_TEST_RENDER_THREAD: a test-only setting, refused when NODE_ENV=production',
+      ]);
     });
   });
 });

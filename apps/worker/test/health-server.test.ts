@@ -79,7 +79,7 @@ describe('health server', () => {
     metrics.jobStarted({ task: 'send_slip_email', queue: 'send-email' });
     metrics.jobFinished({ task: 'send_slip_email', queue: 'send-email', outcome: 'retrying', durationSeconds: 0.3 });
     metrics.jobRetried({ task: 'send_slip_email', errorCode: 'http_503' });
-    metrics.limiterWaited('email_concurrency', 0.02);
+    metrics.limiterWaited('email-provider', 'concurrency', 0.02);
     metrics.providerRateLimitedSeen();
     metrics.heartbeat();
     clock += 5_000;
@@ -126,7 +126,7 @@ describe('health server', () => {
     const pdf = { task: 'render_slip_pdf', queue: 'pdf-render', outcome: 'done' };
     expect(find(exp, 'beton_job_duration_seconds_sum', pdf)[0]?.value).toBeCloseTo(0.8);
     expect(find(exp, 'beton_job_retries_total', { task: 'send_slip_email', error_code: 'http_503' })[0]?.value).toBe(1);
-    expect(find(exp, 'beton_limiter_wait_seconds_count', { limit: 'email_concurrency' })[0]?.value).toBe(1);
+    expect(find(exp, 'beton_limiter_wait_seconds_count', { limit: 'email-provider', kind: 'concurrency' })[0]?.value).toBe(1);
     expect(find(exp, 'beton_provider_rate_limited_total')[0]?.value).toBe(1);
 
     expect(find(exp, 'beton_queue_depth', { queue: 'send-email', status: 'queued' })[0]?.value).toBe(1200);

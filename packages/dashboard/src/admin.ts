@@ -1,4 +1,4 @@
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
@@ -189,8 +189,7 @@ export const RATE_WINDOW_S = 10;
 export async function queuesOverview(pool: Pool, now = new Date()) {
   const [stats, oldest, chart, limits, recent] = await Promise.all([
     queueStats(pool),
-    pool.query<{ queue: string; age: number }>(
-      `select queue, extract(epoch from ($1::timestamptz - min(run_at)))::float8 as age from jobs where status = 'queued' and run_at <= $1 group by queue`, [now]),
+    oldestDueJobAges(pool, jobDefinitions).then((rows) => ({ rows: rows.map((r) => ({ queue: r.queue, age: r.seconds })) })),
     pool.query<{ queue: string; minute: Date; done: number; failed: number }>(
       `select j.queue, date_trunc('minute', a.finished_at) as minute,
               count(*) filter (where a.outcome = 'done')::int as done, count(*) filter (where a.outcome <> 'done')::int as failed

@@ -1,4 +1,5 @@
 import { RUNNING_JOBS_FROM } from '@beton/jobs/job-sets';
+import { etaSlackSeconds } from '@beton/jobs/metrics';
 import { remindersAt } from '@beton/payroll/actions';
 import { AppError, notFound } from './errors.ts';
 import { formatDuration, formatDurationBn, localHhMm, zonedTime } from './time.ts';
@@ -185,6 +186,30 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
       eta: estimate({ remaining, rate: throughputPerSecond, deadline, now, timeZone: run.time_zone, total }),
     };
   });
+}
+
+/**
+ * Every payroll run with slips still to handle (a render or email job queued, running or
+ * retrying, from the counters), with its slack against its deadline: deadline − (now +
+ * remaining ÷ the emails sent per second over the last 5 minutes), the same estimate HR's
+ * page shows. Negative: at the current rate it finishes late; −Infinity: nothing was sent in
+ * the last 5 minutes with slips left. The schedulers report it as
+ * beton_payroll_run_eta_slack_seconds{company, run}.
+ */
+export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array<{ company: string; run: string; slackSeconds: number }>> {
+  const { rows } = await pool.query<RunRow & { company_id: string }>(
+    `select ${RUN_COLUMNS}, r.company_id from payroll_runs r join companies c on c.id = r.company_id
+     where r.id in (select payroll_run_id from run_job_counts
+                    where task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}') and status in ('queued', 'running', 'retrying') and n > 0)`,
+  );
+  const progress = await progressOf(pool, rows, now);
+  return progress
+    .filter((p) => p.remaining > 0)
+    .map((p) => ({
+      company: rows.find((r) => r.id === p.id)!.company_id,
+      run: p.month,
+      slackSeconds: etaSlackSeconds({ deadlineMs: p.deadline.getTime(), nowMs: now.getTime(), remainingJobs: p.remaining, jobsPerSecond: p.throughputPerSecond }),
+    }));
 }
 
 /** Guards the approve action: the run must belong to the company. Returns its month. */

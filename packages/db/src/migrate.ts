@@ -1,12 +1,23 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** The monorepo root (where prisma.config.ts lives). */
-export const repoRoot = path.resolve(import.meta.dirname, '../../..');
+/**
+ * The monorepo root (where prisma.config.ts lives): the nearest folder above this module that
+ * holds it, so the same code finds it from its TypeScript source and from a bundle in dist/.
+ */
+export const repoRoot = findRepoRoot(import.meta.dirname);
+
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'prisma.config.ts'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '../../..');
+  }
+}
 
 /**
  * Applies the committed Prisma migrations (`prisma migrate deploy`) to `url`.

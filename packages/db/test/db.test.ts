@@ -66,6 +66,35 @@ describe('data model guarantees', () => {
     expect(await counts()).toEqual([]);
   });
 
+  it('queue_job_counts follows every insert, update, delete and truncate of jobs, from many connections at once (queue depths without a scan)', async () => {
+    const counts = async () =>
+      (await db.pool.query<{ k: string; n: number }>(`select queue || ' ' || status as k, sum(n)::int as n from queue_job_counts group by 1 having sum(n) <> 0 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+    const truth = async () =>
+      (await db.pool.query<{ k: string; n: number }>(`select queue || ' ' || status as k, count(*)::int as n from jobs group by 1 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+    await db.pool.query(`truncate jobs cascade`);
+    await db.pool.query(
+      `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key)
+       select 'noop', case when i % 3 = 0 then 'pdf-render' when i % 3 = 1 then 'send-email' else 'maintenance' end, '{}', 6, 'qcount-' || i
+       from generate_series(0, 299) i`,
+    );
+    expect(await counts()).toEqual(['maintenance queued 100', 'pdf-render queued 100', 'send-email queued 100']);
+    // Eight connections claim, finish, fail and delete jobs at the same time, many statements each.
+    await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+      for (let round = 0; round < 10; round++) {
+        const ids = `substr(idempotency_key, 8)::int % 80 = ${w * 10 + round}`;
+        await db.pool.query(`update jobs set status = 'running' where ${ids}`);
+        await db.pool.query(`update jobs set status = case when id % 2 = 0 then 'done'::"JobStatus" else 'failed'::"JobStatus" end, last_error_code = 'x' where ${ids}`);
+        if (round % 3 === 0) await db.pool.query(`delete from jobs where ${ids} and status = 'done'`);
+      }
+    }));
+    expect(await counts()).toEqual(await truth());
+    // Each statement wrote to its own connection's stripe: several stripes, each a few rows.
+    const stripes = (await db.pool.query<{ n: number }>(`select count(distinct slot)::int as n from queue_job_counts`)).rows[0]!.n;
+    expect(stripes).toBeGreaterThan(1);
+    await db.pool.query(`truncate jobs cascade`);
+    expect(await counts()).toEqual([]);
+  });
+
   it("a job's way to done rewrites no index entry of jobs (HOT updates), and a failed job needs an error code", async () => {
     const client = await db.pool.connect();
     const updates = async () => {

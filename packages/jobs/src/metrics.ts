@@ -39,6 +39,10 @@ export type DepthStatus = (typeof DEPTH_STATUSES)[number];
 
 export const DEFAULT_QUEUES = ['pdf-render', 'send-email', 'maintenance'] as const;
 
+/** The two limits a key can have: slots in flight (concurrency) and starts per second (rate). */
+export const LIMIT_KINDS = ['concurrency', 'rate'] as const;
+export type LimitKind = (typeof LIMIT_KINDS)[number];
+
 /** Seconds. PDF p50 0.8 s / p99 < 3 s, email ≈ 1.2 s, job timeout 30 s. */
 export const JOB_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 0.8, 1, 1.2, 1.5, 2, 3, 5, 10, 20, 30, 60];
 export const LIMITER_WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
@@ -111,7 +115,7 @@ export interface BetonMetrics {
   readonly queueDepth: Gauge<'queue' | 'status'>;
   readonly queueOldestJobAge: Gauge<'queue'>;
   readonly jobRetries: Counter<'task' | 'error_code'>;
-  readonly limiterWait: Histogram<'limit'>;
+  readonly limiterWait: Histogram<'limit' | 'kind'>;
   readonly providerRateLimited: Counter<string>;
   readonly dbPoolConnections: Gauge<'pool' | 'state'>;
   readonly workerHeartbeatAge: Gauge<'worker'>;
@@ -125,8 +129,8 @@ export interface BetonMetrics {
   jobFinished(labels: { task: string; queue: string; outcome: JobOutcome; durationSeconds: number }): void;
   /** A transient failure scheduled a retry (error_code e.g. 'http_503', 'timeout', 'econnreset'). */
   jobRetried(labels: { task: string; errorCode: string }): void;
-  /** Time spent waiting for a shared limit (e.g. 'email_concurrency', 'email_rate', 'db_budget'). */
-  limiterWaited(limit: string, seconds: number): void;
+  /** Time spent waiting for a shared limit: its key (e.g. 'email-provider') and which of its limits ('concurrency' or 'rate'). */
+  limiterWaited(limit: string, kind: LimitKind, seconds: number): void;
   /** The email provider answered 429. */
   providerRateLimitedSeen(): void;
   /** A queue was paused for an account fault (1) or resumed (0), as this worker sees it. */
@@ -135,6 +139,12 @@ export interface BetonMetrics {
   heartbeat(): void;
   /** Start a timer; call the returned function with the outcome. */
   startJobTimer(labels: { task: string; queue: string }): (outcome: JobOutcome) => number;
+  /**
+   * Reports the job counters of these tasks at 0 before anything happened, so the first
+   * failure shows as an increase (Prometheus' increase() cannot see one in a series that
+   * starts at its first event).
+   */
+  initialize(tasks: ReadonlyArray<{ task: string; queue: string }>): void;
 }
 
 /** Adapts a node-postgres Pool (`totalCount`/`idleCount`/`waitingCount`) to `DbPoolStats`. */
@@ -176,7 +186,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   const pending = new Set<Promise<unknown>>();
   const collectErrors = new Counter({
     name: METRIC_NAMES.collectErrors,
-    help: 'Scrape-time collector callbacks that threw; their gauges are empty for that scrape.',
+    help: 'Scrape-time collector callbacks that threw (queue_stats, db_pool, payroll_eta, heartbeats); their gauges are empty for that scrape.',
     labelNames: ['collector'] as const,
     registers: [],
     async collect() {
@@ -264,8 +274,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   });
   const limiterWait = new Histogram({
     name: METRIC_NAMES.limiterWait,
-    help: 'Seconds a job waited for a shared limit (concurrency / rate / DB budget) before running.',
-    labelNames: ['limit'] as const,
+    help: 'Seconds a job waited for a shared limit, by the limit key and its kind (concurrency: a slot in flight; rate: its turn under the per-second limit).',
+    labelNames: ['limit', 'kind'] as const,
     buckets: LIMITER_WAIT_BUCKETS,
     registers,
   });
@@ -294,7 +304,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   let lastBeatMs: number | undefined;
   const workerHeartbeatAge = new Gauge({
     name: METRIC_NAMES.workerHeartbeatAge,
-    help: "Seconds since a worker's job loop last reported it is alive.",
+    help: "Seconds since each worker process that did not stop cleanly last wrote its heartbeat (workers table, database clock, last hour); reported by the schedulers.",
     labelNames: ['worker'] as const,
     registers,
     async collect() {
@@ -307,7 +317,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   });
   const payrollRunEtaSlack = new Gauge({
     name: METRIC_NAMES.payrollRunEtaSlack,
-    help: 'Deadline minus estimated finish of an open payroll run, seconds; negative means it will be late.',
+    help: "Deadline minus estimated finish (remaining slips / emails sent per second over 5 min) of each payroll run with slips left, seconds; negative: it will be late, -Inf: nothing sent for 5 min; reported by the schedulers.",
     labelNames: ['company', 'run'] as const,
     registers,
     async collect() {
@@ -328,6 +338,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   });
 
   registry.registerMetric(collectErrors);
+  // Each configured collector's error counter starts at 0 (see initialize()).
+  const collectors: Array<[string, unknown]> = [['queue_stats', options.collectQueueStats], ['db_pool', options.collectDbPool], ['payroll_eta', options.collectPayrollRunEta], ['heartbeats', options.collectHeartbeats]];
+  for (const [collector, fn] of collectors) if (fn) collectErrors.inc({ collector }, 0);
 
   return {
     registry,
@@ -362,14 +375,20 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
     jobRetried({ task, errorCode }) {
       jobRetries.inc({ task, error_code: errorCode });
     },
-    limiterWaited(limit, seconds) {
-      limiterWait.observe({ limit }, seconds);
+    limiterWaited(limit, kind, seconds) {
+      limiterWait.observe({ limit, kind }, seconds);
     },
     providerRateLimitedSeen() {
       providerRateLimited.inc();
     },
     heartbeat() {
       lastBeatMs = now();
+    },
+    initialize(tasks) {
+      for (const { task, queue } of tasks) {
+        jobsStarted.inc({ task, queue }, 0);
+        for (const outcome of JOB_OUTCOMES) jobsFinished.inc({ task, queue, outcome }, 0);
+      }
     },
     startJobTimer({ task, queue }) {
       const started = now();

@@ -1,12 +1,17 @@
 import type { Pool } from './db.ts';
+import { jobDefinitions } from './definitions/index.ts';
 import { JOB_STATUSES, type JobStatus } from './transitions.ts';
 
 export type QueueStats = Record<string, Record<JobStatus, number>>;
 
-/** Jobs per queue and status (the CLI's `jobs stats`, the admin queues page). */
+/**
+ * Jobs per queue and status (the CLI's `jobs stats`, the admin queues page, the metrics): the
+ * counters the triggers on `jobs` keep in queue_job_counts (a few dozen rows: queues ×
+ * statuses × 16 stripes), not a scan of every job ever run.
+ */
 export async function queueStats(pool: Pool): Promise<QueueStats> {
   const { rows } = await pool.query<{ queue: string; status: JobStatus; n: number }>(
-    `select queue, status, count(*)::int as n from jobs group by queue, status order by queue`,
+    `select queue, status, sum(n)::int as n from queue_job_counts group by queue, status having sum(n) <> 0 order by queue`,
   );
   const out: QueueStats = {};
   for (const r of rows) {
@@ -16,20 +21,56 @@ export async function queueStats(pool: Pool): Promise<QueueStats> {
   return out;
 }
 
+/**
+ * Seconds the oldest due job of each queue has waited for a worker: the oldest wake-up in
+ * graphile-worker's job table that no worker has taken and whose time has come. That table
+ * holds only pending wake-ups (a finished job's is deleted), so it stays as small as the work
+ * left, and Beton's index on it (task, run_at) answers each task with one probe.
+ */
+export async function oldestDueJobAges(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<Array<{ queue: string; seconds: number }>> {
+  // One probe per task on beton_wakeups_task_run_at_idx (ensureQueueIndexes).
+  const { rows } = await pool.query<{ task: string; seconds: number }>(
+    `select t.identifier as task, extract(epoch from now() - o.run_at)::float8 as seconds
+     from graphile_worker._private_tasks t
+     cross join lateral (select min(j.run_at) as run_at from graphile_worker._private_jobs j
+                         where j.task_id = t.id and j.is_available and j.run_at <= now()) o
+     where o.run_at is not null`,
+  );
+  const queueOf = new Map(definitions.map((d) => [d.name, d.queue]));
+  const oldest = new Map<string, number>();
+  for (const r of rows) {
+    const queue = queueOf.get(r.task);
+    if (queue) oldest.set(queue, Math.max(oldest.get(queue) ?? 0, r.seconds));
+  }
+  return [...oldest].map(([queue, seconds]) => ({ queue, seconds }));
+}
+
 /** Queue depth and the oldest due job's age per queue, for the metrics endpoint. */
-export async function queueDepth(pool: Pool): Promise<{
+export async function queueDepth(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }> = jobDefinitions): Promise<{
   depth: Array<{ queue: string; status: 'queued' | 'running' | 'retrying' | 'failed'; count: number }>;
   oldestJobAgeSeconds: Array<{ queue: string; seconds: number }>;
 }> {
-  const { rows } = await pool.query<{ queue: string; status: 'queued' | 'running' | 'retrying' | 'failed'; n: number; oldest: number | null }>(
-    `select queue, status, count(*)::int as n,
-            extract(epoch from now() - min(run_at) filter (where status in ('queued', 'retrying') and run_at <= now()))::float8 as oldest
-     from jobs where status <> 'done' group by queue, status`,
+  const [stats, oldestJobAgeSeconds] = await Promise.all([queueStats(pool), oldestDueJobAges(pool, definitions)]);
+  const depth = Object.entries(stats).flatMap(([queue, counts]) =>
+    (['queued', 'running', 'retrying', 'failed'] as const).map((status) => ({ queue, status, count: counts[status] })),
   );
-  const oldest = new Map<string, number>();
-  for (const r of rows) if (r.oldest !== null) oldest.set(r.queue, Math.max(oldest.get(r.queue) ?? 0, r.oldest));
-  return {
-    depth: rows.map((r) => ({ queue: r.queue, status: r.status, count: r.n })),
-    oldestJobAgeSeconds: [...oldest].map(([queue, seconds]) => ({ queue, seconds })),
-  };
+  return { depth, oldestJobAgeSeconds };
+}
+
+/** A worker silent for longer than this is no longer reported (its pod is long gone; the sweeper took its jobs back). */
+export const HEARTBEAT_REPORT_WINDOW_S = 3600;
+
+/**
+ * Seconds since each worker process that did not stop cleanly last wrote its heartbeat, by
+ * the database's clock, for the last HEARTBEAT_REPORT_WINDOW_S: the schedulers report them as
+ * beton_worker_heartbeat_age_seconds, so a worker that died (no heartbeat, no clean stop)
+ * shows up however it died — an alert for up to an hour, not forever.
+ */
+export async function workerHeartbeatAges(pool: Pool): Promise<Array<{ worker: string; ageSeconds: number }>> {
+  const { rows } = await pool.query<{ worker: string; age: number }>(
+    `select id as worker, extract(epoch from now() - last_seen)::float8 as age from workers
+     where stopped_at is null and last_seen > now() - make_interval(secs => $1)`,
+    [HEARTBEAT_REPORT_WINDOW_S],
+  );
+  return rows.map((r) => ({ worker: r.worker, ageSeconds: Math.max(0, r.age) }));
 }

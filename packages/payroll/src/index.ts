@@ -11,3 +11,4 @@ export * from './schedule-source.ts';
 export * from './send.ts';
 export * from './slip.ts';
 export * from './plan.ts';
+export * from './retention.ts';

@@ -4,7 +4,7 @@
  * and the taka sign ৳).
  */
 // fontkit's Indic shaper is compiled with regenerator and needs this global.
-import 'regenerator-runtime/runtime';
+import 'regenerator-runtime/runtime.js';
 import fontkit from '@pdf-lib/fontkit';
 import type { Font } from '@pdf-lib/fontkit';
 import { readFileSync } from 'node:fs';

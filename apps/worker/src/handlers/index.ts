@@ -4,6 +4,7 @@ import { applyEmailEventsHandler } from './apply-email-events.ts';
 import { noopHandler } from './noop.ts';
 import { payrollFanoutHandler } from './payroll-fanout.ts';
 import { pollBankHandler } from './poll-bank.ts';
+import { purgeHistoryHandler } from './purge-history.ts';
 import { renderSlipHandler } from './render-slip.ts';
 import { sendBankStatusEmailHandler } from './send-bank-status-email.ts';
 import { sendReminderEmailHandler } from './send-reminder-email.ts';
@@ -22,6 +23,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'sweep-stuck-jobs': sweepStuckJobsHandler,
   'poll-bank': pollBankHandler,
   'apply-email-events': applyEmailEventsHandler,
+  'purge-history': purgeHistoryHandler,
   noop: noopHandler,
 };
 

@@ -4,9 +4,8 @@ import type { HandlerFactory } from './deps.ts';
 export const renderSlipHandler: HandlerFactory = (deps) => async (payload, ctx) => {
   const renderPool = deps.renderPool;
   if (!renderPool) throw new Error('render-slip runs only in a pdf-render worker (no thread pool here)');
-  const hang = deps.config.hangSlips.has(ctx.idempotencyKey);
   const result = await renderSlipAndQueueEmail(
-    { pool: deps.pool, jobs: deps.jobs, render: (data) => renderPool.render(data, { signal: ctx.signal, hang }) },
+    { pool: deps.pool, jobs: deps.jobs, render: (data) => renderPool.render(data, { signal: ctx.signal, key: ctx.idempotencyKey }) },
     payload,
     ctx.idempotencyKey,
   );

@@ -2,6 +2,7 @@ import { applyEmailEvents } from './apply-email-events.ts';
 import { noop } from './noop.ts';
 import { payrollFanout } from './payroll-fanout.ts';
 import { pollBank } from './poll-bank.ts';
+import { purgeHistory } from './purge-history.ts';
 import { renderSlip } from './render-slip.ts';
 import { sendBankStatusEmail } from './send-bank-status-email.ts';
 import { sendReminderEmail } from './send-reminder-email.ts';
@@ -9,7 +10,7 @@ import { sendSlipEmail } from './send-slip-email.ts';
 import { submitBankTransfers } from './submit-bank-transfers.ts';
 import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
 
-export { applyEmailEvents, noop, payrollFanout, pollBank, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
+export { applyEmailEvents, noop, payrollFanout, pollBank, purgeHistory, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
 export * from './shared.ts';
 
 /** Every job Beton knows: the typed enqueue and each worker's task list come from here. */
@@ -23,6 +24,7 @@ export const jobDefinitions = [
   sweepStuckJobs,
   pollBank,
   applyEmailEvents,
+  purgeHistory,
   noop,
 ] as const;
 

@@ -45,7 +45,8 @@ export type RawTask = Task;
 export interface WorkerEvents {
   onStart?(e: { task: string; queue: string; jobId: number; attempt: number }): void;
   onFinish?(e: { task: string; queue: string; jobId: number; attempt: number; outcome: AttemptOutcome; durationMs: number; error?: ClassifiedError }): void;
-  onLimitWait?(e: { limit: string; waitedMs: number }): void;
+  /** A job waited for a shared limit: `limit` is its key (e.g. email-provider), `kind` which of the key's limits. */
+  onLimitWait?(e: { limit: string; kind: 'concurrency' | 'rate'; waitedMs: number }): void;
 }
 
 export type AttemptOutcome = 'done' | 'retrying' | 'failed' | 'handed_back';
@@ -302,7 +303,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
             ttlMs: def.timeoutMs + 30_000,
             signal: waitAbort.signal,
           });
-          events.onLimitWait?.({ limit: def.limits.concurrency.key, waitedMs: lease.waitedMs });
+          events.onLimitWait?.({ limit: def.limits.concurrency.key, kind: 'concurrency', waitedMs: lease.waitedMs });
         }
       } catch (error) {
         if (error instanceof LimitWaitAborted) return reissueWakeup(def, jobId, seq);
@@ -358,7 +359,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
               if (!rate || rateTaken) return;
               rateTaken = true;
               const waited = await waitForRate(limiter, { ...rate, signal: controller.signal });
-              events.onLimitWait?.({ limit: rate.key, waitedMs: waited });
+              events.onLimitWait?.({ limit: rate.key, kind: 'rate', waitedMs: waited });
             };
             if (rate && rate.at !== 'handler') await rateLimit();
             await handler(payload, {

@@ -1,0 +1,119 @@
+/**
+ * Retention (issue 20): nothing grows forever. A pass deletes, oldest first and in batches of
+ * `batchSize` rows (each batch one short statement of its own: it locks only the rows it
+ * deletes, which nobody else touches any more), what is past its retention period:
+ *
+ * - finished jobs (done or failed) older than `jobsMonths` (default 13), with their attempts
+ *   (the foreign key cascades) — the counters the triggers keep follow the deletes;
+ * - email delivery records past the same period (the idempotency record of a job that no
+ *   longer exists), schedule due times and bank polls (the newest poll always stays: it is the
+ *   next poll's start), and worker rows stopped or silent for over a week;
+ * - slip PDFs older than `slipMonths` (default 84: 7 years, see the README).
+ *
+ * Queued, running and retrying jobs are never touched, whatever their age; the audit log and
+ * salary transfers are kept. A pass stops when its time budget is used or its signal aborts
+ * and says whether it finished (`done`), so the scheduled job can continue in another run.
+ */
+import type { Pool } from '@beton/db';
+
+export interface RetentionPolicy {
+  /** Finished jobs and attempts, delivery records, schedule and poll history. Default: 13. */
+  jobsMonths: number;
+  /** Slip PDFs. Default: 84 (7 years). */
+  slipMonths: number;
+  /** Rows per delete statement. Default: 5000. */
+  batchSize: number;
+}
+
+export const DEFAULT_RETENTION: RetentionPolicy = { jobsMonths: 13, slipMonths: 84, batchSize: 5000 };
+
+/** Worker rows (heartbeats) are kept this long after they stopped or went silent. */
+export const WORKER_ROWS_KEPT_DAYS = 7;
+
+interface Step {
+  what: string;
+  /** Deletes at most $2 rows older than $1 (a timestamp); returns the rows it deleted. */
+  sql: string;
+  cutoff: 'jobs' | 'slips' | 'workers';
+}
+
+const STEPS: Step[] = [
+  {
+    what: 'jobs',
+    cutoff: 'jobs',
+    sql: `delete from jobs where id in (
+            select id from jobs where created_at < $1 and status in ('done', 'failed') order by created_at limit $2)`,
+  },
+  {
+    what: 'email_deliveries',
+    cutoff: 'jobs',
+    sql: `delete from email_deliveries where id in (
+            select id from email_deliveries where created_at < $1 and status <> 'sending' order by created_at limit $2)`,
+  },
+  { what: 'slips', cutoff: 'slips', sql: `delete from slips where id in (select id from slips where created_at < $1 order by created_at limit $2)` },
+  {
+    what: 'schedule_runs',
+    cutoff: 'jobs',
+    sql: `delete from schedule_runs where ctid = any(array(select ctid from schedule_runs where due_at < $1 limit $2))`,
+  },
+  {
+    what: 'bank_polls',
+    cutoff: 'jobs',
+    sql: `delete from bank_polls where due_at in (
+            select due_at from bank_polls where due_at < $1 and due_at < (select max(due_at) from bank_polls) order by due_at limit $2)`,
+  },
+  {
+    what: 'workers',
+    cutoff: 'workers',
+    sql: `delete from workers where ctid = any(array(select ctid from workers where coalesce(stopped_at, last_seen) < $1 limit $2))`,
+  },
+];
+
+export interface RetentionResult {
+  /** Rows deleted per table (attempts go with their jobs). */
+  deleted: Record<string, number>;
+  /** Delete statements run. */
+  batches: number;
+  /** False when the time budget ran out or the signal aborted with rows still to delete. */
+  done: boolean;
+  ms: number;
+}
+
+const monthsBefore = (now: Date, months: number) => {
+  const d = new Date(now);
+  d.setUTCMonth(d.getUTCMonth() - months);
+  return d;
+};
+
+export async function purgeHistory(
+  pool: Pool,
+  options: Partial<RetentionPolicy> & { now?: Date; budgetMs?: number; signal?: AbortSignal } = {},
+): Promise<RetentionResult> {
+  const policy = { ...DEFAULT_RETENTION, ...options };
+  const now = options.now ?? new Date();
+  const started = performance.now();
+  const cutoffs = {
+    jobs: monthsBefore(now, policy.jobsMonths),
+    slips: monthsBefore(now, policy.slipMonths),
+    workers: new Date(now.getTime() - WORKER_ROWS_KEPT_DAYS * 86_400_000),
+  };
+  const deleted: Record<string, number> = {};
+  let batches = 0;
+  const outOfTime = () => options.signal?.aborted || (options.budgetMs !== undefined && performance.now() - started > options.budgetMs);
+  for (const step of STEPS) {
+    let n = 0;
+    for (;;) {
+      deleted[step.what] = n;
+      if (outOfTime()) return { deleted, batches, done: false, ms: Math.round(performance.now() - started) };
+      const { rowCount } = await pool.query(step.sql, [cutoffs[step.cutoff], policy.batchSize]);
+      batches++;
+      n += rowCount ?? 0;
+      deleted[step.what] = n;
+      if ((rowCount ?? 0) < policy.batchSize) break;
+    }
+  }
+  // Counters of runs and queues whose jobs are all gone.
+  await pool.query(`delete from run_job_counts where n = 0`);
+  await pool.query(`delete from queue_job_counts where n = 0`);
+  return { deleted, batches, done: true, ms: Math.round(performance.now() - started) };
+}
