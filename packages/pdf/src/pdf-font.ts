@@ -92,6 +92,11 @@ export function clusterEnd(shaped: ShapedText, i: number): number {
 /** The glyphs one document uses from one font; written into the document by {@link finish}. */
 export class PdfFont {
   readonly ref: PDFRef;
+  /**
+   * The same font with no character for any glyph (an empty ToUnicode): for glyphs drawn
+   * inside an /ActualText span, so that no extractor mixes their own characters into it.
+   */
+  readonly refInSpan: PDFRef;
   readonly #font: ShapingFont;
   readonly #subsetter: FontSubsetter;
   readonly #metrics: FontMetrics;
@@ -100,6 +105,7 @@ export class PdfFont {
 
   constructor(context: PDFContext, font: ShapingFont, subsetter: FontSubsetter, metrics: FontMetrics) {
     this.ref = context.nextRef();
+    this.refInSpan = context.nextRef();
     this.#font = font;
     this.#subsetter = subsetter;
     this.#metrics = metrics;
@@ -204,31 +210,26 @@ export class PdfFont {
       const text = this.#used.get(gid);
       if (text) entries.push(`<${hex4(gid)}> <${utf16Hex(text)}>`);
     }
-    let bfchar = '';
-    for (let i = 0; i < entries.length; i += 100) {
-      const block = entries.slice(i, i + 100);
-      bfchar += `${block.length} beginbfchar\n${block.join('\n')}\nendbfchar\n`;
-    }
-    const cmap =
-      '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
-      '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
-      '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n' +
-      '1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n' +
-      bfchar +
-      'endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n';
-    const toUnicode = context.register(context.flateStream(cmap));
-
-    context.assign(
-      this.ref,
-      context.obj({
-        Type: 'Font',
-        Subtype: 'Type0',
-        BaseFont: baseFont,
-        Encoding: 'Identity-H',
-        DescendantFonts: [cidFont],
-        ToUnicode: toUnicode,
-      }),
-    );
+    const cmap = (entries: string[]) => {
+      let bfchar = '';
+      for (let i = 0; i < entries.length; i += 100) {
+        const block = entries.slice(i, i + 100);
+        bfchar += `${block.length} beginbfchar\n${block.join('\n')}\nendbfchar\n`;
+      }
+      return context.register(
+        context.flateStream(
+          '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
+            '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
+            '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n' +
+            '1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n' +
+            bfchar +
+            'endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n',
+        ),
+      );
+    };
+    const type0 = (toUnicode: PDFRef) =>
+      context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: baseFont, Encoding: 'Identity-H', DescendantFonts: [cidFont], ToUnicode: toUnicode });
+    context.assign(this.ref, type0(cmap(entries)));
+    context.assign(this.refInSpan, type0(cmap([])));
   }
 }
-

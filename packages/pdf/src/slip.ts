@@ -242,6 +242,8 @@ interface Fitted {
 }
 
 const graphemes = new Intl.Segmenter('bn', { granularity: 'grapheme' });
+/** A base character with the combining marks and joiners that follow it. */
+const LETTERS = /[^\p{M}\u200C\u200D][\p{M}\u200C\u200D]*|[\p{M}\u200C\u200D]+/gu;
 /** Characters HarfBuzz draws as nothing (ZWJ, ZWNJ, variation selectors...): never "missing". */
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
 
@@ -253,6 +255,8 @@ function num(n: number): string {
 interface DocumentFonts {
   font: PdfFont;
   key: PDFName;
+  /** The key of {@link PdfFont.refInSpan}. */
+  keyInSpan: PDFName;
 }
 
 /**
@@ -264,6 +268,7 @@ class SlipPage {
   readonly #shaper: ShapingFont;
   readonly #font: PdfFont;
   readonly #fontKey: string;
+  readonly #fontKeyInSpan: string;
   readonly #positioned: boolean;
   readonly #report: (text: string, characters: string[]) => void;
   readonly #content: string[] = [];
@@ -279,6 +284,7 @@ class SlipPage {
     this.#shaper = shaper;
     this.#font = fonts.font;
     this.#fontKey = fonts.key.toString();
+    this.#fontKeyInSpan = fonts.keyInSpan.toString();
     this.#positioned = positioned;
     this.#report = report;
   }
@@ -381,7 +387,7 @@ class SlipPage {
     if (style.bold) {
       out.push(`${TextRenderingMode.FillAndOutline} Tr ${setStrokingColor(color).toString()} ${num(size * BOLD_STROKE)} w`);
     }
-    out.push(`1 0 0 1 ${num(originX)} ${num(originY)} Tm ${this.#showGlyphs(shaped, hex, k)}`);
+    out.push(`1 0 0 1 ${num(originX)} ${num(originY)} Tm ${this.#showGlyphs(shaped, hex, k, size)}`);
     out.push('ET Q');
   }
 
@@ -390,30 +396,25 @@ class SlipPage {
    * HarfBuzz placed a glyph elsewhere (kerning, marks, reph) a TJ adjustment moves it there,
    * and a vertical offset is a text rise (Ts). One text-space unit is `k` points.
    *
-   * Each cluster (a syllable: HarfBuzz merges the characters whose glyphs it reorders or
-   * combines) whose glyphs' ToUnicode entries do not spell its text is wrapped in an
-   * /ActualText span carrying that text.
+   * Glyphs whose ToUnicode entries do not spell their cluster's text (see {@link #pieces})
+   * are each wrapped in an /ActualText span with their piece of that text.
    */
-  #showGlyphs(shaped: ShapedText, hex: string, k: number): string {
+  #showGlyphs(shaped: ShapedText, hex: string, k: number, size: number): string {
     const n = shaped.glyphs.length;
     if (!this.#positioned) return `<${hex}> Tj`;
+    const pieces = this.#pieces(shaped);
     const scale = 1000 / this.#shaper.unitsPerEm;
     let out = '[';
     let pen = 0; // where the viewer will put the next glyph, font units
     let x = 0; // HarfBuzz's pen, font units
     let rise = 0;
-    let span: { start: number; end: number; text: string } | undefined; // the next or open /ActualText span
+    let inSpanFont = false;
     for (let i = 0; i < n; i++) {
-      if (span && i === span.end) {
-        out += '] TJ EMC [';
-        span = undefined;
+      const piece = pieces[i];
+      if ((piece !== undefined) !== inSpanFont) {
+        inSpanFont = !inSpanFont;
+        out += `] TJ ${inSpanFont ? this.#fontKeyInSpan : this.#fontKey} ${num(size)} Tf [`;
       }
-      if (i === 0 || shaped.clusters[i] !== shaped.clusters[i - 1]) {
-        let end = i + 1;
-        while (end < n && shaped.clusters[end] === shaped.clusters[i]) end++;
-        span = this.#font.actualText(shaped, i, end, shaped.text.slice(shaped.clusters[i], clusterEnd(shaped, i)));
-      }
-      if (span && i === span.start) out += `] TJ /Span <</ActualText <${pdfTextString(span.text).asString()}>>> BDC [`;
       const yOffset = shaped.yOffset[i] as number;
       if (yOffset !== rise) {
         out += `] TJ ${num(yOffset * k)} Ts [`;
@@ -421,14 +422,104 @@ class SlipPage {
       }
       const target = x + (shaped.xOffset[i] as number);
       if (target !== pen) out += num(-(target - pen) * scale);
-      out += `<${hex.slice(i * 4, i * 4 + 4)}>`;
+      const glyph = `<${hex.slice(i * 4, i * 4 + 4)}>`;
+      out += piece === undefined ? glyph : `] TJ /Span <</ActualText <${pdfTextString(piece).asString()}>>> BDC [${glyph}] TJ EMC [`;
       pen = target + this.#shaper.advanceOf(shaped.glyphs[i] as number);
       x += shaped.xAdvance[i] as number;
     }
     out += '] TJ';
-    if (span && span.start < n) out += ' EMC';
     if (rise !== 0) out += ' 0 Ts';
-    return out.replaceAll('[] TJ ', '');
+    return out.replaceAll('[] TJ ', '').replace(/ \[\] TJ$/u, '');
+  }
+
+  /**
+   * The /ActualText of each glyph that needs one (`undefined`: its ToUnicode entry is right).
+   *
+   * Per cluster (a syllable: HarfBuzz merges the characters whose glyphs it reorders or
+   * combines), the glyphs whose ToUnicode entries do not spell the cluster's text (after the
+   * prefix and suffix that do) share that text, one span per glyph: the text is cut into
+   * letters (a base character with the marks that follow it), and the letters go, in order,
+   * to some of the glyphs a viewer advances over (a width and no offset), the last of them
+   * taking the remaining letters; the other glyphs (marks, reph, ra-phala...) get an empty
+   * /ActualText. Text extraction then returns the cluster's text in logical order.
+   *
+   * Glyphs in a span are drawn with a second font resource (the same font program) whose
+   * ToUnicode maps nothing, so that no extractor mixes their own characters into the span's
+   * text (MuPDF matches a span's text against them, and repeats or drops characters when
+   * they match its end). Which glyphs carry the letters matters to MuPDF too: it gives the
+   * first character of a span to the glyph's position and the rest after it, and starts a
+   * new line when a character begins 0.8 em or more away from where the previous one ended;
+   * so the carriers are chosen, among all possible, to keep the largest such jump smallest.
+   */
+  #pieces(shaped: ShapedText): Array<string | undefined> {
+    const n = shaped.glyphs.length;
+    const pieces = new Array<string | undefined>(n);
+    const width = (g: number) => this.#shaper.advanceOf(shaped.glyphs[g] as number);
+    const xs: number[] = [];
+    let penX = 0;
+    for (let g = 0; g < n; g++) {
+      xs.push(penX + (shaped.xOffset[g] as number));
+      penX += shaped.xAdvance[g] as number;
+    }
+    let pen = 0; // where a text extractor's pen is, font units
+    for (let i = 0; i < n; ) {
+      let end = i + 1;
+      while (end < n && shaped.clusters[end] === shaped.clusters[i]) end++;
+      const span = this.#font.actualText(shaped, i, end, shaped.text.slice(shaped.clusters[i], clusterEnd(shaped, i)));
+      const carriers = span ? this.#carriers(shaped, span, xs, pen) : undefined;
+      for (let g = i; g < end; g++) {
+        if (span && carriers && g >= span.start && g < span.end) {
+          const j = carriers.glyphs.indexOf(g);
+          pieces[g] = j < 0 ? '' : (carriers.pieces[j] as string);
+          if (j >= 0) pen = (xs[g] as number) + width(g);
+        } else if (width(g) > 0) {
+          pen = (xs[g] as number) + width(g);
+        }
+      }
+      i = end;
+    }
+    return pieces;
+  }
+
+  /** The best carriers of `span`'s letters (see {@link #pieces}), from a pen at `pen`. */
+  #carriers(
+    shaped: ShapedText,
+    span: { start: number; end: number; text: string },
+    xs: readonly number[],
+    pen: number,
+  ): { glyphs: number[]; pieces: string[] } {
+    const width = (g: number) => this.#shaper.advanceOf(shaped.glyphs[g] as number);
+    const letters = span.text.match(LETTERS) ?? [span.text];
+    const inFlow: number[] = [];
+    for (let g = span.start; g < span.end; g++) {
+      if (width(g) > 0 && shaped.xOffset[g] === 0 && shaped.yOffset[g] === 0) inFlow.push(g);
+    }
+    if (inFlow.length === 0) inFlow.push(span.start);
+    const k = Math.min(letters.length, inFlow.length);
+    let best: { glyphs: number[]; pieces: string[]; cost: number } | undefined;
+    const choose = (from: number, chosen: number[]): void => {
+      if (chosen.length === k) {
+        const pieces = chosen.map((_, j) => (j === k - 1 ? letters.slice(j).join('') : (letters[j] as string)));
+        let p = pen;
+        let worst = 0;
+        for (let j = 0; j < k; j++) {
+          const g = chosen[j] as number;
+          worst = Math.max(worst, Math.abs((xs[g] as number) - p));
+          p = (xs[g] as number) + width(g);
+        }
+        const spanEnd = span.end < xs.length ? (xs[span.end] as number) : shaped.advanceWidth;
+        const cost = Math.max(worst, Math.abs(spanEnd - p)); // the jumps inside and the one it leaves to the next
+        if (!best || cost < best.cost) best = { glyphs: [...chosen], pieces, cost };
+        return;
+      }
+      for (let f = from; f <= inFlow.length - (k - chosen.length); f++) {
+        chosen.push(inFlow[f] as number);
+        choose(f + 1, chosen);
+        chosen.pop();
+      }
+    };
+    choose(0, []);
+    return best ?? { glyphs: [inFlow[0] as number], pieces: [span.text] };
   }
 
   /** Filled (and optionally stroked) rectangle; `top` from the top edge. */
@@ -613,9 +704,10 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
       const page = doc.addPage(PageSizes.A4);
       const font = new PdfFont(doc.context, loaded.shaper, loaded.subsetter, loaded.metrics);
       const key = page.node.newFontDictionary(loaded.shaper.postScriptName, font.ref);
+      const keyInSpan = page.node.newFontDictionary(`${loaded.shaper.postScriptName}-ActualText`, font.refInSpan);
       const report = (text: string, characters: string[]) =>
         options.onUnsupportedText?.({ employeeCode: data.employee.code, text, characters });
-      const slipPage = new SlipPage(page, loaded.shaper, { font, key }, positioned, report);
+      const slipPage = new SlipPage(page, loaded.shaper, { font, key, keyInSpan }, positioned, report);
       drawSlip(slipPage, data, totals);
       slipPage.finish(doc.context);
       font.finish(doc.context);
