@@ -361,14 +361,19 @@ class SlipPage {
     return (lines.length - 1) * size * LEADING;
   }
 
+  /** Reports the characters HarfBuzz found no glyph for (drawn as the font's missing-glyph box). */
   #checkCoverage(text: string): void {
+    const shaped = this.#shaper.shape(text);
     let missing: string[] | undefined;
-    for (const ch of text) {
-      const cp = ch.codePointAt(0) as number;
-      if (this.#shaper.covers(cp) || IGNORABLE.test(ch)) continue;
-      const name = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
-      missing ??= [];
-      if (!missing.includes(name)) missing.push(name);
+    for (let i = 0; i < shaped.glyphs.length; i++) {
+      if (shaped.glyphs[i] !== 0) continue;
+      for (const ch of text.slice(shaped.clusters[i], clusterEnd(shaped, i))) {
+        const cp = ch.codePointAt(0) as number;
+        if (this.#shaper.covers(cp) || IGNORABLE.test(ch)) continue;
+        const name = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+        missing ??= [];
+        if (!missing.includes(name)) missing.push(name);
+      }
     }
     if (missing) this.#report(text, missing);
   }
@@ -642,13 +647,14 @@ function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; 
   p.text(formatTakaBilingual(data.netPay), RIGHT - 14, y + 35, { size: 17, align: 'right', maxWidth: 330 });
   y += 56;
 
-  // Note.
-  y += 30;
+  // Note: closer to the net pay box when wrapped fields above pushed it towards the footer.
+  const FOOTER_RULE = PAGE_H - 48;
+  y += Math.max(16, Math.min(30, FOOTER_RULE - 8 - (y + 16)));
   p.text(BN.note, MARGIN, y, { size: 11 });
   p.text("Every employee's salary information is confidential.", MARGIN, y + 16, { size: 9, color: MUTED });
 
   // Footer: the code shares the line with the Bengali footer, so it is kept to its half.
-  p.rule(MARGIN, RIGHT, PAGE_H - 48);
+  p.rule(MARGIN, RIGHT, FOOTER_RULE);
   const footerBn: TextStyle = { size: 8.5, color: MUTED, align: 'right' };
   const footerBnWidth = p.widthOf(BN.footer, footerBn.size);
   p.text(`Beton payroll - ${employee.code} - ${data.month}`, MARGIN, PAGE_H - 34, {

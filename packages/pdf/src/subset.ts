@@ -17,6 +17,8 @@ const require = createRequire(import.meta.url);
 /** hb_subset_flags_t */
 const HB_SUBSET_FLAGS_NO_HINTING = 0x1;
 const HB_SUBSET_FLAGS_RETAIN_GIDS = 0x2;
+/** Keep .notdef's outline: the box drawn for a character the font lacks must be visible. */
+const HB_SUBSET_FLAGS_NOTDEF_OUTLINE = 0x40;
 /** hb_subset_sets_t */
 const HB_SUBSET_SETS_DROP_TABLE_TAG = 3;
 /** hb_memory_mode_t */
@@ -77,7 +79,7 @@ export class FontSubsetter {
     try {
       const set = x.hb_subset_input_glyph_set(input);
       for (const g of glyphs) x.hb_set_add(set, g);
-      x.hb_subset_input_set_flags(input, HB_SUBSET_FLAGS_RETAIN_GIDS | HB_SUBSET_FLAGS_NO_HINTING);
+      x.hb_subset_input_set_flags(input, HB_SUBSET_FLAGS_RETAIN_GIDS | HB_SUBSET_FLAGS_NO_HINTING | HB_SUBSET_FLAGS_NOTDEF_OUTLINE);
       const drop = x.hb_subset_input_set(input, HB_SUBSET_SETS_DROP_TABLE_TAG);
       for (const t of DROPPED_TABLES) x.hb_set_add(drop, tag(t));
       const face = x.hb_subset_or_fail(this.#face, input);
