@@ -7,7 +7,7 @@
  * Regenerate the references: UPDATE_REFERENCE=1 npx vitest run packages/pdf/test/slip.test.ts
  */
 import * as hb from 'harfbuzzjs';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
@@ -28,6 +28,7 @@ import { BENGALI_FONT_PATH } from '../src/fonts.ts';
 import { drawnGlyphs, extractText, fontNames, rasterise } from './read-pdf.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test-artifacts', 'pdf');
 /** A pixel differs when one channel differs by more than this (0-255). */
 const PIXEL_THRESHOLD = 64;
 /** The page may differ in at most this share of its pixels. */
@@ -178,7 +179,9 @@ describe('salary slip PDF', () => {
     for (let i = 0; i < 3; i++) await renderer.render(sampleSlip({ employee: { code: `WARM-UP-${i}` } }));
     const pdf = await renderer.render(HARD_SLIP);
     expectLikeReference(rasterise(pdf), 'slip-hard-name-reference.png');
-    if (process.env.UPDATE_REFERENCE === '1') writeFileSync(join(FIXTURES, 'slip-hard-name-150dpi.png'), PNG.sync.write(rasterise(pdf, 150)));
+    // For people to look at (CI keeps test-artifacts/): the same slip at 150 dpi.
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'slip-hard-name-150dpi.png'), PNG.sync.write(rasterise(pdf, 150)));
     expect(lines(pdf)).toContain(HARD_SLIP.employee.nameBengali);
     expect(lines(pdf)).toContain('ফেব্রুয়ারি ২০২৭');
   });
