@@ -1,6 +1,6 @@
-import type { SlipData } from '@beton/pdf';
+import type { SlipData, UnsupportedText } from '@beton/pdf';
 import { Piscina } from 'piscina';
-import type { RenderTask } from './render-thread.ts';
+import type { RenderResult, RenderTask } from './render-thread.ts';
 
 /**
  * A render thread's heap: ~35 MB live after thousands of slips (the parsed font, pdf-lib, the
@@ -10,11 +10,19 @@ import type { RenderTask } from './render-thread.ts';
  */
 const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 };
 
+export interface RenderPoolOptions {
+  /**
+   * Text on a slip with characters the font lacks (drawn as the font's missing-glyph box):
+   * called once per such text, with the employee's code, to log it.
+   */
+  onUnsupportedText?: (event: UnsupportedText) => void;
+}
+
 /**
  * Worker threads sized to the cores (SPEC R3). Aborting a run terminates its thread, which
  * the pool replaces, so a hung render cannot block the process.
  */
-export function createRenderPool(threads: number) {
+export function createRenderPool(threads: number, options: RenderPoolOptions = {}) {
   const pool = new Piscina({
     filename: new URL('./render-thread.ts', import.meta.url).href,
     minThreads: threads,
@@ -23,8 +31,10 @@ export function createRenderPool(threads: number) {
     resourceLimits: RENDER_THREAD_HEAP,
   });
   return {
-    render(data: SlipData, options: { signal: AbortSignal; hang?: boolean }): Promise<Uint8Array> {
-      return pool.run({ data, hang: options.hang ?? false } satisfies RenderTask, { signal: options.signal });
+    async render(data: SlipData, run: { signal: AbortSignal; hang?: boolean }): Promise<Uint8Array> {
+      const result: RenderResult = await pool.run({ data, hang: run.hang ?? false } satisfies RenderTask, { signal: run.signal });
+      for (const event of result.unsupported) options.onUnsupportedText?.(event);
+      return result.pdf;
     },
     /**
      * Renders `slips` sample slips on every thread, so the first slips after a start or a
