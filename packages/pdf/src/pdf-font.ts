@@ -10,11 +10,11 @@
  *   a glyph; the drawing code starts a new positioned segment wherever HarfBuzz moved a glyph
  *   away from that (marks, reph, kerning).
  * - /ToUnicode maps each glyph that is some character's own glyph (the font's cmap) to that
- *   character, and a glyph standing alone for a cluster (a conjunct ligature) to the
- *   cluster's text (on its first use; one entry per glyph). A cluster whose glyphs do not
- *   spell its text that way (a pre-base vowel drawn first, a reph, half forms) is drawn
- *   inside an /ActualText span with its text (see slip.ts): text extraction and search
- *   return the text in logical order either way.
+ *   character. A cluster whose glyphs do not spell its text that way (a pre-base vowel drawn
+ *   first, a reph, a conjunct ligature, half forms) carries its text in /ActualText spans
+ *   (see slip.ts): text extraction and search return the text in logical order either way.
+ *   Both depend only on the glyphs, so the same text gives the same PDF operators on every
+ *   slip (the renderer caches them).
  */
 import { createHash } from 'node:crypto';
 import { PDFHexString, PDFString } from 'pdf-lib';
@@ -63,7 +63,7 @@ function subsetTag(glyphs: readonly number[]): string {
   return tag;
 }
 
-function hex4(n: number): string {
+export function hex4(n: number): string {
   return n.toString(16).toUpperCase().padStart(4, '0');
 }
 
@@ -89,6 +89,44 @@ export function clusterEnd(shaped: ShapedText, i: number): number {
   return shaped.text.length;
 }
 
+/**
+ * Which of glyphs `start..end` need an /ActualText span for `text` (the text of those
+ * glyphs) to be extracted: none (`undefined`) when their ToUnicode entries spell it, in
+ * order. Otherwise the glyphs between the longest prefix and suffix that the entries do
+ * spell, with the text they stand for (the span is kept minimal: MuPDF, for one, matches
+ * a span's prefix and suffix against the glyphs' own text itself, and repeats a matching
+ * non-ASCII suffix).
+ */
+export function actualText(
+font: ShapingFont,
+shaped: ShapedText,
+start: number,
+end: number,
+text: string,
+): { start: number; end: number; text: string } | undefined {
+const mapped = (i: number) => {
+  const cp = font.codePointOf(shaped.glyphs[i] as number);
+  return cp === undefined ? '' : String.fromCodePoint(cp);
+};
+  let from = 0;
+  let to = text.length;
+  let a = start;
+  let b = end;
+  for (; a < b; a++) {
+    const m = mapped(a);
+    if (m === '' || !text.startsWith(m, from) || from + m.length > to) break;
+    from += m.length;
+  }
+  for (; b > a; b--) {
+    const m = mapped(b - 1);
+    if (m === '' || !text.endsWith(m, to) || to - m.length < from) break;
+    to -= m.length;
+  }
+  if (a === b && from === to) return undefined;
+  if (a === b) return { start, end, text }; // no glyph left to carry the text
+  return { start: a, end: b, text: text.slice(from, to) };
+}
+
 /** The glyphs one document uses from one font; written into the document by {@link finish}. */
 export class PdfFont {
   readonly ref: PDFRef;
@@ -100,8 +138,8 @@ export class PdfFont {
   readonly #font: ShapingFont;
   readonly #subsetter: FontSubsetter;
   readonly #metrics: FontMetrics;
-  /** Glyph id → its text for ToUnicode ('' when it has none). */
-  readonly #used = new Map<number, string>([[0, '']]);
+  /** Glyph ids used in the document (.notdef always: a font program must have it). */
+  readonly #used = new Set<number>([0]);
 
   constructor(context: PDFContext, font: ShapingFont, subsetter: FontSubsetter, metrics: FontMetrics) {
     this.ref = context.nextRef();
@@ -111,56 +149,14 @@ export class PdfFont {
     this.#metrics = metrics;
   }
 
-  /** Records the glyphs of `shaped` and returns them as a hex string for Tj (4 digits each). */
-  use(shaped: ShapedText): string {
-    const { glyphs, clusters, text } = shaped;
-    let hex = '';
-    for (let i = 0; i < glyphs.length; i++) {
-      const gid = glyphs[i] as number;
-      hex += hex4(gid);
-      if (this.#used.has(gid)) continue;
-      const cp = this.#font.codePointOf(gid);
-      let unicode = cp === undefined ? '' : String.fromCodePoint(cp);
-      if (cp === undefined && clusters[i - 1] !== clusters[i] && clusters[i + 1] !== clusters[i]) {
-        unicode = text.slice(clusters[i], clusterEnd(shaped, i));
-      }
-      this.#used.set(gid, unicode);
-    }
-    return hex;
-  }
-
-  /**
-   * Which of glyphs `start..end` need an /ActualText span for `text` (the text of those
-   * glyphs) to be extracted: none (`undefined`) when their ToUnicode entries spell it, in
-   * order. Otherwise the glyphs between the longest prefix and suffix that the entries do
-   * spell, with the text they stand for (the span is kept minimal: MuPDF, for one, matches
-   * a span's prefix and suffix against the glyphs' own text itself, and repeats a matching
-   * non-ASCII suffix).
-   */
-  actualText(shaped: ShapedText, start: number, end: number, text: string): { start: number; end: number; text: string } | undefined {
-    const mapped = (i: number) => this.#used.get(shaped.glyphs[i] as number) ?? '';
-    let from = 0;
-    let to = text.length;
-    let a = start;
-    let b = end;
-    for (; a < b; a++) {
-      const m = mapped(a);
-      if (m === '' || !text.startsWith(m, from) || from + m.length > to) break;
-      from += m.length;
-    }
-    for (; b > a; b--) {
-      const m = mapped(b - 1);
-      if (m === '' || !text.endsWith(m, to) || to - m.length < from) break;
-      to -= m.length;
-    }
-    if (a === b && from === to) return undefined;
-    if (a === b) return { start, end, text }; // no glyph left to carry the text
-    return { start: a, end: b, text: text.slice(from, to) };
+  /** Records the glyphs of `shaped` (the document's subset will have them). */
+  use(shaped: ShapedText): void {
+    for (const gid of shaped.glyphs) this.#used.add(gid);
   }
 
   /** Writes the subset font program and the font dictionaries into the document. */
   finish(context: PDFContext): void {
-    const glyphs = [...this.#used.keys()].sort((a, b) => a - b);
+    const glyphs = [...this.#used].sort((a, b) => a - b);
     const m = this.#metrics;
     const k = 1000 / this.#font.unitsPerEm;
     const baseFont = `${subsetTag(glyphs)}+${this.#font.postScriptName}`;
@@ -207,8 +203,8 @@ export class PdfFont {
 
     const entries: string[] = [];
     for (const gid of glyphs) {
-      const text = this.#used.get(gid);
-      if (text) entries.push(`<${hex4(gid)}> <${utf16Hex(text)}>`);
+      const cp = this.#font.codePointOf(gid);
+      if (cp !== undefined) entries.push(`<${hex4(gid)}> <${utf16Hex(String.fromCodePoint(cp))}>`);
     }
     const cmap = (entries: string[]) => {
       let bfchar = '';

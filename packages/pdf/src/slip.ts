@@ -34,7 +34,7 @@ import {
   monthNames,
   toPaisa,
 } from './format.ts';
-import { PdfFont, clusterEnd, fontMetrics, pdfTextString } from './pdf-font.ts';
+import { PdfFont, actualText, clusterEnd, fontMetrics, hex4, pdfTextString } from './pdf-font.ts';
 import type { FontMetrics } from './pdf-font.ts';
 import { ShapingFont } from './shaping.ts';
 import type { ShapedText, ShapingStats } from './shaping.ts';
@@ -254,6 +254,8 @@ function num(n: number): string {
 /** The resources one document shares between its pages. */
 interface DocumentFonts {
   font: PdfFont;
+  /** The text-showing operators of a shaped text at a size (they depend on nothing else). */
+  shown: WeakMap<ShapedText, Map<number, string>>;
   key: PDFName;
   /** The key of {@link PdfFont.refInSpan}. */
   keyInSpan: PDFName;
@@ -269,6 +271,7 @@ class SlipPage {
   readonly #font: PdfFont;
   readonly #fontKey: string;
   readonly #fontKeyInSpan: string;
+  readonly #shown: WeakMap<ShapedText, Map<number, string>>;
   readonly #positioned: boolean;
   readonly #report: (text: string, characters: string[]) => void;
   readonly #content: string[] = [];
@@ -285,6 +288,7 @@ class SlipPage {
     this.#font = fonts.font;
     this.#fontKey = fonts.key.toString();
     this.#fontKeyInSpan = fonts.keyInSpan.toString();
+    this.#shown = fonts.shown;
     this.#positioned = positioned;
     this.#report = report;
   }
@@ -386,13 +390,23 @@ class SlipPage {
     const originX = style.align === 'right' ? x - shaped.advanceWidth * k : x;
     const originY = PAGE_H - y;
     const color = style.color ?? INK;
-    const hex = this.#font.use(shaped);
+    this.#font.use(shaped);
+    let sizes = this.#shown.get(shaped);
+    if (!sizes) {
+      sizes = new Map();
+      this.#shown.set(shaped, sizes);
+    }
+    let shown = sizes.get(size);
+    if (shown === undefined) {
+      shown = this.#showGlyphs(shaped, k, size);
+      sizes.set(size, shown);
+    }
     const out = this.#content;
     out.push(`q BT ${this.#fontKey} ${num(size)} Tf ${setFillingColor(color).toString()}`);
     if (style.bold) {
       out.push(`${TextRenderingMode.FillAndOutline} Tr ${setStrokingColor(color).toString()} ${num(size * BOLD_STROKE)} w`);
     }
-    out.push(`1 0 0 1 ${num(originX)} ${num(originY)} Tm ${this.#showGlyphs(shaped, hex, k, size)}`);
+    out.push(`1 0 0 1 ${num(originX)} ${num(originY)} Tm ${shown}`);
     out.push('ET Q');
   }
 
@@ -404,8 +418,9 @@ class SlipPage {
    * Glyphs whose ToUnicode entries do not spell their cluster's text (see {@link #pieces})
    * are each wrapped in an /ActualText span with their piece of that text.
    */
-  #showGlyphs(shaped: ShapedText, hex: string, k: number, size: number): string {
+  #showGlyphs(shaped: ShapedText, k: number, size: number): string {
     const n = shaped.glyphs.length;
+    const hex = shaped.glyphs.map(hex4).join('');
     if (!this.#positioned) return `<${hex}> Tj`;
     const pieces = this.#pieces(shaped);
     const scale = 1000 / this.#shaper.unitsPerEm;
@@ -470,7 +485,7 @@ class SlipPage {
     for (let i = 0; i < n; ) {
       let end = i + 1;
       while (end < n && shaped.clusters[end] === shaped.clusters[i]) end++;
-      const span = this.#font.actualText(shaped, i, end, shaped.text.slice(shaped.clusters[i], clusterEnd(shaped, i)));
+      const span = actualText(this.#shaper, shaped, i, end, shaped.text.slice(shaped.clusters[i], clusterEnd(shaped, i)));
       const carriers = span ? this.#carriers(shaped, span, xs, pen) : undefined;
       for (let g = i; g < end; g++) {
         if (span && carriers && g >= span.start && g < span.end) {
@@ -696,6 +711,7 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
   const shaper = new ShapingFont(bytes, options.shapingCacheSize === undefined ? {} : { cacheSize: options.shapingCacheSize });
   const loaded: LoadedFont = { shaper, subsetter: new FontSubsetter(bytes), metrics: fontMetrics(shaper) };
   const positioned = options.glyphPositioning ?? true;
+  const shown = new WeakMap<ShapedText, Map<number, string>>();
   const now = options.now ?? (() => new Date());
   for (const text of [...Object.values(BENGALI_LABELS), ...LATIN_LABELS, ...ENGLISH_MONTH_NAMES, ...BENGALI_MONTH_NAMES]) {
     shaper.pin(text);
@@ -713,7 +729,7 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
       const keyInSpan = page.node.newFontDictionary(`${loaded.shaper.postScriptName}-ActualText`, font.refInSpan);
       const report = (text: string, characters: string[]) =>
         options.onUnsupportedText?.({ employeeCode: data.employee.code, text, characters });
-      const slipPage = new SlipPage(page, loaded.shaper, { font, key, keyInSpan }, positioned, report);
+      const slipPage = new SlipPage(page, loaded.shaper, { font, shown, key, keyInSpan }, positioned, report);
       drawSlip(slipPage, data, totals);
       slipPage.finish(doc.context);
       font.finish(doc.context);
