@@ -2,7 +2,12 @@
  * Runs inside a Piscina worker thread: the CPU-bound PDF render, off the event loop.
  * A render that never returns is terminated by the pool at the job's timeout.
  */
-import { createSlipRenderer, sampleSlip, type SlipData, type UnsupportedText } from '@beton/pdf';
+import type { SlipData, UnsupportedText } from '@beton/pdf';
+import { compileWasmWithLiftoffOnly } from '@beton/pdf/wasm-tier';
+
+// Before @beton/pdf compiles HarfBuzz: a render thread's memory (see wasm-tier.ts).
+compileWasmWithLiftoffOnly();
+const { createSlipRenderer, sampleSlip } = await import('@beton/pdf');
 
 /** What the render of the task being run reported (a thread runs one task at a time). */
 const unsupported: UnsupportedText[] = [];

@@ -13,9 +13,13 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createSlipRenderer } from '../src/index.ts';
 import type { SlipRenderer } from '../src/index.ts';
-import { slip } from './slips.ts';
+import { compileWasmWithLiftoffOnly } from '../src/wasm-tier.ts';
+
+// As the worker's render threads do, before HarfBuzz is compiled.
+compileWasmWithLiftoffOnly();
+const { createSlipRenderer } = await import('../src/index.ts');
+const { slip } = await import('./slips.ts');
 
 const { values: args } = parseArgs({
   options: {
