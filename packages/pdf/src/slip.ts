@@ -158,8 +158,20 @@ function fail(message: string): never {
   throw new SlipDataError(`Invalid slip data: ${message}`);
 }
 
+/**
+ * Longest text a field may have (characters). Longer fields are shrunk and wrapped on the
+ * page; this bound keeps that (and the render) short for data that is no name at all.
+ */
+export const MAX_TEXT_LENGTH = 200;
+
 function requireText(value: unknown, path: string): void {
   if (typeof value !== 'string' || value.trim() === '') fail(`${path} must be a non-empty string`);
+  limitText(value, path);
+}
+
+function limitText(value: string, path: string): void {
+  const length = [...value].length;
+  if (length > MAX_TEXT_LENGTH) fail(`${path} has ${length} characters, at most ${MAX_TEXT_LENGTH} fit on a slip`);
 }
 
 function paisaOf(amount: number, path: string): number {
@@ -184,6 +196,7 @@ export function validateSlipData(data: SlipData): { earningsPaisa: number; deduc
   requireText(e.nameBengali, 'employee.nameBengali');
   requireText(e.email, 'employee.email');
   if (e.bankAccount !== undefined && typeof e.bankAccount !== 'string') fail('employee.bankAccount must be a string');
+  if (e.bankAccount !== undefined) limitText(e.bankAccount, 'employee.bankAccount');
   try {
     monthNames(data.month);
   } catch (err) {

@@ -215,6 +215,8 @@ describe('bad input', () => {
     ['month November', sampleSlip({ month: 'November 2026' }), /month must look like 'YYYY-MM'/],
     ['net pay that does not add up', sampleSlip({ netPay: 50000 }), /netPay 50,000.00 is not earnings 56,250.50 minus deductions 3,950.50/],
     ['empty Bengali name', sampleSlip({ employee: { nameBengali: ' ' } }), /employee.nameBengali must be a non-empty string/],
+    ['a 201-character name', sampleSlip({ employee: { nameLatin: 'A'.repeat(201) } }), /employee.nameLatin has 201 characters, at most 200 fit on a slip/],
+    ['a 201-character bank account', sampleSlip({ employee: { bankAccount: '1'.repeat(201) } }), /employee.bankAccount has 201 characters/],
   ];
   it.each(cases)('rejects %s with a clear error', async (_name, data, message) => {
     const err = await renderer.render(data).then(
