@@ -10,9 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../lib/processes.ts';
 
 /** Files allowed to call a system tool for now, and why; an entry that no longer does must go. */
-const PENDING: Record<string, string> = {
-  'packages/pdf/test/slip.test.ts': 'pdftoppm / pdftotext, until the PDF tests read PDFs through mupdf (npm), in progress on another branch',
-};
+const PENDING: Record<string, string> = {};
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -61,7 +61,14 @@ async function main() {
   const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
   // Threads inherit the nice value of the thread that creates them: set it before the pool.
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
-  const renderPool = config.queue === 'pdf-render' ? createRenderPool(config.cores, { thread: config.testRenderThread }) : undefined;
+  const renderPool =
+    config.queue === 'pdf-render'
+      ? createRenderPool(config.cores, {
+          thread: config.testRenderThread,
+          onUnsupportedText: ({ employeeCode, characters }) =>
+            log.warn({ employeeCode, characters }, 'slip text has characters the font lacks: drawn as a box'),
+        })
+      : undefined;
   if (renderPool) log.info({ ms: Math.round(await renderPool.warmUp(RENDER_WARM_UP_SLIPS)), threads: renderPool.threads }, 'render threads warmed up');
   const mailer = createMailer({
     apiKey: config.sendgrid.apiKey,

@@ -1,8 +1,8 @@
-import type { SlipData } from '@beton/pdf';
+import type { SlipData, UnsupportedText } from '@beton/pdf';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
-import type { RenderTask } from './render-thread.ts';
+import type { RenderResult, RenderTask } from './render-thread.ts';
 
 /**
  * A render thread's heap: ~35 MB live after thousands of slips (the parsed font, pdf-lib, the
@@ -11,6 +11,16 @@ import type { RenderTask } from './render-thread.ts';
  * 217–218 MB bounded, 413–427 MB unbounded; 16–19 s against 16–17 s.
  */
 const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 };
+
+export interface RenderPoolOptions {
+  /**
+   * Text on a slip with characters the font lacks (drawn as the font's missing-glyph box):
+   * called once per such text, with the employee's code, to log it.
+   */
+  onUnsupportedText?: (event: UnsupportedText) => void;
+  /** A module replacing the render thread (BETON_TEST_RENDER_THREAD, tests only). */
+  thread?: string | undefined;
+}
 
 /**
  * The render thread's module: the TypeScript source when this module runs from source (unit
@@ -24,7 +34,7 @@ const RENDER_THREAD = new URL(import.meta.url.endsWith('.ts') ? './render-thread
  * thread's module (BETON_TEST_RENDER_THREAD: tests inject faults through it; production
  * refuses the setting).
  */
-export function createRenderPool(threads: number, options: { thread?: string | undefined } = {}) {
+export function createRenderPool(threads: number, options: RenderPoolOptions = {}) {
   const pool = new Piscina({
     filename: options.thread ? pathToFileURL(path.resolve(options.thread)).href : RENDER_THREAD,
     minThreads: threads,
@@ -34,8 +44,10 @@ export function createRenderPool(threads: number, options: { thread?: string | u
   });
   return {
     /** `key`: the render job's idempotency key (for the thread's errors and test hooks). */
-    render(data: SlipData, options: { signal: AbortSignal; key?: string }): Promise<Uint8Array> {
-      return pool.run({ data, ...(options.key ? { key: options.key } : {}) } satisfies RenderTask, { signal: options.signal });
+    async render(data: SlipData, run: { signal: AbortSignal; key?: string }): Promise<Uint8Array> {
+      const result: RenderResult = await pool.run({ data, ...(run.key ? { key: run.key } : {}) } satisfies RenderTask, { signal: run.signal });
+      for (const event of result.unsupported) options.onUnsupportedText?.(event);
+      return result.pdf;
     },
     /**
      * Renders `slips` sample slips on every thread, so the first slips after a start or a

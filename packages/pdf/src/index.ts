@@ -2,11 +2,15 @@ export {
   createSlipRenderer,
   renderSlip,
   SlipDataError,
+  BENGALI_LABELS,
+  LATIN_LABELS,
+  MAX_SLIP_LINES,
   validateSlipData,
   type SlipData,
   type SlipLine,
   type SlipRenderer,
   type SlipRendererOptions,
+  type UnsupportedText,
 } from './slip.ts';
 export {
   toBengaliDigits,

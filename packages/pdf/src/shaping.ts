@@ -1,64 +1,36 @@
 /**
- * Bengali text shaping with fontkit, cached.
+ * Text shaping with HarfBuzz (`harfbuzzjs`: HarfBuzz compiled to WebAssembly, the shaping
+ * engine of Chrome, Firefox, Android and LibreOffice).
  *
- * fontkit's Indic shaper is correct but slow (2-7 ms per Bengali string on
- * our machines, against ~4 ms for the rest of a whole slip), so this module
- * makes sure each distinct piece of text is shaped at most once:
- *
- *  - constant strings (labels, month names) are shaped once and pinned;
- *  - other text is split into words at spaces and each word is shaped once
- *    and kept in a bounded LRU cache (names repeat their words a lot);
- *  - words made only of "simple" characters (Bengali/ASCII digits, `,.()`,
- *    the taka sign) are composed from per-character layouts, so a new amount
- *    like (৫২,৩০০.০০) costs no shaping at all.
- *
- * Composition is only valid while the font does not shape or kern across
- * those boundaries. The shaper checks that on construction against a set of
- * probe strings and falls back to shaping whole strings if any differs.
- *
- * The pdf-lib side (see {@link ShapingFont.fontkitFor}) gets a fontkit
- * adapter whose `create()` returns the already-parsed font, with `layout()`
- * served from the same cache: pdf-lib's `encodeText()` (which picks the glyphs
- * for the subset) therefore sees exactly the glyphs we position.
+ * A run that contains Bengali is shaped with script `beng` and language `bn`; any other run
+ * with the properties HarfBuzz guesses from its characters (Latin: `latn`), so Latin keeps
+ * its kerning. The WebAssembly module is instantiated once per thread (when this module is
+ * first imported), a {@link ShapingFont} parses its font once; shaped strings are cached
+ * (constant labels pinned, the rest in a bounded LRU cache).
  */
-import type { Font, Glyph, GlyphPosition, GlyphRun } from '@pdf-lib/fontkit';
+import * as hb from 'harfbuzzjs';
 
-/** A shaped piece of text: glyphs with their positions, in font units. */
+/** A shaped piece of text, in font units, in HarfBuzz's (visual, left-to-right) glyph order. */
 export interface ShapedText {
   readonly text: string;
-  readonly glyphs: readonly Glyph[];
-  readonly positions: readonly Pick<GlyphPosition, 'xAdvance' | 'xOffset' | 'yOffset'>[];
-  /** Sum of the xAdvances, font units. */
+  /** Glyph ids of the font (not of any subset). */
+  readonly glyphs: readonly number[];
+  /** HarfBuzz's cluster of each glyph: the UTF-16 index in `text` where its characters start. */
+  readonly clusters: readonly number[];
+  readonly xAdvance: readonly number[];
+  readonly xOffset: readonly number[];
+  readonly yOffset: readonly number[];
+  /** Sum of the advances, font units. */
   readonly advanceWidth: number;
-  /** Some character has no glyph in the font (drawn as .notdef). */
-  readonly missingGlyphs: boolean;
 }
 
-/**
- * A run of glyphs that a PDF viewer can place by itself (each glyph advances
- * by its own width from the font's /W array): drawn with one Tj at
- * (dx, dy) font units from the text origin.
- */
-export interface GlyphSegment {
-  readonly dx: number;
-  readonly dy: number;
-  readonly start: number;
-  readonly end: number;
+/** Bengali block, U+0980–U+09FF. */
+const BENGALI = /[\u0980-\u09FF]/u;
+
+/** The script and language a run is shaped with (the corpus test asks HarfBuzz the same). */
+export function segmentProperties(text: string): { script: string; language: string } | undefined {
+  return BENGALI.test(text) ? { script: 'beng', language: 'bn' } : undefined;
 }
-
-/** Characters whose glyphs do not interact with their neighbours. */
-const SIMPLE_CHARS = /^[0-9০-৯,.()৳-]+$/u;
-
-/** Probe strings for the composition check: words and digits side by side. */
-const PROBES = [
-  'প্রত্যেক কর্মীর বেতন',
-  'স্বাস্থ্য বীমা',
-  'অর্পিতা শারমিন চৌধুরী',
-  '৳ 52,300.00 (৫২,৩০০.০০)',
-  'নভেম্বর ২০২৬',
-  '(১,২৩,৪৫৬.৭৮৯-০)',
-  'Arpita Sharmin Chowdhury, Padma Textiles Ltd. AVATAR "Yo" T. W. 32,000.00 1,500.00 (17.04)',
-];
 
 /** A small least-recently-used map. */
 class Lru<K, V> {
@@ -82,42 +54,80 @@ class Lru<K, V> {
       if (!oldest.done) this.#map.delete(oldest.value);
     }
   }
-  clear(): void {
-    this.#map.clear();
-  }
 }
 
 export interface ShapingFontOptions {
-  /** Words/strings kept in the LRU cache besides the pinned ones. Default 5000. */
+  /** Strings kept in the LRU cache besides the pinned ones. Default 2000. */
   cacheSize?: number;
 }
 
 /** Shaping statistics, for benchmarks and tests. */
 export interface ShapingStats {
-  /** Calls into fontkit's (slow) `layout`. */
-  fontkitLayouts: number;
-  /** Whether word/character composition passed the self-check. */
-  composition: boolean;
+  /** Strings actually shaped by HarfBuzz (cache misses). */
+  shaped: number;
 }
 
-/** One parsed font plus its shaping caches. Create once, reuse for every document. */
+/** One font, parsed once by HarfBuzz, with its shaping cache. Create once per thread. */
 export class ShapingFont {
-  readonly font: Font;
-  /** Font units per em (1000 for Noto Sans Bengali). */
   readonly unitsPerEm: number;
-  readonly stats: ShapingStats = { fontkitLayouts: 0, composition: false };
+  /** PostScript name (name id 6). */
+  readonly postScriptName: string;
+  readonly stats: ShapingStats = { shaped: 0 };
+  readonly #face: hb.Face;
+  readonly #font: hb.Font;
+  readonly #buffer = new hb.Buffer();
+  readonly #covered: ReadonlySet<number>;
+  readonly #advances: Int32Array;
+  /** Glyph id → the code point whose nominal glyph it is (the lowest, if several). */
+  readonly #nominal = new Map<number, number>();
   readonly #pinned = new Map<string, ShapedText>();
   readonly #cache: Lru<string, ShapedText>;
-  readonly #segments = new WeakMap<ShapedText, readonly GlyphSegment[]>();
 
-  constructor(font: Font, options: ShapingFontOptions = {}) {
-    this.font = font;
-    this.unitsPerEm = font.unitsPerEm;
-    this.#cache = new Lru(options.cacheSize ?? 5000);
-    this.stats.composition = this.#compositionIsExact();
+  constructor(bytes: Uint8Array, options: ShapingFontOptions = {}) {
+    this.#face = new hb.Face(new hb.Blob(bytes));
+    this.#font = new hb.Font(this.#face);
+    this.unitsPerEm = this.#face.upem;
+    this.postScriptName = this.#face.getName(6, 'en') || 'Font';
+    const unicodes = this.#face.collectUnicodes();
+    this.#covered = new Set(unicodes);
+    for (const cp of unicodes) {
+      const gid = this.#font.nominalGlyph(cp);
+      if (gid !== undefined && !this.#nominal.has(gid)) this.#nominal.set(gid, cp);
+    }
+    const numGlyphs = new DataView(this.table('maxp').buffer).getUint16(4);
+    this.#advances = new Int32Array(numGlyphs);
+    for (let g = 0; g < numGlyphs; g++) this.#advances[g] = this.#font.glyphHAdvance(g);
+    this.#cache = new Lru(options.cacheSize ?? 2000);
   }
 
-  /** Shapes `text` once and keeps it for the life of this font (for constant labels). */
+  /** Number of glyphs in the font. */
+  get numGlyphs(): number {
+    return this.#advances.length;
+  }
+
+  /** Whether the font has a glyph for this code point. */
+  covers(codePoint: number): boolean {
+    return this.#covered.has(codePoint);
+  }
+
+  /** The glyph's own advance width (hmtx), font units. */
+  advanceOf(glyph: number): number {
+    return this.#advances[glyph] ?? 0;
+  }
+
+  /** The code point whose glyph this is in the font's cmap, if any. */
+  codePointOf(glyph: number): number | undefined {
+    return this.#nominal.get(glyph);
+  }
+
+  /** A raw font table (copy). */
+  table(tag: string): Uint8Array {
+    const data = this.#face.referenceTable(tag);
+    if (!data) throw new Error(`font has no '${tag}' table`);
+    return data.slice();
+  }
+
+  /** Shapes `text` once and keeps it for the life of this font (constant labels). */
   pin(text: string): ShapedText {
     let shaped = this.#pinned.get(text);
     if (!shaped) {
@@ -127,122 +137,48 @@ export class ShapingFont {
     return shaped;
   }
 
-  /** Glyphs and positions of `text`, from the caches when possible. */
+  /** HarfBuzz's glyphs and positions for `text`, from the caches when possible. */
   shape(text: string): ShapedText {
     const hit = this.#pinned.get(text) ?? this.#cache.get(text);
     if (hit) return hit;
-    const shaped = this.stats.composition ? this.#compose(text) : this.#layout(text);
+    const shaped = this.#shape(text);
     this.#cache.set(text, shaped);
     return shaped;
   }
 
-  /** Width of `text` in points at `size`. */
-  widthOf(text: string, size: number): number {
-    return (this.shape(text).advanceWidth * size) / this.unitsPerEm;
-  }
-
-  /**
-   * Splits a shaped text into runs that can each be drawn with one Tj:
-   * a new run starts wherever the shaper moved a glyph away from where the
-   * glyph's own advance width would put it (marks, reph, kerning).
-   */
-  segments(shaped: ShapedText): readonly GlyphSegment[] {
-    let segs = this.#segments.get(shaped);
-    if (segs) return segs;
-    const out: GlyphSegment[] = [];
-    let penX = 0;
-    let start = 0;
-    let segX = 0;
-    let segY = 0;
-    let flowing = false; // can the next glyph continue the current run?
-    const n = shaped.glyphs.length;
-    for (let i = 0; i < n; i++) {
-      const pos = shaped.positions[i];
-      const glyph = shaped.glyphs[i];
-      if (!pos || !glyph) break;
-      const offset = pos.xOffset !== 0 || pos.yOffset !== 0;
-      if (!flowing || offset) {
-        if (i > start) out.push({ dx: segX, dy: segY, start, end: i });
-        start = i;
-        segX = penX + pos.xOffset;
-        segY = pos.yOffset;
-      }
-      flowing = !offset && pos.xAdvance === glyph.advanceWidth;
-      penX += pos.xAdvance;
+  #shape(text: string): ShapedText {
+    this.stats.shaped++;
+    const buffer = this.#buffer;
+    buffer.clearContents();
+    buffer.addText(text);
+    const props = segmentProperties(text);
+    if (props) {
+      buffer.setDirection(hb.Direction.LTR);
+      buffer.setScript(props.script);
+      buffer.setLanguage(props.language);
+    } else {
+      buffer.guessSegmentProperties();
     }
-    if (n > start) out.push({ dx: segX, dy: segY, start, end: n });
-    segs = out;
-    this.#segments.set(shaped, segs);
-    return segs;
+    hb.shape(this.#font, buffer);
+    const infos = buffer.getGlyphInfos();
+    const positions = buffer.getGlyphPositions();
+    const n = infos.length;
+    const glyphs = new Array<number>(n);
+    const clusters = new Array<number>(n);
+    const xAdvance = new Array<number>(n);
+    const xOffset = new Array<number>(n);
+    const yOffset = new Array<number>(n);
+    let advanceWidth = 0;
+    for (let i = 0; i < n; i++) {
+      const info = infos[i] as hb.GlyphInfo;
+      const pos = positions[i] as hb.GlyphPosition;
+      glyphs[i] = info.codepoint;
+      clusters[i] = info.cluster;
+      xAdvance[i] = pos.xAdvance;
+      xOffset[i] = pos.xOffset;
+      yOffset[i] = pos.yOffset;
+      advanceWidth += pos.xAdvance;
+    }
+    return { text, glyphs, clusters, xAdvance, xOffset, yOffset, advanceWidth };
   }
-
-  /**
-   * A fontkit for `PDFDocument.registerFontkit` whose `create()` skips parsing
-   * and returns this font, with `layout()` answered from this cache. pdf-lib
-   * reads only `.glyphs` of a layout result.
-   */
-  fontkitFor(): { create(buffer: Uint8Array): Font } {
-    const cachedFont: Font = Object.create(this.font);
-    Object.defineProperty(cachedFont, 'layout', {
-      value: (text: string, features?: unknown): GlyphRun =>
-        features === undefined
-          ? (this.shape(text) as unknown as GlyphRun)
-          : this.font.layout(text, features as never),
-    });
-    return { create: () => cachedFont };
-  }
-
-  #layout(text: string): ShapedText {
-    this.stats.fontkitLayouts++;
-    const run = this.font.layout(text);
-    const positions = run.positions.map((p) => ({ xAdvance: p.xAdvance, xOffset: p.xOffset, yOffset: p.yOffset }));
-    const missingGlyphs = run.glyphs.some((g) => g.id === 0);
-    return { text, glyphs: run.glyphs, positions, advanceWidth: sumAdvance(positions), missingGlyphs };
-  }
-
-  /** Shapes word by word, and simple words character by character. */
-  #compose(text: string): ShapedText {
-    const pieces = SIMPLE_CHARS.test(text) ? [...text] : text.split(/( +)/u).filter((t) => t.length > 0);
-    if (pieces.length <= 1) return this.#layout(text);
-    return concat(text, pieces.map((piece) => this.shape(piece)));
-  }
-
-  /** True when composing the probes gives exactly fontkit's whole-string result. */
-  #compositionIsExact(): boolean {
-    this.stats.composition = true; // let shape() compose the probes' pieces
-    const exact = PROBES.every((probe) => sameShape(this.#layout(probe), this.#compose(probe)));
-    this.#cache.clear(); // drop pieces composed under the assumption
-    return exact;
-  }
-}
-
-function sumAdvance(positions: readonly { xAdvance: number }[]): number {
-  let w = 0;
-  for (const p of positions) w += p.xAdvance;
-  return w;
-}
-
-function concat(text: string, parts: readonly ShapedText[]): ShapedText {
-  const glyphs: Glyph[] = [];
-  const positions: ShapedText['positions'][number][] = [];
-  let advanceWidth = 0;
-  let missingGlyphs = false;
-  for (const part of parts) {
-    glyphs.push(...part.glyphs);
-    positions.push(...part.positions);
-    advanceWidth += part.advanceWidth;
-    missingGlyphs ||= part.missingGlyphs;
-  }
-  return { text, glyphs, positions, advanceWidth, missingGlyphs };
-}
-
-function sameShape(a: ShapedText, b: ShapedText): boolean {
-  if (a.glyphs.length !== b.glyphs.length) return false;
-  for (let i = 0; i < a.glyphs.length; i++) {
-    const pa = a.positions[i];
-    const pb = b.positions[i];
-    if (a.glyphs[i]?.id !== b.glyphs[i]?.id || !pa || !pb) return false;
-    if (pa.xAdvance !== pb.xAdvance || pa.xOffset !== pb.xOffset || pa.yOffset !== pb.yOffset) return false;
-  }
-  return true;
 }

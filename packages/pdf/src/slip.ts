@@ -1,44 +1,31 @@
 /**
  * The bilingual (English + Bengali) salary slip: one A4 page per employee.
  *
- * All text is drawn with a subset of Noto Sans Bengali (which also covers
- * Latin), embedded, so every viewer shows the same thing; each glyph is
- * placed at the position fontkit's shaper gave it (x/y offsets, advances):
- * pdf-lib's own `drawText` ignores the offsets, which misplaces the reph in
- * কর্মীর and garbles স্বাস্থ্য and প্রত্যেক.
+ * All text is shaped by HarfBuzz (./shaping.ts) and drawn with a subset of Noto Sans Bengali
+ * (which also covers Latin), embedded, so every viewer shows the same thing: each glyph is the
+ * one HarfBuzz chose, placed where HarfBuzz put it (advances and x/y offsets). Every drawn run
+ * is wrapped in an /ActualText span with its text in logical order, so copying, searching and
+ * text extraction return exactly the text that was drawn.
  *
- * Cost model: a renderer parses the font once and shapes every constant label
- * once (see ./shaping.ts); per slip only new words (typically the employee's
- * Bengali name) go through fontkit's slow shaper.
+ * Cost model: a renderer instantiates HarfBuzz's WebAssembly modules and loads the font once,
+ * and shapes every constant label once; per slip, HarfBuzz shapes the new strings (tens of
+ * microseconds each) and hb-subset cuts the font down to the slip's glyphs.
  */
 import { deflateSync } from 'node:zlib';
 import {
-  PDFContentStream,
   PDFDocument,
-  PDFHexString,
   PDFRawStream,
   PageSizes,
-  StandardFonts,
   TextRenderingMode,
-  beginText,
   degrees,
   drawLine,
   drawRectangle,
-  drawText,
-  endText,
-  popGraphicsState,
-  pushGraphicsState,
   rgb,
   setFillingColor,
-  setFontAndSize,
-  setLineWidth,
   setStrokingColor,
-  setTextMatrix,
-  setTextRenderingMode,
-  showText,
 } from 'pdf-lib';
-import type { Color, PDFContext, PDFFont, PDFName, PDFOperator, PDFPage } from 'pdf-lib';
-import { bengaliFontBytes, parseBengaliFont } from './fonts.ts';
+import type { Color, PDFContext, PDFName, PDFOperator, PDFPage } from 'pdf-lib';
+import { bengaliFontBytes } from './fonts.ts';
 import {
   BENGALI_MONTH_NAMES,
   ENGLISH_MONTH_NAMES,
@@ -47,8 +34,11 @@ import {
   monthNames,
   toPaisa,
 } from './format.ts';
+import { PdfFont, actualText, clusterEnd, fontMetrics, hex4, pdfTextString } from './pdf-font.ts';
+import type { FontMetrics } from './pdf-font.ts';
 import { ShapingFont } from './shaping.ts';
-import type { ShapingStats } from './shaping.ts';
+import type { ShapedText, ShapingStats } from './shaping.ts';
+import { FontSubsetter } from './subset.ts';
 
 /** One earning or deduction line; `amount` in taka (integer or 2 decimals, >= 0). */
 export interface SlipLine {
@@ -75,23 +65,36 @@ export interface SlipData {
   netPay: number;
 }
 
+/** Text the font cannot draw: drawn as the font's missing-glyph box and reported. */
+export interface UnsupportedText {
+  /** The employee whose slip it is. */
+  employeeCode: string;
+  /** The whole text that was drawn. */
+  text: string;
+  /** The characters the font lacks, e.g. `['U+1F600']`. */
+  characters: string[];
+}
+
 export interface SlipRendererOptions {
   /**
-   * Draw Bengali at fontkit's glyph positions (default, correct). `false`
-   * draws it with pdf-lib's `drawText`, which ignores the glyph offsets;
-   * it exists only so tests can show that the reference image catches it.
+   * Draw each glyph where HarfBuzz placed it (default, correct). `false` lets the viewer
+   * place glyphs by their own advance widths, ignoring HarfBuzz's offsets and adjustments
+   * (as pdf-lib's `drawText` does); it exists only so tests can show that the reference
+   * image catches it.
    */
   glyphPositioning?: boolean;
-  /** Size of the LRU cache of shaped words. Default 5000. */
+  /** Size of the LRU cache of shaped strings. Default 2000. */
   shapingCacheSize?: number;
   /** Clock for the PDF's creation date. Default: `new Date()`. */
   now?: () => Date;
+  /** Called for text with characters the font lacks (to log it with the employee's code). */
+  onUnsupportedText?: (event: UnsupportedText) => void;
 }
 
 export interface SlipRenderer {
   /** Renders one slip; throws {@link SlipDataError} on invalid data. */
   render(data: SlipData): Promise<Uint8Array>;
-  /** Shaping counters (how often fontkit's shaper actually ran). */
+  /** Shaping counters (how often HarfBuzz actually ran). */
   readonly stats: Readonly<ShapingStats>;
 }
 
@@ -106,7 +109,7 @@ export const MAX_SLIP_LINES = 16;
 // ---------------------------------------------------------------- constants
 
 /** Constant Bengali strings, shaped once per renderer. */
-const BN = {
+export const BENGALI_LABELS = {
   title: 'বেতন স্লিপ',
   employee: 'কর্মী',
   payPeriod: 'বেতনের মাস',
@@ -121,7 +124,7 @@ const BN = {
 } as const;
 
 /** Constant Latin strings, shaped once per renderer too. */
-const LATIN_LABELS = [
+export const LATIN_LABELS = [
   'SALARY SLIP', 'EMPLOYEE', 'Employee code', 'Pay period', 'Bank account', 'Description', 'Amount (BDT)',
   'Earnings', 'Total earnings', 'Deductions', 'Total deductions', 'Net pay',
   "Every employee's salary information is confidential.",
@@ -131,6 +134,9 @@ const LATIN_LABELS = [
 const BOLD_STROKE = 0.035;
 
 const NO_ROTATION = degrees(0);
+
+/** Line height of wrapped text, in em. */
+const LEADING = 1.3;
 
 const [PAGE_W, PAGE_H] = PageSizes.A4;
 const MARGIN = 48;
@@ -152,8 +158,20 @@ function fail(message: string): never {
   throw new SlipDataError(`Invalid slip data: ${message}`);
 }
 
+/**
+ * Longest text a field may have (characters). Longer fields are shrunk and wrapped on the
+ * page; this bound keeps that (and the render) short for data that is no name at all.
+ */
+export const MAX_TEXT_LENGTH = 200;
+
 function requireText(value: unknown, path: string): void {
   if (typeof value !== 'string' || value.trim() === '') fail(`${path} must be a non-empty string`);
+  limitText(value, path);
+}
+
+function limitText(value: string, path: string): void {
+  const length = [...value].length;
+  if (length > MAX_TEXT_LENGTH) fail(`${path} has ${length} characters, at most ${MAX_TEXT_LENGTH} fit on a slip`);
 }
 
 function paisaOf(amount: number, path: string): number {
@@ -178,6 +196,7 @@ export function validateSlipData(data: SlipData): { earningsPaisa: number; deduc
   requireText(e.nameBengali, 'employee.nameBengali');
   requireText(e.email, 'employee.email');
   if (e.bankAccount !== undefined && typeof e.bankAccount !== 'string') fail('employee.bankAccount must be a string');
+  if (e.bankAccount !== undefined) limitText(e.bankAccount, 'employee.bankAccount');
   try {
     monthNames(data.month);
   } catch (err) {
@@ -218,173 +237,384 @@ interface TextStyle {
   align?: Align;
   /** Emboldened by also stroking the outlines (the font has one weight). */
   bold?: boolean;
-  /** Shrink the font size so the text is at most this wide (points). */
+  /** The text must fit in this width (points): it is shrunk, then wrapped. */
   maxWidth?: number;
+  /**
+   * Shrink no further than this size, wrap instead (at spaces; inside a word only when the
+   * word alone is too wide), in at most `maxLines` lines. Without it: one line, shrunk as far
+   * as needed. Text that still does not fit is shrunk below it: never cut, never overprinted.
+   */
+  minSize?: number;
+  maxLines?: number;
+}
+
+/** How a text is laid out: its lines and the font size. */
+interface Fitted {
+  lines: string[];
+  size: number;
+}
+
+const graphemes = new Intl.Segmenter('bn', { granularity: 'grapheme' });
+/** A base character with the combining marks and joiners that follow it. */
+const LETTERS = /[^\p{M}\u200C\u200D][\p{M}\u200C\u200D]*|[\p{M}\u200C\u200D]+/gu;
+/** Characters HarfBuzz draws as nothing (ZWJ, ZWNJ, variation selectors...): never "missing". */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+
+function num(n: number): string {
+  return String(Math.round(n * 1000) / 1000);
+}
+
+/** The resources one document shares between its pages. */
+interface DocumentFonts {
+  font: PdfFont;
+  /** The text-showing operators of a shaped text at a size (they depend on nothing else). */
+  shown: WeakMap<ShapedText, Map<number, string>>;
+  key: PDFName;
+  /** The key of {@link PdfFont.refInSpan}. */
+  keyInSpan: PDFName;
 }
 
 /**
  * One page being drawn; `y` arguments are baselines measured from the top edge.
- *
- * All text, Latin included, is drawn with the embedded Noto Sans Bengali (it
- * covers ASCII and most of Latin-1), so the slip looks the same in every
- * viewer. Text with characters the font lacks falls back to Helvetica.
+ * Everything is collected as content-stream text and written by {@link finish}.
  */
 class SlipPage {
-  readonly #doc: PDFDocument;
   readonly #page: PDFPage;
   readonly #shaper: ShapingFont;
-  readonly #font: PDFFont;
-  readonly #fontKey: PDFName;
+  readonly #font: PdfFont;
+  readonly #fontKey: string;
+  readonly #fontKeyInSpan: string;
+  readonly #shown: WeakMap<ShapedText, Map<number, string>>;
   readonly #positioned: boolean;
-  /** The page's content, written as one stream by {@link finish}. */
-  readonly #ops: PDFOperator[] = [];
-  #helvetica: { font: PDFFont; key: PDFName } | undefined;
+  readonly #report: (text: string, characters: string[]) => void;
+  readonly #content: string[] = [];
 
-  constructor(doc: PDFDocument, page: PDFPage, shaper: ShapingFont, font: PDFFont, positioned: boolean) {
-    this.#doc = doc;
+  constructor(
+    page: PDFPage,
+    shaper: ShapingFont,
+    fonts: DocumentFonts,
+    positioned: boolean,
+    report: (text: string, characters: string[]) => void,
+  ) {
     this.#page = page;
     this.#shaper = shaper;
-    this.#font = font;
-    this.#fontKey = page.node.newFontDictionary(font.name, font.ref);
+    this.#font = fonts.font;
+    this.#fontKey = fonts.key.toString();
+    this.#fontKeyInSpan = fonts.keyInSpan.toString();
+    this.#shown = fonts.shown;
     this.#positioned = positioned;
+    this.#report = report;
   }
 
-  /** Draws shaped text, each glyph at the position fontkit's shaper gave it. */
-  text(text: string, x: number, y: number, style: TextStyle): void {
-    const shaped = this.#shaper.shape(text);
-    if (shaped.missingGlyphs && this.#fallback(text, x, y, style)) return;
-    const upem = this.#shaper.unitsPerEm;
+  /** Width of `text` in points at `size`. */
+  widthOf(text: string, size: number): number {
+    return (this.#shaper.shape(text).advanceWidth * size) / this.#shaper.unitsPerEm;
+  }
+
+  /** Lines and size for `text` under the style's width limits. */
+  fit(text: string, style: TextStyle): Fitted {
+    const { maxWidth, minSize } = style;
     let size = style.size;
-    let width = (shaped.advanceWidth * size) / upem;
-    if (style.maxWidth !== undefined && width > style.maxWidth) {
-      size = (size * style.maxWidth) / width;
-      width = style.maxWidth;
+    if (maxWidth === undefined) return { lines: [text], size };
+    const width = this.widthOf(text, size);
+    if (width <= maxWidth) return { lines: [text], size };
+    const shrunk = (size * maxWidth) / width;
+    if (minSize === undefined || shrunk >= minSize) return { lines: [text], size: shrunk };
+    const maxLines = style.maxLines ?? 2;
+    size = minSize;
+    for (;;) {
+      const lines = this.#wrap(text, size, maxWidth);
+      if (lines.length <= maxLines) return { lines, size };
+      size *= 0.9;
     }
-    const originX = style.align === 'right' ? x - width : x;
+  }
+
+  /** Greedy line breaking at spaces; a word wider than the line is broken between graphemes. */
+  #wrap(text: string, size: number, maxWidth: number): string[] {
+    const lines: string[] = [];
+    let line = '';
+    const push = (piece: string) => {
+      const candidate = line === '' ? piece : `${line} ${piece}`;
+      if (line === '' || this.widthOf(candidate, size) <= maxWidth) line = candidate;
+      else {
+        lines.push(line);
+        line = piece;
+      }
+    };
+    for (const word of text.split(' ')) {
+      if (this.widthOf(word, size) <= maxWidth) {
+        push(word);
+        continue;
+      }
+      let part = '';
+      for (const { segment } of graphemes.segment(word)) {
+        if (part !== '' && this.widthOf(part + segment, size) > maxWidth) {
+          push(part);
+          part = '';
+        }
+        part += segment;
+      }
+      if (part !== '') push(part);
+    }
+    if (line !== '') lines.push(line);
+    return lines;
+  }
+
+  /**
+   * Draws `text` (fitted to the style's width), the first line's baseline at `y`.
+   * Returns the baseline of the last line.
+   */
+  text(text: string, x: number, y: number, style: TextStyle): number {
+    const clean = text.replace(/\s+/gu, ' ').trim();
+    this.#checkCoverage(clean);
+    const { lines, size } = this.fit(clean, style);
+    lines.forEach((line, i) => this.#line(line, x, y + i * size * LEADING, size, style));
+    return y + (lines.length - 1) * size * LEADING;
+  }
+
+  /** Height from the first baseline to the last one of `text` drawn with `style`. */
+  extraHeight(text: string, style: TextStyle): number {
+    const { lines, size } = this.fit(text.replace(/\s+/gu, ' ').trim(), style);
+    return (lines.length - 1) * size * LEADING;
+  }
+
+  /** Reports the characters HarfBuzz found no glyph for (drawn as the font's missing-glyph box). */
+  #checkCoverage(text: string): void {
+    const shaped = this.#shaper.shape(text);
+    let missing: string[] | undefined;
+    for (let i = 0; i < shaped.glyphs.length; i++) {
+      if (shaped.glyphs[i] !== 0) continue;
+      for (const ch of text.slice(shaped.clusters[i], clusterEnd(shaped, i))) {
+        const cp = ch.codePointAt(0) as number;
+        if (this.#shaper.covers(cp) || IGNORABLE.test(ch)) continue;
+        const name = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+        missing ??= [];
+        if (!missing.includes(name)) missing.push(name);
+      }
+    }
+    if (missing) this.#report(text, missing);
+  }
+
+  /** One line of shaped text. */
+  #line(text: string, x: number, y: number, size: number, style: TextStyle): void {
+    const shaped = this.#shaper.shape(text);
+    const upem = this.#shaper.unitsPerEm;
+    const k = size / upem;
+    const originX = style.align === 'right' ? x - shaped.advanceWidth * k : x;
     const originY = PAGE_H - y;
     const color = style.color ?? INK;
-    if (!this.#positioned) {
-      this.#plainText(this.#font.encodeText(text), this.#fontKey, originX, originY, size, color);
-      return;
+    this.#font.use(shaped);
+    let sizes = this.#shown.get(shaped);
+    if (!sizes) {
+      sizes = new Map();
+      this.#shown.set(shaped, sizes);
     }
-    // encodeText adds the glyphs to the font subset and returns their subset
-    // ids, 4 hex digits each, in the same order as `shaped.glyphs` (pdf-lib's
-    // layout call is answered from the same cache).
-    const hex = this.#font.encodeText(text).asString();
-    if (hex.length !== shaped.glyphs.length * 4) {
-      throw new Error(`internal: pdf-lib encoded ${hex.length / 4} glyphs for ${shaped.glyphs.length} shaped`);
+    let shown = sizes.get(size);
+    if (shown === undefined) {
+      shown = this.#showGlyphs(shaped, k, size);
+      sizes.set(size, shown);
     }
-    const k = size / upem;
-    const ops: PDFOperator[] = [
-      pushGraphicsState(),
-      beginText(),
-      setFontAndSize(this.#fontKey, size),
-      setFillingColor(color),
-    ];
+    const out = this.#content;
+    out.push(`q BT ${this.#fontKey} ${num(size)} Tf ${setFillingColor(color).toString()}`);
     if (style.bold) {
-      ops.push(
-        setTextRenderingMode(TextRenderingMode.FillAndOutline),
-        setStrokingColor(color),
-        setLineWidth(size * BOLD_STROKE),
-      );
+      out.push(`${TextRenderingMode.FillAndOutline} Tr ${setStrokingColor(color).toString()} ${num(size * BOLD_STROKE)} w`);
     }
-    for (const seg of this.#shaper.segments(shaped)) {
-      ops.push(
-        setTextMatrix(1, 0, 0, 1, originX + seg.dx * k, originY + seg.dy * k),
-        showText(PDFHexString.of(hex.slice(seg.start * 4, seg.end * 4))),
-      );
+    out.push(`1 0 0 1 ${num(originX)} ${num(originY)} Tm ${shown}`);
+    out.push('ET Q');
+  }
+
+  /**
+   * The glyphs as TJ arrays: a viewer advances after each glyph by its own width (/W); where
+   * HarfBuzz placed a glyph elsewhere (kerning, marks, reph) a TJ adjustment moves it there,
+   * and a vertical offset is a text rise (Ts). One text-space unit is `k` points.
+   *
+   * Glyphs whose ToUnicode entries do not spell their cluster's text (see {@link #pieces})
+   * are each wrapped in an /ActualText span with their piece of that text.
+   */
+  #showGlyphs(shaped: ShapedText, k: number, size: number): string {
+    const n = shaped.glyphs.length;
+    const hex = shaped.glyphs.map(hex4).join('');
+    if (!this.#positioned) return `<${hex}> Tj`;
+    const pieces = this.#pieces(shaped);
+    const scale = 1000 / this.#shaper.unitsPerEm;
+    let out = '[';
+    let pen = 0; // where the viewer will put the next glyph, font units
+    let x = 0; // HarfBuzz's pen, font units
+    let rise = 0;
+    let inSpanFont = false;
+    for (let i = 0; i < n; i++) {
+      const piece = pieces[i];
+      if ((piece !== undefined) !== inSpanFont) {
+        inSpanFont = !inSpanFont;
+        out += `] TJ ${inSpanFont ? this.#fontKeyInSpan : this.#fontKey} ${num(size)} Tf [`;
+      }
+      const yOffset = shaped.yOffset[i] as number;
+      if (yOffset !== rise) {
+        out += `] TJ ${num(yOffset * k)} Ts [`;
+        rise = yOffset;
+      }
+      const target = x + (shaped.xOffset[i] as number);
+      if (target !== pen) out += num(-(target - pen) * scale);
+      const glyph = `<${hex.slice(i * 4, i * 4 + 4)}>`;
+      out += piece === undefined ? glyph : `] TJ /Span <</ActualText <${pdfTextString(piece).asString()}>>> BDC [${glyph}] TJ EMC [`;
+      pen = target + this.#shaper.advanceOf(shaped.glyphs[i] as number);
+      x += shaped.xAdvance[i] as number;
     }
-    ops.push(endText(), popGraphicsState());
-    for (const op of ops) this.#ops.push(op);
+    out += '] TJ';
+    if (rise !== 0) out += ' 0 Ts';
+    return out.replaceAll('[] TJ ', '').replace(/ \[\] TJ$/u, '');
+  }
+
+  /**
+   * The /ActualText of each glyph that needs one (`undefined`: its ToUnicode entry is right).
+   *
+   * Per cluster (a syllable: HarfBuzz merges the characters whose glyphs it reorders or
+   * combines), the glyphs whose ToUnicode entries do not spell the cluster's text (after the
+   * prefix and suffix that do) share that text, one span per glyph: the text is cut into
+   * letters (a base character with the marks that follow it), and the letters go, in order,
+   * to some of the glyphs a viewer advances over (a width and no offset), the last of them
+   * taking the remaining letters; the other glyphs (marks, reph, ra-phala...) get an empty
+   * /ActualText. Text extraction then returns the cluster's text in logical order.
+   *
+   * Glyphs in a span are drawn with a second font resource (the same font program) whose
+   * ToUnicode maps nothing, so that no extractor mixes their own characters into the span's
+   * text (MuPDF matches a span's text against them, and repeats or drops characters when
+   * they match its end). Which glyphs carry the letters matters to MuPDF too: it gives the
+   * first character of a span to the glyph's position and the rest after it, and starts a
+   * new line when a character begins 0.8 em or more away from where the previous one ended;
+   * so the carriers are chosen, among all possible, to keep the largest such jump smallest.
+   */
+  #pieces(shaped: ShapedText): Array<string | undefined> {
+    const n = shaped.glyphs.length;
+    const pieces = new Array<string | undefined>(n);
+    const width = (g: number) => this.#shaper.advanceOf(shaped.glyphs[g] as number);
+    const xs: number[] = [];
+    let penX = 0;
+    for (let g = 0; g < n; g++) {
+      xs.push(penX + (shaped.xOffset[g] as number));
+      penX += shaped.xAdvance[g] as number;
+    }
+    let pen = 0; // where a text extractor's pen is, font units
+    for (let i = 0; i < n; ) {
+      let end = i + 1;
+      while (end < n && shaped.clusters[end] === shaped.clusters[i]) end++;
+      const span = actualText(this.#shaper, shaped, i, end, shaped.text.slice(shaped.clusters[i], clusterEnd(shaped, i)));
+      const carriers = span ? this.#carriers(shaped, span, xs, pen) : undefined;
+      for (let g = i; g < end; g++) {
+        if (span && carriers && g >= span.start && g < span.end) {
+          const j = carriers.glyphs.indexOf(g);
+          pieces[g] = j < 0 ? '' : (carriers.pieces[j] as string);
+          if (j >= 0) pen = (xs[g] as number) + width(g);
+        } else if (width(g) > 0) {
+          pen = (xs[g] as number) + width(g);
+        }
+      }
+      i = end;
+    }
+    return pieces;
+  }
+
+  /** The best carriers of `span`'s letters (see {@link #pieces}), from a pen at `pen`. */
+  #carriers(
+    shaped: ShapedText,
+    span: { start: number; end: number; text: string },
+    xs: readonly number[],
+    pen: number,
+  ): { glyphs: number[]; pieces: string[] } {
+    const width = (g: number) => this.#shaper.advanceOf(shaped.glyphs[g] as number);
+    const letters = span.text.match(LETTERS) ?? [span.text];
+    const inFlow: number[] = [];
+    for (let g = span.start; g < span.end; g++) {
+      if (width(g) > 0 && shaped.xOffset[g] === 0 && shaped.yOffset[g] === 0) inFlow.push(g);
+    }
+    if (inFlow.length === 0) inFlow.push(span.start);
+    const k = Math.min(letters.length, inFlow.length);
+    let best: { glyphs: number[]; pieces: string[]; cost: number } | undefined;
+    const choose = (from: number, chosen: number[]): void => {
+      if (chosen.length === k) {
+        const pieces = chosen.map((_, j) => (j === k - 1 ? letters.slice(j).join('') : (letters[j] as string)));
+        let p = pen;
+        let worst = 0;
+        for (let j = 0; j < k; j++) {
+          const g = chosen[j] as number;
+          worst = Math.max(worst, Math.abs((xs[g] as number) - p));
+          p = (xs[g] as number) + width(g);
+        }
+        const spanEnd = span.end < xs.length ? (xs[span.end] as number) : shaped.advanceWidth;
+        const cost = Math.max(worst, Math.abs(spanEnd - p)); // the jumps inside and the one it leaves to the next
+        if (!best || cost < best.cost) best = { glyphs: [...chosen], pieces, cost };
+        return;
+      }
+      for (let f = from; f <= inFlow.length - (k - chosen.length); f++) {
+        chosen.push(inFlow[f] as number);
+        choose(f + 1, chosen);
+        chosen.pop();
+      }
+    };
+    choose(0, []);
+    return best ?? { glyphs: [inFlow[0] as number], pieces: [span.text] };
   }
 
   /** Filled (and optionally stroked) rectangle; `top` from the top edge. */
   rect(x: number, top: number, width: number, height: number, fill: Color, border?: Color): void {
-    const ops = drawRectangle({
-      x,
-      y: PAGE_H - top - height,
-      width,
-      height,
-      color: fill,
-      borderColor: border,
-      borderWidth: border ? 0.8 : 0,
-      rotate: NO_ROTATION,
-      xSkew: NO_ROTATION,
-      ySkew: NO_ROTATION,
-    });
-    for (const op of ops) this.#ops.push(op);
+    this.#ops(
+      drawRectangle({
+        x,
+        y: PAGE_H - top - height,
+        width,
+        height,
+        color: fill,
+        borderColor: border,
+        borderWidth: border ? 0.8 : 0,
+        rotate: NO_ROTATION,
+        xSkew: NO_ROTATION,
+        ySkew: NO_ROTATION,
+      }),
+    );
   }
 
   /** Horizontal rule at `y` from the top edge. */
   rule(x1: number, x2: number, y: number, color: Color = RULE, thickness = 0.6): void {
-    const ops = drawLine({ start: { x: x1, y: PAGE_H - y }, end: { x: x2, y: PAGE_H - y }, thickness, color });
-    for (const op of ops) this.#ops.push(op);
+    this.#ops(drawLine({ start: { x: x1, y: PAGE_H - y }, end: { x: x2, y: PAGE_H - y }, thickness, color }));
+  }
+
+  #ops(ops: PDFOperator[]): void {
+    for (const op of ops) this.#content.push(op.toString());
   }
 
   /**
-   * Adds everything drawn as one content stream, compressed with Node's
-   * native zlib (pdf-lib's pure-JS deflate was the largest single cost of a
-   * slip).
+   * Adds everything drawn as one content stream, compressed with Node's native zlib
+   * (pdf-lib's pure-JS deflate was the largest single cost of a slip).
    */
   finish(context: PDFContext): void {
-    const contents = PDFContentStream.of(context.obj({}), this.#ops, false).getUnencodedContents();
-    this.#page.node.addContentStream(context.register(context.flateStream(contents)));
-  }
-
-  /** Helvetica for Latin text the embedded font cannot show; false if Helvetica cannot either. */
-  #fallback(text: string, x: number, y: number, style: TextStyle): boolean {
-    if (!this.#helvetica) {
-      const font = this.#doc.embedStandardFont(StandardFonts.Helvetica);
-      this.#helvetica = { font, key: this.#page.node.newFontDictionary(font.name, font.ref) };
-    }
-    const { font, key } = this.#helvetica;
-    const charset = new Set(font.getCharacterSet());
-    for (const ch of text) if (!charset.has(ch.codePointAt(0) ?? 0)) return false;
-    let size = style.size;
-    let width = font.widthOfTextAtSize(text, size);
-    if (style.maxWidth !== undefined && width > style.maxWidth) {
-      size = (size * style.maxWidth) / width;
-      width = style.maxWidth;
-    }
-    const originX = style.align === 'right' ? x - width : x;
-    this.#plainText(font.encodeText(text), key, originX, PAGE_H - y, size, style.color ?? INK);
-    return true;
-  }
-
-  /** Text as pdf-lib's drawText would write it: no glyph positioning. */
-  #plainText(encoded: PDFHexString, fontKey: PDFName, x: number, y: number, size: number, color: Color): void {
-    const ops = drawText(encoded, {
-      x,
-      y,
-      size,
-      font: fontKey,
-      color,
-      rotate: NO_ROTATION,
-      xSkew: NO_ROTATION,
-      ySkew: NO_ROTATION,
-    });
-    for (const op of ops) this.#ops.push(op);
+    this.#page.node.addContentStream(context.register(context.flateStream(this.#content.join('\n'))));
   }
 }
 
-/** Lays out the whole slip on `p`. */
+/**
+ * Lays out the whole slip on `p`. Fields of free text (company, names, email, code, bank
+ * account) shrink, then wrap; what is below them moves down. With every one of them at its
+ * most lines and {@link MAX_SLIP_LINES} lines, the note still ends above the footer.
+ */
 function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; deductionsPaisa: number }): void {
   const month = monthNames(data.month);
   const { employee } = data;
+  const BN = BENGALI_LABELS;
 
-  // Header.
+  // Header: a company name on two lines starts higher, so both fit above the rule.
   p.rect(0, 0, PAGE_W, 8, ACCENT);
-  p.text(data.company.name, MARGIN, 62, { size: 20, bold: true, maxWidth: 320 });
+  const company: TextStyle = { size: 20, bold: true, maxWidth: 300, minSize: 14, maxLines: 2 };
+  p.text(data.company.name, MARGIN, 62 - p.extraHeight(data.company.name, company) * 0.75, company);
   p.text('SALARY SLIP', RIGHT, 52, { size: 11, bold: true, color: ACCENT, align: 'right' });
   p.text(BN.title, RIGHT, 72, { size: 12, color: ACCENT, align: 'right' });
   p.rule(MARGIN, RIGHT, 92);
 
-  // Employee (left) and pay period (right).
+  // Employee (left) and pay period (right), each column flowing down.
   p.text('EMPLOYEE', MARGIN, 114, { size: 8, color: MUTED });
   p.text(BN.employee, MARGIN + 48, 114, { size: 9, color: MUTED });
-  p.text(employee.nameLatin, MARGIN, 136, { size: 14, bold: true, maxWidth: 270 });
-  p.text(employee.nameBengali, MARGIN, 160, { size: 15, maxWidth: 270 });
-  p.text(employee.email, MARGIN, 180, { size: 9.5, color: MUTED, maxWidth: 270 });
+  let left = p.text(employee.nameLatin, MARGIN, 136, { size: 14, bold: true, maxWidth: 270, minSize: 11, maxLines: 2 });
+  left = p.text(employee.nameBengali, MARGIN, left + 24, { size: 15, maxWidth: 270, minSize: 12, maxLines: 2 });
+  left = p.text(employee.email, MARGIN, left + 20, { size: 9.5, color: MUTED, maxWidth: 270, minSize: 8, maxLines: 2 });
 
   const meta: Array<[label: string, value: string]> = [
     ['Employee code', employee.code],
@@ -392,15 +622,17 @@ function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; 
     [BN.payPeriod, month.bn],
   ];
   if (employee.bankAccount) meta.push(['Bank account', employee.bankAccount]);
-  meta.forEach(([label, value], i) => {
-    const y = 118 + i * 18;
+  let right = 118 - 18;
+  for (const [label, value] of meta) {
+    const y = right + 18;
     p.text(label, COL_META_LABEL, y, { size: 8.5, color: MUTED });
-    p.text(value, COL_META_VALUE, y, { size: 10, maxWidth: RIGHT - COL_META_VALUE });
-  });
-  p.rule(MARGIN, RIGHT, 196);
+    right = p.text(value, COL_META_VALUE, y, { size: 10, maxWidth: RIGHT - COL_META_VALUE, minSize: 8, maxLines: 2 });
+  }
+  let y = Math.max(left, right) + 16;
+  p.rule(MARGIN, RIGHT, y);
 
   // Table header.
-  let y = 212;
+  y += 16;
   p.rect(MARGIN, y, RIGHT - MARGIN, 20, HEADER_FILL);
   p.text('Description', MARGIN + 8, y + 14, { size: 9.5, bold: true });
   p.text(BN.description, COL_BN, y + 14, { size: 10 });
@@ -422,14 +654,14 @@ function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; 
       y += 19;
       p.text(line.labelEn, MARGIN + 20, y, { size: 10, maxWidth: COL_BN - MARGIN - 32 });
       p.text(line.labelBn, COL_BN, y, { size: 10.5, maxWidth: RIGHT - 110 - COL_BN });
-      p.text(formatAmount(line.amount), RIGHT - 8, y, { size: 10, align: 'right' });
+      p.text(formatAmount(line.amount), RIGHT - 8, y, { size: 10, align: 'right', maxWidth: 100 });
     }
     y += 8;
     p.rule(MARGIN + 8, RIGHT - 8, y);
     y += 15;
     p.text(totalEn, MARGIN + 20, y, { size: 10, bold: true });
     p.text(totalBn, COL_BN, y, { size: 10.5 });
-    p.text(formatAmount(totalPaisa / 100), RIGHT - 8, y, { size: 10, bold: true, align: 'right' });
+    p.text(formatAmount(totalPaisa / 100), RIGHT - 8, y, { size: 10, bold: true, align: 'right', maxWidth: 100 });
     y += 6;
   };
   section('Earnings', BN.earnings, data.earnings, 'Total earnings', BN.totalEarnings, totals.earningsPaisa);
@@ -443,23 +675,29 @@ function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; 
   p.text(formatTakaBilingual(data.netPay), RIGHT - 14, y + 35, { size: 17, align: 'right', maxWidth: 330 });
   y += 56;
 
-  // Note.
-  y += 30;
+  // Note: closer to the net pay box when wrapped fields above pushed it towards the footer.
+  const FOOTER_RULE = PAGE_H - 48;
+  y += Math.max(16, Math.min(30, FOOTER_RULE - 8 - (y + 16)));
   p.text(BN.note, MARGIN, y, { size: 11 });
   p.text("Every employee's salary information is confidential.", MARGIN, y + 16, { size: 9, color: MUTED });
 
-  // Footer.
-  p.rule(MARGIN, RIGHT, PAGE_H - 48);
-  p.text(`Beton payroll - ${employee.code} - ${data.month}`, MARGIN, PAGE_H - 34, { size: 8, color: MUTED });
-  p.text(BN.footer, RIGHT, PAGE_H - 34, { size: 8.5, color: MUTED, align: 'right' });
+  // Footer: the code shares the line with the Bengali footer, so it is kept to its half.
+  p.rule(MARGIN, RIGHT, FOOTER_RULE);
+  const footerBn: TextStyle = { size: 8.5, color: MUTED, align: 'right' };
+  const footerBnWidth = p.widthOf(BN.footer, footerBn.size);
+  p.text(`Beton payroll - ${employee.code} - ${data.month}`, MARGIN, PAGE_H - 34, {
+    size: 8,
+    color: MUTED,
+    maxWidth: RIGHT - MARGIN - footerBnWidth - 12,
+  });
+  p.text(BN.footer, RIGHT, PAGE_H - 34, footerBn);
 }
 
 // ---------------------------------------------------------------- renderer
 
 /**
- * Makes this document's `flateStream` (font file, ToUnicode map, our page
- * content) use Node's native zlib instead of pdf-lib's bundled pako: same
- * format, several times faster.
+ * Makes this document's `flateStream` (font file, ToUnicode map, our page content) use
+ * Node's native zlib instead of pdf-lib's bundled pako: same format, several times faster.
  */
 function useNativeDeflate(context: PDFContext): void {
   context.flateStream = (contents, dict = {}) =>
@@ -469,25 +707,28 @@ function useNativeDeflate(context: PDFContext): void {
     );
 }
 
+/** What one thread loads once: the font in HarfBuzz's shaper and in hb-subset. */
+interface LoadedFont {
+  shaper: ShapingFont;
+  subsetter: FontSubsetter;
+  metrics: FontMetrics;
+}
+
 /**
- * Creates a renderer: parses the font and shapes the constant labels once
- * (~0.1 s); after that each `render()` costs a few milliseconds. Keep one per
- * worker process.
+ * Creates a renderer: loads the font into HarfBuzz (shaping) and hb-subset, and shapes the
+ * constant labels, once; after that each `render()` costs a few milliseconds. Keep one per
+ * thread.
  */
 export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRenderer {
-  const shaper = new ShapingFont(
-    parseBengaliFont(),
-    options.shapingCacheSize === undefined ? {} : { cacheSize: options.shapingCacheSize },
-  );
-  const fontkit = shaper.fontkitFor();
-  const fontBytes = bengaliFontBytes();
+  const bytes = bengaliFontBytes();
+  const shaper = new ShapingFont(bytes, options.shapingCacheSize === undefined ? {} : { cacheSize: options.shapingCacheSize });
+  const loaded: LoadedFont = { shaper, subsetter: new FontSubsetter(bytes), metrics: fontMetrics(shaper) };
   const positioned = options.glyphPositioning ?? true;
+  const shown = new WeakMap<ShapedText, Map<number, string>>();
   const now = options.now ?? (() => new Date());
-  for (const text of [...Object.values(BN), ...LATIN_LABELS, ...ENGLISH_MONTH_NAMES, ...BENGALI_MONTH_NAMES]) {
+  for (const text of [...Object.values(BENGALI_LABELS), ...LATIN_LABELS, ...ENGLISH_MONTH_NAMES, ...BENGALI_MONTH_NAMES]) {
     shaper.pin(text);
   }
-  // Amounts are composed from these, so no figure ever needs the shaper.
-  for (const ch of '0123456789০১২৩৪৫৬৭৮৯,.()৳- ') shaper.pin(ch);
 
   return {
     stats: shaper.stats,
@@ -495,12 +736,16 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
       const totals = validateSlipData(data);
       const doc = await PDFDocument.create({ updateMetadata: false });
       useNativeDeflate(doc.context);
-      doc.registerFontkit(fontkit);
-      const font = await doc.embedFont(fontBytes, { subset: true });
       const page = doc.addPage(PageSizes.A4);
-      const slipPage = new SlipPage(doc, page, shaper, font, positioned);
+      const font = new PdfFont(doc.context, loaded.shaper, loaded.subsetter, loaded.metrics);
+      const key = page.node.newFontDictionary(loaded.shaper.postScriptName, font.ref);
+      const keyInSpan = page.node.newFontDictionary(`${loaded.shaper.postScriptName}-ActualText`, font.refInSpan);
+      const report = (text: string, characters: string[]) =>
+        options.onUnsupportedText?.({ employeeCode: data.employee.code, text, characters });
+      const slipPage = new SlipPage(page, loaded.shaper, { font, shown, key, keyInSpan }, positioned, report);
       drawSlip(slipPage, data, totals);
       slipPage.finish(doc.context);
+      font.finish(doc.context);
 
       const month = monthNames(data.month);
       const date = now();
@@ -509,7 +754,7 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
       doc.setSubject(`Salary slip ${data.month} for ${data.employee.code}`);
       doc.setKeywords(['salary slip', 'বেতন', data.month, data.employee.code]);
       doc.setCreator('Beton');
-      doc.setProducer('@beton/pdf (pdf-lib)');
+      doc.setProducer('@beton/pdf (pdf-lib, HarfBuzz)');
       doc.setLanguage('en-BD');
       doc.setCreationDate(date);
       doc.setModificationDate(date);
