@@ -19,7 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { ensureBuilt } from '../../apps/web/test/server.ts';
+import { ensureBuilt, testWebhookKeys } from '../../apps/web/test/server.ts';
 import { repoRoot, spawnNode, stopAll, type Managed } from '../../scripts/lib/processes.ts';
 
 const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
@@ -57,6 +57,9 @@ describe('production command lines', () => {
       // Secrets and this machine's endpoints; every process below gets the same.
       DATABASE_URL: db.url,
       SENDGRID_API_KEY: 'SG.prodcmd',
+      // the simulator's verified Sender Identity (the send-email worker's preflight checks it)
+      EMAIL_FROM: 'payroll@beton.example',
+      SENDGRID_WEBHOOK_PUBLIC_KEY: testWebhookKeys.publicKey,
       BANK_API_KEY: 'bank-prodcmd',
       BETTER_AUTH_SECRET: randomBytes(32).toString('base64'),
       // Free ports instead of the image's fixed ones (other tests run beside this one).
@@ -149,11 +152,12 @@ describe('production command lines', () => {
   }, 300_000);
 
   it('a missing or malformed setting: one line per setting, exit 1, for the workers and the web app', async () => {
-    const worker = start('worker-missing', compose.services['worker-email']!.command!, { ...imageEnv, ...configMap, HEALTH_PORT: '0', DATABASE_URL: 'not a url', SENDGRID_API_KEY: '', BANK_API_URL: '', BANK_API_KEY: '' });
+    const worker = start('worker-missing', compose.services['worker-email']!.command!, { ...imageEnv, ...configMap, HEALTH_PORT: '0', DATABASE_URL: 'not a url', SENDGRID_API_KEY: '', EMAIL_FROM: '', BANK_API_URL: '', BANK_API_KEY: '' });
     expect((await worker.exited).code).toBe(1);
     expect(worker.lines).toEqual([
       'beton-worker: DATABASE_URL: DATABASE_URL must be a postgres:// URL',
       expect.stringMatching(/^beton-worker: SENDGRID_API_KEY: required when NODE_ENV=production/),
+      expect.stringMatching(/^beton-worker: EMAIL_FROM: required when NODE_ENV=production/),
       expect.stringMatching(/^beton-worker: BANK_API_URL: required when NODE_ENV=production/),
       expect.stringMatching(/^beton-worker: BANK_API_KEY: required when NODE_ENV=production/),
     ]);
@@ -168,6 +172,7 @@ describe('production command lines', () => {
     expect(web.lines.filter((l) => l.startsWith('beton-web: '))).toEqual([
       'beton-web: BETTER_AUTH_SECRET: BETTER_AUTH_SECRET must be at least 32 characters (openssl rand -base64 32)',
       expect.stringMatching(/^beton-web: BETTER_AUTH_URL: required when NODE_ENV=production/),
+      expect.stringMatching(/^beton-web: SENDGRID_WEBHOOK_PUBLIC_KEY: required when NODE_ENV=production/),
     ]);
   }, 120_000);
 

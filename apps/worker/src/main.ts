@@ -126,6 +126,8 @@ async function main() {
           onChange: (paused) => metrics.queuePausedSet(config.queue, !!paused),
         })
       : undefined;
+  // Exported from the start (0 = sending), so the paused alert's series exists before any fault.
+  if (pause) metrics.queuePausedSet(config.queue, false);
 
   const worker = await startWorker({
     pool,
