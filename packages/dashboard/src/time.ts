@@ -21,6 +21,22 @@ export function localHhMm(date: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);
 }
 
+/** "1 Dec 2026" (English) and "1 ডিসেম্বর 2026" (Bengali, Latin digits as everywhere) of `date` in `timeZone`. */
+export function localDay(date: Date, timeZone: string): { en: string; bn: string } {
+  const opts = { timeZone, day: 'numeric', month: 'short', year: 'numeric' } as const;
+  return {
+    en: new Intl.DateTimeFormat('en-GB', opts).format(date),
+    bn: new Intl.DateTimeFormat('bn-BD-u-nu-latn', { ...opts, month: 'long' }).format(date),
+  };
+}
+
+/** "09:00 on 1 Dec 2026" / "1 ডিসেম্বর 2026, 09:00": a time that may be another day than today. */
+export function localWhen(date: Date, timeZone: string): { en: string; bn: string } {
+  const day = localDay(date, timeZone);
+  const hhmm = localHhMm(date, timeZone);
+  return { en: `${hhmm} on ${day.en}`, bn: `${day.bn}, ${hhmm}` };
+}
+
 /** The admin console shows and reads times in this zone (the companies are in Bangladesh). */
 export const CONSOLE_TIME_ZONE = 'Asia/Dhaka';
 

@@ -40,8 +40,23 @@ export class TransientError extends JobError {
 }
 
 export class PermanentError extends JobError {
-  override readonly name = 'PermanentError';
+  override readonly name: string = 'PermanentError';
   readonly kind = 'permanent' as const;
+}
+
+/**
+ * Thrown by a handler whose work another job already did (R13: the employee's slip of the
+ * month was delivered by another attempt at it): the job ends `superseded`, not failed, and is
+ * never retried. `by` names what superseded it (e.g. the delivered slip's key).
+ */
+export class SupersededError extends PermanentError {
+  override readonly name = 'SupersededError';
+  constructor(
+    readonly by: string,
+    message: string,
+  ) {
+    super('superseded', message);
+  }
 }
 
 export interface ClassifiedError {
@@ -50,6 +65,8 @@ export interface ClassifiedError {
   message: string;
   stack: string | undefined;
   retryAfterMs: number | undefined;
+  /** Set when the job was superseded (SupersededError): what superseded it. */
+  supersededBy?: string;
 }
 
 /** Anything thrown becomes an Error once, so the rest of the engine can rely on it. */
@@ -135,6 +152,7 @@ export function classifyError(thrown: unknown): ClassifiedError {
     stack: error.stack,
     retryAfterMs,
   });
+  if (error instanceof SupersededError) return { ...out('permanent', error.code), supersededBy: error.by };
   if (error instanceof TransientError) return out('transient', error.code, error.retryAfterMs);
   if (error instanceof PermanentError) return out('permanent', error.code);
   if (error.name === 'ZodError') return out('permanent', 'invalid_payload');

@@ -5,7 +5,7 @@ import { formatTable } from '../table.ts';
 
 const statsHelp = `Usage: beton jobs stats [--json]
 
-Jobs per queue and status (queued, running, retrying, done, failed), from the jobs table.
+Jobs per queue and status (queued, running, retrying, done, failed, superseded), from the jobs table.
 
 Options:
   --json      one JSON object: { "<queue>": { "<status>": n, ... }, ... }
