@@ -46,20 +46,21 @@ export function dayStart(day: string, timeZone: string, plusDays = 0): Date {
   return zonedTime(timeZone, y, m, d + plusDays, 0, 0);
 }
 
-function durationParts(ms: number, units: { h: string; min: string; s: string }): string {
+function durationParts(ms: number, units: { d: string; h: string; min: string; s: string }): string {
   const s = Math.round(Math.abs(ms) / 1000);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
+  if (h >= 48) return `${Math.floor(h / 24)} ${units.d} ${h % 24} ${units.h}`;
   if (h > 0) return `${h} ${units.h} ${m} ${units.min}`;
   if (m > 0) return `${m} ${units.min}`;
   return `${s} ${units.s}`;
 }
 
 export function formatDuration(ms: number): string {
-  return durationParts(ms, { h: 'h', min: 'min', s: 's' });
+  return durationParts(ms, { d: 'days', h: 'h', min: 'min', s: 's' });
 }
 
 /** formatDuration in Bengali words (digits stay Latin, as everywhere in the dashboard). */
 export function formatDurationBn(ms: number): string {
-  return durationParts(ms, { h: 'ঘণ্টা', min: 'মিনিট', s: 'সেকেন্ড' });
+  return durationParts(ms, { d: 'দিন', h: 'ঘণ্টা', min: 'মিনিট', s: 'সেকেন্ড' });
 }

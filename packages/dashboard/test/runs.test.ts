@@ -39,7 +39,7 @@ describe('estimate', () => {
     const later = new Date('2026-12-03T04:00:00Z'); // 3 Dec 10:00 Dhaka: a run of 2026-11 started late
     const eta = estimate({ ...base, now: later, remaining: 100, rate: 1, finishAt: new Date(later.getTime() + 100_000), basis: 'run-rate', total: 100 });
     expect(eta.kind).toBe('late');
-    expect(eta.text).toMatch(/^The 09:00 on 1 Dec 2026 deadline passed 49 h 0 min ago\. Warning: .* finishes at 10:01 on 3 Dec 2026/);
+    expect(eta.text).toMatch(/^The 09:00 on 1 Dec 2026 deadline passed 2 days 1 h ago\. Warning: .* finishes at 10:01 on 3 Dec 2026/);
   });
   it('never absurd: more than a week out is said in words, not as a date', () => {
     const eta = estimate({ ...base, remaining: 50_000, rate: 0.01, finishAt: finishIn(50_000, 0.01), basis: 'run-rate', total: 50_000 });
