@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from '@beton/db';
-import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, promoteJobs, slipKey, supersedeJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, slipKey, supersedeJobs, type BetonJobs, type JobClient } from '@beton/jobs';
 import { assertMonth } from './month.ts';
 import { attemptLabel, SLIP_TASKS, slipDelivery } from './slip-attempts.ts';
 
@@ -96,7 +96,7 @@ export async function resendSlip(
        order by id for update`,
       [input.employeeId, input.month, SLIP_TASKS],
     );
-    const open = attempts.filter((j) => ['queued', 'running', 'retrying'].includes(j.status));
+    const open = attempts.filter((j) => (OPEN_STATUSES as readonly string[]).includes(j.status));
     if (open.length > 0) {
       const job = open.at(-1)!;
       const renderKey = job.idempotency_key.replace(/:email$/, '');

@@ -19,6 +19,7 @@ ALTER TABLE "slip_resends" ADD COLUMN "copy" BOOLEAN NOT NULL DEFAULT false;
 CREATE FUNCTION "payroll_runs_track_completion"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   runs uuid[];
+  run uuid;
 BEGIN
   IF TG_OP = 'INSERT' THEN
     SELECT array_agg(DISTINCT "payroll_run_id") INTO runs FROM new_rows
@@ -31,6 +32,13 @@ BEGIN
     WHERE "payroll_run_id" IS NOT NULL AND "task_name" IN ('render-slip', 'send-slip-email');
   END IF;
   IF runs IS NULL THEN RETURN NULL; END IF;
+  -- One statement per run at a time, in id order (no deadlock between runs): two statements
+  -- finishing a run's last two jobs at once would each still see the other's job open in its
+  -- snapshot, and neither would complete the run. The second waits here until the first
+  -- commits, and its next query sees the first's counts.
+  FOR run IN SELECT t.id FROM unnest(runs) AS t(id) ORDER BY t.id LOOP
+    PERFORM pg_advisory_xact_lock(hashtext('payroll-run-completion:' || run::text));
+  END LOOP;
   UPDATE "payroll_runs" r
   SET "status" = CASE WHEN o.n = 0 THEN 'completed' ELSE 'running' END::"PayrollRunStatus",
       "completed_at" = CASE WHEN o.n = 0 THEN now() ELSE r."completed_at" END
