@@ -23,6 +23,7 @@ describe('npm run drill -- --employees 300 --fast --json', () => {
     const context = `exit ${code}\n${out.split('\n').slice(-40).join('\n')}\n${err.slice(-3000)}`;
     expect(last.startsWith('{'), context).toBe(true);
     const r = JSON.parse(last) as Record<string, unknown> & { sigtermExits: number[] };
+    console.log(`drill --json: ${last}`);
     expect(code, context).toBe(0);
     expect(r.employees).toBe(300);
     expect(r.duplicates).toBe(0);
