@@ -58,9 +58,9 @@ describe('HR ahead of the bulk, every company its share (processes, HTTP, Postgr
       HEARTBEAT_MS: '1000',
       DB_POOL_MAX: '5',
     };
-    const workers = [spawnWorker({ queue: 'pdf-render', env: { ...env, WORKER_CONCURRENCY: '2' } }), spawnWorker({ queue: 'send-email', env })];
+    const workers = [spawnWorker({ queue: 'pdf-render', env: { ...env, WORKER_CONCURRENCY: '2' }, readyTimeoutMs: 150_000 }), spawnWorker({ queue: 'send-email', env, readyTimeoutMs: 150_000 })];
     await Promise.all(workers.map((w) => w.ready));
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await stopAll(10_000);

@@ -43,7 +43,8 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
       slot === 'pdf' ? { WORKER_CONCURRENCY: '2' }
         : slot === 'scheduler' ? { SWEEP_CRON: '*/2 * * * * *', SCHEDULE_TICK_MS: '1000', STALE_HEARTBEAT_MS: '3000' }
           : {};
-    const w = spawnWorker({ name: slot, queue, env: { ...env, ...extra } });
+    // Render threads warm up before a worker is ready: over a minute on a 2-core machine under load.
+    const w = spawnWorker({ name: slot, queue, env: { ...env, ...extra }, readyTimeoutMs: 150_000 });
     await w.ready;
     workers.set(slot, w);
   };
@@ -92,7 +93,7 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
       DB_POOL_MAX: '5',
     };
     await Promise.all((['pdf', 'email', 'scheduler'] as const).map(start));
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await stopAll(10_000);
