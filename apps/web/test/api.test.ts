@@ -192,6 +192,12 @@ describe('web API over HTTP', () => {
     expect(month.jobs.find((j) => j.idempotencyKey === `slip:${t.fx.month}:emp-${id}:email`)).toMatchObject({ status: 'superseded', supersededBy: { label: 'resend #1' } });
     // A copy of a slip not yet delivered is refused (409): Resend is what sends it.
     expect(await errorCode(hr.employees.sendCopy.mutate({ id, month: t.fx.month }))).toBe('CONFLICT');
+    // The admin no longer finds the replaced job in the DLQ: "superseded" lists it with the reason, and retrying it is refused (409).
+    const admin = client(await signIn(t.fx.admin.email, t.fx.admin.password));
+    const replaced = (await admin.admin.failedList.query({ view: 'superseded', companyId: a!.id })).rows.find((r) => r.employeeId === id)!;
+    expect(replaced).toMatchObject({ taskName: 'send-slip-email', supersededBy: { key: `slip:${t.fx.month}:emp-${id}:resend-1`, label: 'resend #1' } });
+    expect((await admin.admin.failedList.query({ companyId: a!.id, limit: 200 })).rows.some((r) => r.id === replaced.id)).toBe(false);
+    expect(await errorCode(admin.admin.retry.mutate({ ids: [replaced.id] }))).toBe('CONFLICT');
 
     // A delivered slip: Resend says so and sends nothing; "Send another copy" makes copy-1 on purpose.
     const sent = a!.employeeIds[7]!;
