@@ -5,14 +5,18 @@
  * two send-email workers as separate processes; the monthly run is triggered through the
  * schedulers, and on a printed timeline the drill injects a provider 503 window, 429
  * pressure, lost acks, a rolling SIGTERM deploy of every worker, one SIGKILL of a worker
- * holding jobs and one render that hangs forever. When nothing is queued, running or
- * retrying it checks the simulator's message store and the database, prints a report (and
- * with --json a last line in issue 7's shape) and exits 1 when any check fails.
+ * holding jobs and one render that hangs forever. Mid-run HR presses Resend twice (R13): for
+ * the slip furthest back in the queue, and for an invalid address just fixed; the time until
+ * each arrives at the provider is `resendLatencySeconds` (the slower one; target ≤ 60 s).
+ * When nothing is queued, running or retrying it checks the simulator's message store and
+ * the database, prints a report (and with --json a last line in issue 7's shape) and exits 1
+ * when any check fails.
  *
  * --fast shortens latencies, windows and pacing for the test suite (same faults, same checks).
  */
 import { seedDatabase } from '@beton/db';
-import { payrollMonthFor, webhookCounts } from '@beton/payroll';
+import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { payrollMonthFor, resendSlip, webhookCounts } from '@beton/payroll';
 import { isValidEmailSyntax, signPayload, SIGNATURE_HEADER, startBankSimulator, startProviderSimulator, TIMESTAMP_HEADER, type ProviderSimulator } from '@beton/simulators';
 import { generateKeyPairSync } from 'node:crypto';
 import { startWebServer } from '../apps/web/test/server.ts';
@@ -48,8 +52,8 @@ const P = FAST
 const BANK_POLL_CRON = '*/10 * * * * *';
 /** Seconds after the fan-out at which each fault starts, and how long it lasts. */
 const T = FAST
-  ? { keyAt: 0, keyFor: 6, outageAt: 3, outageFor: 6, pressureAt: 11, pressureFor: 4, pressureRate: 1, lostAcksAt: 16, lostAcksFor: 12, sigkillAt: 18, deployAt: 22, hookDownAt: 8, hookDownFor: 5, hookLagAt: 14, hookLagFor: 8, floodAt: 10 }
-  : { keyAt: 0, keyFor: 20, outageAt: 8, outageFor: 30, pressureAt: 45, pressureFor: 10, pressureRate: 10, lostAcksAt: 58, lostAcksFor: 25, sigkillAt: 62, deployAt: 72, hookDownAt: 30, hookDownFor: 20, hookLagAt: 55, hookLagFor: 20, floodAt: 40 };
+  ? { keyAt: 0, keyFor: 6, outageAt: 3, outageFor: 6, resendAt: 10, pressureAt: 11, pressureFor: 4, pressureRate: 1, lostAcksAt: 16, lostAcksFor: 12, sigkillAt: 18, deployAt: 22, hookDownAt: 8, hookDownFor: 5, hookLagAt: 14, hookLagFor: 8, floodAt: 10 }
+  : { keyAt: 0, keyFor: 20, outageAt: 8, outageFor: 30, resendAt: 40, pressureAt: 45, pressureFor: 10, pressureRate: 10, lostAcksAt: 58, lostAcksFor: 25, sigkillAt: 62, deployAt: 72, hookDownAt: 30, hookDownFor: 20, hookLagAt: 55, hookLagFor: 20, floodAt: 40 };
 /**
  * Issue 16: the Event Webhook posts every 1 s (SendGrid: 30 s), 5 % of events twice, batches
  * shuffled; it is unreachable for hookDownFor s and lags 3 s for hookLagFor s; the activity
@@ -59,6 +63,8 @@ const T = FAST
 const HOOK = { batchMs: FAST ? 500 : 1000, duplicateFraction: 0.05, lagMs: 3000, activityLagMs: 5000, settleMs: FAST ? 20_000 : 60_000, flood: FAST ? 50 : 200 };
 /** Share of employees whose (well-formed) address is unreachable: accepted, then bounced. */
 const UNREACHABLE_RATE = 0.005;
+/** R13: HR's resend pressed mid-run must arrive within this. */
+const RESEND_TARGET_S = 60;
 const LOST_ACK_FRACTION = 0.05;
 const K8S_GRACE_MS = 30_000;
 
@@ -364,6 +370,40 @@ async function main() {
       event('rolling deploy finished');
     })(),
   );
+  // HR presses Resend mid-run (R13): (a) for the slip furthest back in the queue — Resend
+  // returns it (no second email) and moves it ahead of the bulk; (b) for an invalid address HR
+  // has just fixed — its failed email is replaced by resend #1, or, not sent yet, moved ahead.
+  const resends: Array<{ label: string; employeeId: number; key: string; outcome: string; pressedAt: number; fixed: boolean; latencyS?: number }> = [];
+  const hrJobs = createJobClient(db.pool, jobDefinitions);
+  timeline.push(
+    (async () => {
+      await at0(T.resendAt);
+      const { rows: [back] } = await db.pool.query<{ employee_id: number }>(
+        `select employee_id from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status = 'queued' and employee_id <> $2
+         order by priority desc, id desc limit 1`,
+        [month, hungEmployee.id],
+      );
+      const fixable = invalidEmployees[0];
+      const press = async (label: string, employeeId: number, fixed: boolean) => {
+        if (fixed) await db.pool.query(`update employees set email = $2 where id = $1`, [employeeId, `fixed-${employeeId}@example.com`]);
+        const pressedAt = Date.now();
+        const r = await resendSlip({ pool: db.pool, jobs: hrJobs }, { employeeId, month, requestedBy: 'hr:drill' });
+        const key = r.outcome === 'created' ? `slip:${month}:emp-${employeeId}:resend-${r.resend}` : r.outcome === 'delivered' ? r.key : `slip:${month}:emp-${employeeId}${r.resend ? `:resend-${r.resend}` : ''}`;
+        resends.push({ label, employeeId, key, outcome: r.outcome, pressedAt, fixed });
+        event(`HR presses Resend for ${label} (employee ${employeeId}): ${r.outcome}${r.outcome === 'in-progress' && r.promoted ? ', moved ahead of the bulk' : ''} → ${key}`);
+      };
+      if (back) await press('the slip furthest back in the queue', back.employee_id, false);
+      if (fixable) await press('an invalid address just fixed', fixable.id, true);
+      // Until each arrives at the provider (the simulator's receive time).
+      await Promise.all(resends.map(async (r) => {
+        const m = await waitUntil(`resend ${r.key}`, async () => provider.messages({ customArgs: { idempotency_key: r.key } })[0], 10 * 60_000, 100).catch(() => undefined);
+        if (m) {
+          r.latencyS = round((m.receivedAt.getTime() - r.pressedAt) / 1000);
+          event(`resend of ${r.label} arrived ${r.latencyS} s after it was pressed`);
+        }
+      }));
+    })(),
+  );
   let timelineDone = false;
   void Promise.all(timeline).then(() => (timelineDone = true));
 
@@ -375,10 +415,11 @@ async function main() {
   const deadline = performance.now() + P.settleTimeoutMs;
   for (;;) {
     await sleep(P.progressMs);
-    const { rows } = await db.pool.query<{ task_name: string; status: string; n: number }>(
-      `select task_name, status::text, count(*)::int as n from jobs where queue in ('pdf-render', 'send-email') group by 1, 2`,
+    const { rows } = await db.pool.query<{ task_name: string; status: string; n: number; monthly: boolean }>(
+      `select task_name, status::text, count(*)::int as n, not payload ? 'resend' as monthly from jobs where queue in ('pdf-render', 'send-email') group by 1, 2, 4`,
     );
-    const n = (task: string, status?: string) => rows.filter((r) => r.task_name === task && (!status || r.status === status)).reduce((a, r) => a + r.n, 0);
+    // The monthly run's jobs (HR's resends are counted as open work, not as the run's slips).
+    const n = (task: string, status?: string) => rows.filter((r) => r.monthly && r.task_name === task && (!status || r.status === status)).reduce((a, r) => a + r.n, 0);
     const active = rows.filter((r) => ['queued', 'running', 'retrying'].includes(r.status)).reduce((a, r) => a + r.n, 0);
     const sent = n('send-slip-email', 'done');
     const now = performance.now();
@@ -439,13 +480,20 @@ async function main() {
   const check = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
   const stats = provider.stats();
 
-  // Exactly one slip per valid employee, from the simulator's store.
+  // Exactly one slip per valid employee, from the simulator's store: under the monthly key or,
+  // for an address HR fixed mid-run, a resend's (`slip:<month>:emp-<id>:resend-<n>`).
+  const fixedIds = new Set(resends.filter((r) => r.fixed).map((r) => r.employeeId));
+  const slipOwners = [...validEmployees, ...invalidEmployees.filter((e) => fixedIds.has(e.id))];
+  const stillInvalid = invalidEmployees.filter((e) => !fixedIds.has(e.id));
   const perKey = new Map<string, number>();
+  const perEmployee = new Map<number, number>();
   let withoutPdf = 0;
   for (const m of provider.messages()) {
     const key = m.customArgs?.idempotency_key;
     if (!key?.startsWith(`slip:${month}:`)) continue;
     perKey.set(key, (perKey.get(key) ?? 0) + 1);
+    const attempt = /^slip:\d{4}-\d{2}:emp-(\d+)(?::resend-\d+)?$/.exec(key);
+    if (attempt) perEmployee.set(Number(attempt[1]), (perEmployee.get(Number(attempt[1])) ?? 0) + 1);
     if (!m.attachments.some((a) => a.type === 'application/pdf')) withoutPdf++;
   }
   const hungJob = (await db.pool.query<{ status: string }>(`select status::text from jobs where idempotency_key = $1`, [hangKey])).rows[0];
@@ -456,16 +504,21 @@ async function main() {
   let delivered = 0;
   let duplicates = 0;
   const missingKeys: string[] = [];
-  for (const e of validEmployees) {
+  for (const e of slipOwners) {
     const key = `slip:${month}:emp-${e.id}`;
-    const c = perKey.get(key) ?? 0;
+    const c = perEmployee.get(e.id) ?? 0;
     if (c >= 1) delivered++;
     if (c > 1) duplicates += c - 1;
     if (c === 0 && !excluded.includes(key)) missingKeys.push(key);
   }
-  const toInvalid = invalidEmployees.filter((e) => (perKey.get(`slip:${month}:emp-${e.id}`) ?? 0) > 0).length;
+  const toInvalid = stillInvalid.filter((e) => (perEmployee.get(e.id) ?? 0) > 0).length;
   check('exactly one slip per valid employee', duplicates === 0 && missingKeys.length === 0 && toInvalid === 0 && withoutPdf === 0,
-    `${delivered}/${validCount} delivered, duplicates ${duplicates}, missing ${missingKeys.length}${missingKeys.length ? ` (${missingKeys.slice(0, 5).join(', ')}${missingKeys.length > 5 ? ', …' : ''})` : ''}, to invalid addresses ${toInvalid}, without PDF ${withoutPdf}${excluded.length ? `, excluded: ${excluded.join(', ')} (the hung slip, failed)` : ''}`);
+    `${delivered}/${slipOwners.length} delivered (${fixedIds.size} address fixed mid-run), duplicates ${duplicates}, missing ${missingKeys.length}${missingKeys.length ? ` (${missingKeys.slice(0, 5).join(', ')}${missingKeys.length > 5 ? ', …' : ''})` : ''}, to invalid addresses ${toInvalid}, without PDF ${withoutPdf}${excluded.length ? `, excluded: ${excluded.join(', ')} (the hung slip, failed)` : ''}`);
+
+  // HR's resends pressed mid-run: each arrived, once, within the target.
+  const resendLatencySeconds = resends.length && resends.every((r) => r.latencyS !== undefined) ? Math.max(...resends.map((r) => r.latencyS!)) : null;
+  check(`a resend pressed mid-run arrives within ${RESEND_TARGET_S} s (HR ahead of the bulk)`, resends.length === 2 && resendLatencySeconds !== null && resendLatencySeconds <= RESEND_TARGET_S,
+    resends.length ? resends.map((r) => `${r.label}: ${r.outcome}, ${r.key} arrived ${r.latencyS === undefined ? 'never' : `after ${r.latencyS} s`}, ${perEmployee.get(r.employeeId) ?? 0} email(s)`).join('; ') : 'no resend was pressed');
 
   // Invalid addresses: failed with the provider's reason after exactly one invalid_recipient attempt (the last).
   const inv = await db.pool.query<{ employee_id: number; status: string; last_error_code: string | null; last_error: string | null; codes: (string | null)[]; outcomes: string[] }>(
@@ -473,7 +526,7 @@ async function main() {
             array_agg(a.error_code order by a.attempt, a.id) as codes, array_agg(a.outcome::text order by a.attempt, a.id) as outcomes
      from jobs j join job_attempts a on a.job_id = j.id
      where j.task_name = 'send-slip-email' and j.payload->>'month' = $1 and j.employee_id = any($2::int[]) group by j.id`,
-    [month, invalidEmployees.map((e) => e.id)],
+    [month, stillInvalid.map((e) => e.id)],
   );
   const goodInvalid = inv.rows.filter(
     (r) =>
@@ -486,8 +539,8 @@ async function main() {
   );
   const invalidFailed = goodInvalid.length;
   const earlierTransient = inv.rows.reduce((a, r) => a + r.codes.length - 1, 0);
-  check('invalid addresses failed with the provider reason, one invalid_recipient attempt', invalidFailed === invalidEmployees.length,
-    `${invalidFailed}/${invalidEmployees.length} failed with invalid_recipient ("${inv.rows[0]?.last_error ?? '-'}") as the last and only such attempt; ${earlierTransient} earlier transient attempt(s) (503/429/lost worker) before it`);
+  check('invalid addresses failed with the provider reason, one invalid_recipient attempt', invalidFailed === stillInvalid.length,
+    `${invalidFailed}/${stillInvalid.length} failed with invalid_recipient ("${inv.rows[0]?.last_error ?? '-'}") as the last and only such attempt; ${earlierTransient} earlier transient attempt(s) (503/429/lost worker) before it`);
 
   const otherFailed = await db.pool.query<{ idempotency_key: string; last_error_code: string | null; attempts: number; history: string }>(
     `select j.idempotency_key, j.last_error_code, j.attempts,
@@ -623,7 +676,7 @@ async function main() {
     process.stdout.write(
       `${JSON.stringify({
         employees: N,
-        valid: validCount,
+        valid: slipOwners.length,
         delivered,
         duplicates,
         missing: missingKeys.length,
@@ -640,6 +693,7 @@ async function main() {
         unconfirmed: t.awaiting,
         resentAfterUnknown: t.resent,
         accountFaultFailedJobs,
+        resendLatencySeconds,
       })}\n`,
     );
   }

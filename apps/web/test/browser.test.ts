@@ -217,7 +217,7 @@ describe('web app in Chromium', () => {
 describe('resend status in Chromium', () => {
   it('goes queued → rendering → sending → done and never back, also while the email waits in its queue', async () => {
     const [a] = fx.companies;
-    const id = a!.employeeIds[40]!; // its slip was sent in the fixture's run
+    const id = a!.employeeIds[21]!; // its email failed (invalid address) in the fixture's run: HR fixes it and resends
     await fx.pool.query(`update employees set email = 'stages@example.com' where id = $1`, [id]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

@@ -70,6 +70,13 @@ export async function createWebFixture(): Promise<WebFixture> {
           code ? `provider said ${code} for employee ${emp}` : null, code === 'invalid_recipient' ? 'permanent' : code ? 'transient' : null, code],
       );
       jobIds.push(e.rows[0]!.id);
+      // A sent email has its delivery recorded, as the email service writes it (the provider accepted it).
+      if (status === 'done') {
+        await pool.query(
+          `insert into email_deliveries (idempotency_key, recipient, status, provider_message_id, attempts, sent_at) select $1, email, 'sent', $2, 1, now() - interval '1 minute' from employees where id = $3`,
+          [`slip:${month}:emp-${emp}`, `msg-${emp}`, emp],
+        );
+      }
       // Its attempt, as the engine writes it (the running one still open).
       if (code) {
         await pool.query(

@@ -2,7 +2,7 @@ import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_STALE_HEARTBEAT_MS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, EMAIL_INTERACTIVE_SLOTS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
 
 /**
@@ -78,6 +78,11 @@ export const EnvSchema = z.object({
   BANK_API_URL: requiredInProduction(z.string().url('BANK_API_URL must be a URL').optional(), "the bank API's base URL"),
   BANK_API_KEY: requiredInProduction(z.string().min(1).default('bank-dev-key'), "the bank API's key"),
   EMAIL_CONCURRENCY_LIMIT: positiveInt.default(45),
+  /**
+   * Email slots on top of EMAIL_CONCURRENCY_LIMIT that only HR's one-off sends (resends,
+   * copies) may take, so they never wait for the bulk to free one (R13). 0 turns them off.
+   */
+  EMAIL_INTERACTIVE_SLOTS: nonNegativeInt.default(EMAIL_INTERACTIVE_SLOTS),
   EMAIL_RATE_LIMIT: z.coerce.number().positive().default(40),
   /**
    * How the provider counts EMAIL_RATE_LIMIT: 'fixed' = per second of the clock (SendGrid,
@@ -179,7 +184,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
       pausePollMs: e.QUEUE_PAUSE_POLL_MS,
     },
     bank: e.BANK_API_URL ? { baseUrl: e.BANK_API_URL, apiKey: e.BANK_API_KEY } : undefined,
-    emailLimits: { concurrency: e.EMAIL_CONCURRENCY_LIMIT, ratePerSecond: e.EMAIL_RATE_LIMIT, window: e.EMAIL_RATE_WINDOW, toleranceMs: e.EMAIL_RATE_TOLERANCE_MS },
+    emailLimits: { concurrency: e.EMAIL_CONCURRENCY_LIMIT, interactiveSlots: e.EMAIL_INTERACTIVE_SLOTS, ratePerSecond: e.EMAIL_RATE_LIMIT, window: e.EMAIL_RATE_WINDOW, toleranceMs: e.EMAIL_RATE_TOLERANCE_MS },
     retryBaseMs: e.RETRY_BASE_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

@@ -9,7 +9,7 @@ export function tuneDefinitions(definitions: readonly AnyJobDefinition[], config
       out = {
         ...out,
         limits: {
-          concurrency: { key: 'email-provider', max: config.emailLimits.concurrency },
+          concurrency: { key: 'email-provider', max: config.emailLimits.concurrency, reserved: config.emailLimits.interactiveSlots },
           rate: { ...def.limits?.rate, key: 'email-provider', perSecond: config.emailLimits.ratePerSecond, window: config.emailLimits.window, toleranceMs: config.emailLimits.toleranceMs },
         },
       };

@@ -42,12 +42,12 @@ describe('beton CLI (a real process on a test database)', () => {
 
     const json = await beton(['jobs', 'stats', '--json'], env);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ maintenance: { queued: 2, running: 0, retrying: 0, done: 0, failed: 0 } });
+    expect(JSON.parse(json.stdout)).toEqual({ maintenance: { queued: 2, running: 0, retrying: 0, done: 0, failed: 0, superseded: 0 } });
 
     const table = await beton(['jobs', 'stats'], env);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/queue\s+queued\s+running\s+retrying\s+done\s+failed\s+total/);
-    expect(table.stdout).toMatch(/maintenance\s+2\s+0\s+0\s+0\s+0\s+2/);
+    expect(table.stdout).toMatch(/queue\s+queued\s+running\s+retrying\s+done\s+failed\s+superseded\s+total/);
+    expect(table.stdout).toMatch(/maintenance\s+2\s+0\s+0\s+0\s+0\s+0\s+2/);
   });
 
   it('enqueue: a valid payload is written; a bad payload or bad JSON is refused with one line and exit 2', async () => {

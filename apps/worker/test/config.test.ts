@@ -10,7 +10,7 @@ describe('worker configuration', () => {
   it("places 40 emails in each clock second by default (the provider's fixed window)", () => {
     const config = loadConfig(['--queue', 'send-email'], env);
     expect(config.concurrency).toBe(45);
-    expect(config.emailLimits).toEqual({ concurrency: 45, ratePerSecond: 40, window: 'fixed', toleranceMs: 100 });
+    expect(config.emailLimits).toEqual({ concurrency: 45, interactiveSlots: 5, ratePerSecond: 40, window: 'fixed', toleranceMs: 100 });
   });
 
   it('polls the bank every 15 minutes unless BANK_POLL_CRON says otherwise', () => {

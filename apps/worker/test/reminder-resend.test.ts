@@ -5,9 +5,9 @@
  * the real one — and the one-off resend (R1 one-off), counted in the simulator's store.
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
-import { discardJobs } from '@beton/dashboard';
+import { discardJobs, retryJobs } from '@beton/dashboard';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
-import { approvePayroll, resendSlip, runPayroll } from '@beton/payroll';
+import { approvePayroll, resendSlip, runPayroll, sendSlipCopy, SlipActionRefused } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../../scripts/lib/drill-harness.ts';
@@ -100,53 +100,70 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
     expect(reminders(await employeesOf(companies[2]!))).toHaveLength(0);
   }, 90_000);
 
-  it('an explicit resend after the slip was delivered sends again, under resend-1 then resend-2', async () => {
+  it('a resend after the slip was delivered sends nothing and says so; "send another copy" sends a second email on purpose, once per click', async () => {
     const employee = (await employeesOf(companies[2]!))[0]!;
     expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`]);
-    const first = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
-    expect(first).toMatchObject({ resend: 1, created: true });
-    await waitUntil('resend-1 delivered', async () => slipKeys(employee.id).length === 2, 60_000);
-    const second = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
-    expect(second).toMatchObject({ resend: 2, created: true });
-    await waitUntil('resend-2 delivered', async () => slipKeys(employee.id).length === 3, 60_000);
-    await waitUntil('settled', settled, 60_000);
-    expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`, `slip:${MONTH}:emp-${employee.id}:resend-1`, `slip:${MONTH}:emp-${employee.id}:resend-2`]);
-    expect(provider.messages({ to: employee.email }).filter((m) => m.attachments.length === 1)).toHaveLength(3);
-  }, 60_000);
+    const resend = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
+    expect(resend).toMatchObject({ outcome: 'delivered', created: false, key: `slip:${MONTH}:emp-${employee.id}`, to: employee.email });
+    // A copy is refused for a slip that was never delivered (another month here).
+    await expect(sendSlipCopy({ pool: db.pool, jobs }, { employeeId: employee.id, month: '2026-05', requestedBy: 'hr@third.example' })).rejects.toThrow(SlipActionRefused);
 
-  it("a resend after an admin discarded an earlier resend's failed job sends again under a new number", async () => {
+    const first = await sendSlipCopy({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
+    expect(first).toMatchObject({ copy: 1, created: true, to: employee.email });
+    // A second click while the copy is on its way is that copy, not a third email.
+    const click = await sendSlipCopy({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
+    if (click.created) expect(click.copy).toBe(2); // the first copy was already delivered (a fast machine)
+    else expect(click).toMatchObject({ copy: 1, jobId: first.jobId });
+    const copies = click.created ? 2 : 1;
+    await waitUntil('the copies delivered', async () => slipKeys(employee.id).length === 1 + copies, 60_000);
+    await waitUntil('settled', settled, 60_000);
+    await new Promise((r) => setTimeout(r, 500)); // a stray extra email would come now
+    expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`, ...Array.from({ length: copies }, (_, i) => `slip:${MONTH}:emp-${employee.id}:copy-${i + 1}`)]);
+    expect(provider.messages({ to: employee.email }).filter((m) => m.attachments.length === 1)).toHaveLength(1 + copies);
+    // Still one slip for the month's resend rule: a copy is not an attempt at it.
+    expect(await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' })).toMatchObject({ outcome: 'delivered', key: `slip:${MONTH}:emp-${employee.id}` });
+  }, 90_000);
+
+  it('a resend replaces the failed attempt before it (superseded, never retried); a number is never reused after an admin discarded a failed resend', async () => {
     const employee = (await employeesOf(companies[2]!))[1]!;
+    const month = '2026-09'; // never run: only resends
+    const keys = () => provider.messages().map((m) => m.customArgs.idempotency_key ?? '').filter((k) => k.startsWith(`slip:${month}:emp-${employee.id}`));
+    const statusOf = async (id: number) => (await db.pool.query<{ status: string; superseded_by: string | null }>(`select status::text, superseded_by from jobs where id = $1`, [id])).rows[0];
     const { rows: [saved] } = await db.pool.query<{ salary: unknown }>('select salary from employees where id = $1', [employee.id]);
-    // The slip cannot be made while the employee's salary record is broken: resend-1 fails
-    // after its attempts, into the DLQ.
+    // The slip cannot be made while the employee's salary record is broken: each resend fails into the DLQ.
     await db.pool.query(`update employees set salary = 'null'::jsonb where id = $1`, [employee.id]);
-    const broken = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr-1@third.example' });
-    expect(broken.resend).toBe(1);
-    await waitUntil('resend-1 failed', async () => (await db.pool.query(`select status from jobs where id = $1`, [broken.jobId])).rows[0]?.status === 'failed', 40_000);
+    const broken = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month, requestedBy: 'hr-1@third.example' });
+    expect(broken).toMatchObject({ outcome: 'created', resend: 1 });
+    if (broken.outcome !== 'created') throw new Error('unreachable');
+    await waitUntil('resend-1 failed', async () => (await statusOf(broken.jobId))?.status === 'failed', 40_000);
+    const again = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month, requestedBy: 'hr-2@third.example' });
+    expect(again).toMatchObject({ outcome: 'created', resend: 2 });
+    if (again.outcome !== 'created') throw new Error('unreachable');
+    // resend-1 is closed by resend-2: out of the DLQ, and an admin's retry of it is refused with the reason.
+    expect(await statusOf(broken.jobId)).toEqual({ status: 'superseded', superseded_by: `slip:${month}:emp-${employee.id}:resend-2` });
+    await expect(retryJobs(db.pool, { ids: [broken.jobId] }, 'admin@beton.example')).rejects.toThrow(/superseded by resend #2/);
+    await waitUntil('resend-2 failed', async () => (await statusOf(again.jobId))?.status === 'failed', 40_000);
+
+    // The admin clears the DLQ: resend-2's job row is deleted. HR fixes the salary and resends.
+    expect(await discardJobs(db.pool, { ids: [again.jobId] }, 'admin@beton.example')).toEqual({ discarded: 1 });
     await db.pool.query(`update employees set salary = $2 where id = $1`, [employee.id, JSON.stringify(saved!.salary)]);
-
-    const fixed = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr-2@third.example' });
-    expect(fixed).toMatchObject({ resend: 2, created: true });
-    await waitUntil('resend-2 delivered', async () => slipKeys(employee.id).length === 2, 60_000);
-
-    // The admin clears the DLQ: resend-1's job row is deleted.
-    expect(await discardJobs(db.pool, { ids: [broken.jobId] }, 'admin@beton.example')).toEqual({ discarded: 1 });
-    const again = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr-3@third.example' });
-    expect(again).toMatchObject({ resend: 3, created: true });
-    expect(again.jobId).not.toBe(fixed.jobId);
-    await waitUntil('resend-3 delivered', async () => slipKeys(employee.id).length === 3, 60_000);
+    const fixed = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month, requestedBy: 'hr-3@third.example' });
+    expect(fixed).toMatchObject({ outcome: 'created', resend: 3, created: true });
+    if (fixed.outcome !== 'created') throw new Error('unreachable');
+    await waitUntil('resend-3 delivered', async () => keys().length === 1, 60_000);
     await waitUntil('settled', settled, 60_000);
-    expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`, `slip:${MONTH}:emp-${employee.id}:resend-2`, `slip:${MONTH}:emp-${employee.id}:resend-3`]);
+    expect(keys()).toEqual([`slip:${month}:emp-${employee.id}:resend-3`]);
+    expect(await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month, requestedBy: 'hr-4@third.example' })).toMatchObject({ outcome: 'delivered', key: `slip:${month}:emp-${employee.id}:resend-3` });
 
     // Every resend is on record with who asked, the discarded one too.
     const log = await db.pool.query<{ n: number; requested_by: string; job_id: string }>(
       `select n, requested_by, job_id::text from slip_resends where employee_id = $1 and month = $2 order by n`,
-      [employee.id, MONTH],
+      [employee.id, month],
     );
     expect(log.rows).toEqual([
       { n: 1, requested_by: 'hr-1@third.example', job_id: String(broken.jobId) },
-      { n: 2, requested_by: 'hr-2@third.example', job_id: String(fixed.jobId) },
-      { n: 3, requested_by: 'hr-3@third.example', job_id: String(again.jobId) },
+      { n: 2, requested_by: 'hr-2@third.example', job_id: String(again.jobId) },
+      { n: 3, requested_by: 'hr-3@third.example', job_id: String(fixed.jobId) },
     ]);
-  }, 90_000);
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, type BetonJobs, type JobClient } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
+import { attemptLabel } from '@beton/payroll/slip-attempts';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
 import { emptyCounts, STUCK_AFTER_MS, type ErrorKind, type Pool, type StatusCounts } from './types.ts';
@@ -20,6 +21,14 @@ export interface FailedFilter {
   q?: string | undefined;
 }
 
+/**
+ * Which jobs the failed-jobs page lists: the DLQ ('failed'), or the jobs closed because another
+ * attempt at the same slip was delivered ('superseded', R13) — shown with what superseded them,
+ * never retried. Counting, retry all and discard all act on 'failed' only.
+ */
+export const FAILED_VIEWS = ['failed', 'superseded'] as const;
+export type FailedView = (typeof FAILED_VIEWS)[number];
+
 /** The later of two optional instants (both bounds apply). */
 function bound(a: Date | undefined, b: Date | undefined, pick: (x: number, y: number) => number): Date | null {
   if (!a || !b) return a ?? b ?? null;
@@ -27,14 +36,14 @@ function bound(a: Date | undefined, b: Date | undefined, pick: (x: number, y: nu
 }
 
 /** The WHERE clause of the DLQ filter, shared by list, count, retry-all and discard-all. */
-function failedWhere(f: FailedFilter, first = 1): { sql: string; params: unknown[] } {
+function failedWhere(f: FailedFilter, first = 1, view: FailedView = 'failed'): { sql: string; params: unknown[] } {
   const from = bound(f.from, f.fromDay ? dayStart(f.fromDay, CONSOLE_TIME_ZONE) : undefined, Math.max);
   const to = bound(f.to, f.toDay ? dayStart(f.toDay, CONSOLE_TIME_ZONE, 1) : undefined, Math.min);
   const q = f.q?.trim() ? `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const params: unknown[] = [f.companyId ?? null, f.task ?? null, f.errorCode ?? null, from, to, q, f.errorKind ?? null];
   const p = (i: number) => `$${first + i}`;
   return {
-    sql: `${failedJobsWhere('j')}
+    sql: `${view === 'failed' ? failedJobsWhere('j') : `j.status = 'superseded'`}
       and (${p(0)}::uuid is null or j.company_id = ${p(0)})
       and (${p(1)}::text is null or j.task_name = ${p(1)})
       and (${p(2)}::text is null or j.last_error_code = ${p(2)})
@@ -49,22 +58,26 @@ function failedWhere(f: FailedFilter, first = 1): { sql: string; params: unknown
 export interface FailedJobRow {
   id: number; taskName: string; queue: string; companyId: string | null; companyName: string | null; employeeId: number | null;
   attempts: number; lastErrorCode: string | null; lastErrorKind: string | null; lastError: string | null; finishedAt: Date | null;
+  /** View 'superseded': the attempt that delivered the slip instead ("resend #2") and its key. */
+  supersededBy: { key: string; label: string } | null;
 }
 
-export async function listFailedJobs(pool: Pool, filter: FailedFilter, page: { limit: number; offset: number }): Promise<{ rows: FailedJobRow[]; total: number }> {
-  const w = failedWhere(filter, 3);
+export async function listFailedJobs(pool: Pool, filter: FailedFilter, page: { limit: number; offset: number; view?: FailedView }): Promise<{ rows: FailedJobRow[]; total: number }> {
+  const view = page.view ?? 'failed';
+  const w = failedWhere(filter, 3, view);
   const [list, count] = await Promise.all([
-    pool.query<{ id: number; task_name: string; queue: string; company_id: string | null; company_name: string | null; employee_id: number | null; attempts: number; last_error_code: string | null; last_error_kind: string | null; last_error: string | null; finished_at: Date | null }>(
-      `select j.id, j.task_name, j.queue, j.company_id, c.name as company_name, j.employee_id, j.attempts, j.last_error_code, j.last_error_kind, j.last_error, j.finished_at
+    pool.query<{ id: number; task_name: string; queue: string; company_id: string | null; company_name: string | null; employee_id: number | null; attempts: number; last_error_code: string | null; last_error_kind: string | null; last_error: string | null; finished_at: Date | null; superseded_by: string | null }>(
+      `select j.id, j.task_name, j.queue, j.company_id, c.name as company_name, j.employee_id, j.attempts, j.last_error_code, j.last_error_kind, j.last_error, j.finished_at, j.superseded_by
        from jobs j left join companies c on c.id = j.company_id where ${w.sql} order by j.finished_at desc nulls last, j.id desc limit $1 offset $2`,
       [page.limit, page.offset, ...w.params]),
-    countFailedJobs(pool, filter),
+    view === 'failed' ? countFailedJobs(pool, filter) : pool.query<{ n: number }>(`select count(*)::int as n from jobs j where ${failedWhere(filter, 1, view).sql}`, w.params).then((r) => r.rows[0]?.n ?? 0),
   ]);
   return {
     total: count,
     rows: list.rows.map((r) => ({
       id: r.id, taskName: r.task_name, queue: r.queue, companyId: r.company_id, companyName: r.company_name, employeeId: r.employee_id,
       attempts: r.attempts, lastErrorCode: r.last_error_code, lastErrorKind: r.last_error_kind, lastError: r.last_error, finishedAt: r.finished_at,
+      supersededBy: r.superseded_by ? { key: r.superseded_by, label: attemptLabel(r.superseded_by) } : null,
     })),
   };
 }
@@ -103,8 +116,8 @@ export function redactPayload(payload: unknown): unknown {
 
 /** One job for the admin's console: metadata, errors and attempts; the payload redacted (redactPayload). */
 export async function failedJobDetail(pool: Pool, jobId: number) {
-  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; payload: unknown; attempts: number; max_attempts: number; idempotency_key: string; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; last_error_kind: string | null; company_id: string | null; employee_id: number | null; payroll_run_id: string | null }>(
-    `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id from jobs where id = $1`,
+  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; payload: unknown; attempts: number; max_attempts: number; idempotency_key: string; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; last_error_kind: string | null; company_id: string | null; employee_id: number | null; payroll_run_id: string | null; superseded_by: string | null }>(
+    `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id, superseded_by from jobs where id = $1`,
     [jobId],
   );
   const j = rows[0];
@@ -117,6 +130,7 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
     id: j.id, taskName: j.task_name, queue: j.queue, status: j.status, payload: redactPayload(j.payload), attempts: j.attempts, maxAttempts: j.max_attempts,
     idempotencyKey: j.idempotency_key, runAt: j.run_at, finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
     lastErrorKind: j.last_error_kind, companyId: j.company_id, employeeId: j.employee_id, payrollRunId: j.payroll_run_id,
+    supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
     attemptLog: attempts.rows.map((a) => ({
       attempt: a.attempt, workerId: a.worker_id, startedAt: a.started_at, finishedAt: a.finished_at, durationMs: a.duration_ms, outcome: a.outcome,
       errorKind: a.error_kind, errorCode: a.error_code, errorMessage: a.error_message, errorStack: a.error_stack, retryDelayMs: a.retry_delay_ms,
@@ -136,12 +150,23 @@ function checkExpected(target: JobsTarget, matched: number): void {
   }
 }
 
-/** Retry one job or every failed job matching the filter; audited by @beton/jobs with the actor. */
+/**
+ * Retry one job or every failed job matching the filter; audited by @beton/jobs with the actor.
+ * A job closed as superseded (its slip was delivered by another attempt, R13) is refused with
+ * that reason (CONFLICT): retrying it would send the employee a second slip. "All matching"
+ * never holds one: it matches failed jobs only.
+ */
 export async function retryJobs(pool: Pool, target: JobsTarget, actor: string): Promise<{ retried: number }> {
   return inTransaction(pool, undefined, async (client) => {
     let ids: number[];
-    if ('ids' in target) ids = target.ids;
-    else {
+    if ('ids' in target) {
+      ids = target.ids;
+      const superseded = await supersededJobs(client, ids);
+      if (superseded.size > 0) {
+        const reasons = [...superseded].map(([id, by]) => `job #${id} was superseded by ${attemptLabel(by)} (${by})`);
+        throw new AppError('CONFLICT', `Not retried: ${reasons.join('; ')}. Its slip was already delivered; retrying would send a second one.`);
+      }
+    } else {
       const w = failedWhere(target.filter);
       // Locked: the jobs counted are the jobs retried.
       ids = (await client.query<{ id: number }>(`select j.id from jobs j where ${w.sql} order by j.id for update`, w.params)).rows.map((r) => r.id);
@@ -173,7 +198,10 @@ export async function discardJobs(pool: Pool, target: JobsTarget, actor: string)
 
 export interface QueueView {
   queue: string;
+  /** Jobs per status; `queued` counts the jobs due now, the delayed ones are in `delayed`. */
   counts: StatusCounts;
+  /** Queued jobs not due yet (a delayed job, e.g. the approval reminders 30 minutes later): waiting on purpose, not stuck. */
+  delayed: number;
   oldestWaitingSeconds: number | null;
   perMinute: Array<{ minute: Date; done: number; failed: number }>;
 }
@@ -187,8 +215,10 @@ export const RATE_WINDOW_S = 10;
  * RATE_WINDOW_S by the jobs that share it (an email's attempt ends right after its request).
  */
 export async function queuesOverview(pool: Pool, now = new Date()) {
-  const [stats, oldest, chart, limits, recent] = await Promise.all([
+  const [stats, delayed, oldest, chart, limits, recent] = await Promise.all([
     queueStats(pool),
+    // Delayed jobs by queue, task and the minute they are due: "7,656 send-reminder-email due at 09:47".
+    delayedJobs(pool, jobDefinitions).then((rows) => ({ rows: rows.map((r) => ({ queue: r.queue, task: r.task, due: r.dueAt, n: r.n })) })),
     oldestDueJobAges(pool, jobDefinitions).then((rows) => ({ rows: rows.map((r) => ({ queue: r.queue, age: r.seconds })) })),
     pool.query<{ queue: string; minute: Date; done: number; failed: number }>(
       `select j.queue, date_trunc('minute', a.finished_at) as minute,
@@ -202,9 +232,11 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
        where a.finished_at > $1::timestamptz - make_interval(secs => $2) and a.finished_at <= $1 group by 1`, [now, RATE_WINDOW_S]),
   ]);
   const queues = new Set([...Object.keys(stats), ...oldest.rows.map((r) => r.queue), ...chart.rows.map((r) => r.queue), ...jobDefinitions.map((d) => d.queue)]);
+  const delayedIn = (queue: string) => delayed.rows.filter((r) => r.queue === queue).reduce((n, r) => n + r.n, 0);
   const views: QueueView[] = [...queues].sort().map((queue) => ({
     queue,
-    counts: { ...emptyCounts(), ...(stats[queue] ?? {}) },
+    counts: { ...emptyCounts(), ...(stats[queue] ?? {}), queued: (stats[queue]?.queued ?? 0) - delayedIn(queue) },
+    delayed: delayedIn(queue),
     oldestWaitingSeconds: oldest.rows.find((r) => r.queue === queue)?.age ?? null,
     perMinute: chart.rows.filter((r) => r.queue === queue).map((r) => ({ minute: r.minute, done: r.done, failed: r.failed })),
   }));
@@ -222,7 +254,9 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
     perSecond: r.perSecond,
     inUsePerSecond: recent.rows.filter((row) => r.tasks.includes(row.task)).reduce((sum, row) => sum + row.n, 0) / RATE_WINDOW_S,
   }));
-  return { queues: views, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), rates, rateWindowSeconds: RATE_WINDOW_S, limitDefs };
+  // The first 50 due times (a month's reminders of every company fit in a few).
+  const delayedGroups = delayed.rows.slice(0, 50).map((r) => ({ queue: r.queue, task: r.task, dueAt: r.due, n: r.n }));
+  return { queues: views, delayed: delayedGroups, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), rates, rateWindowSeconds: RATE_WINDOW_S, limitDefs };
 }
 
 /**

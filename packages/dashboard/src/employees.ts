@@ -1,3 +1,4 @@
+import { attemptLabel, slipDelivery } from '@beton/payroll/slip-attempts';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
 import type { JobStatus, Pool } from './types.ts';
@@ -24,8 +25,10 @@ export interface ListEmployeesInput {
   offset: number;
 }
 
-// The newest slip job (render or email) of the employee for the month decides the status:
-// its email job done → sent; a render done whose email is not yet created → rendered.
+// The newest slip job (render or email) of the employee for the month decides the status —
+// of the month's attempts at the slip, so not a superseded job (another attempt did its
+// work) nor an extra copy: its email job done → sent; a render done whose email job is
+// gone (an admin discarded it) → rendered.
 const SLIP_STATUS_SQL = `
   case when s.status is null then 'none'
        when s.status = 'done' and s.task_name = 'send-slip-email' then 'sent'
@@ -36,6 +39,7 @@ const LATEST_SLIP_JOB = `
   left join lateral (
     select j.status, j.task_name, j.last_error_code from jobs j
     where j.employee_id = e.id and j.task_name in ('render-slip', 'send-slip-email') and j.payload->>'month' = $2
+      and j.status <> 'superseded' and not j.payload ? 'copy'
     order by j.id desc limit 1
   ) s on true`;
 
@@ -114,6 +118,8 @@ export interface JobView {
   id: number;
   taskName: string;
   status: string;
+  /** Status superseded: the attempt that did its work ("resend #2", "the monthly run") and its key. */
+  supersededBy: { key: string; label: string } | null;
   idempotencyKey: string;
   month: string | null;
   attempts: number;
@@ -134,8 +140,10 @@ export interface EmployeeDetail {
     month: string;
     jobs: JobView[];
     slips: Array<{ id: number; key: string; bytes: number; createdAt: Date }>;
-    /** HR's explicit resends of the month's slip: who asked, when, its render job. */
-    resends: Array<{ n: number; requestedBy: string; requestedAt: Date; jobId: number }>;
+    /** HR's explicit resends of the month's slip (and extra copies): who asked, when, its render job. */
+    resends: Array<{ n: number; copy: boolean; requestedBy: string; requestedAt: Date; jobId: number }>;
+    /** The month's slip as the provider accepted it (which attempt, when, to which address); null if not yet. */
+    delivered: { key: string; label: string; sentAt: Date | null; to: string } | null;
   }>;
 }
 
@@ -147,26 +155,27 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
   const e = emp.rows[0];
   if (!e) throw notFound('Employee');
   const [jobs, attempts, slips, resends] = await Promise.all([
-    pool.query<{ id: number; task_name: string; status: string; idempotency_key: string; month: string | null; attempts: number; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null }>(
-      `select id, task_name, status, idempotency_key, payload->>'month' as month, attempts, run_at, finished_at, last_error, last_error_code
+    pool.query<{ id: number; task_name: string; status: string; idempotency_key: string; month: string | null; attempts: number; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; superseded_by: string | null }>(
+      `select id, task_name, status, idempotency_key, payload->>'month' as month, attempts, run_at, finished_at, last_error, last_error_code, superseded_by
        from jobs where employee_id = $1 order by id desc limit 200`, [employeeId]),
     pool.query<{ job_id: number; attempt: number; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; worker_id: string | null; error_code: string | null; error_message: string | null }>(
       `select a.job_id, a.attempt, a.started_at, a.finished_at, a.duration_ms, a.outcome, a.worker_id, a.error_code, a.error_message
        from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.started_at, a.id`, [employeeId]),
     pool.query<{ id: number; month: string; key: string; bytes: number; created_at: Date }>(
       `select id, month, key, bytes, created_at from slips where employee_id = $1 order by month desc, id desc`, [employeeId]),
-    pool.query<{ month: string; n: number; requested_by: string; requested_at: Date; job_id: number }>(
-      `select month, n, requested_by, requested_at, job_id from slip_resends where employee_id = $1 order by month desc, n`, [employeeId]),
+    pool.query<{ month: string; n: number; copy: boolean; requested_by: string; requested_at: Date; job_id: number }>(
+      `select month, n, copy, requested_by, requested_at, job_id from slip_resends where employee_id = $1 order by month desc, n`, [employeeId]),
   ]);
   const months = new Map<string, EmployeeDetail['months'][number]>();
   const monthOf = (m: string | null) => {
     const key = m ?? '—';
-    if (!months.has(key)) months.set(key, { month: key, jobs: [], slips: [], resends: [] });
+    if (!months.has(key)) months.set(key, { month: key, jobs: [], slips: [], resends: [], delivered: null });
     return months.get(key)!;
   };
   for (const j of jobs.rows) {
     monthOf(j.month).jobs.push({
       id: j.id, taskName: j.task_name, status: j.status, idempotencyKey: j.idempotency_key, month: j.month, attempts: j.attempts, runAt: j.run_at,
+      supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
       finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
       attemptLog: attempts.rows.filter((a) => a.job_id === j.id).map((a) => ({
         attempt: a.attempt, startedAt: a.started_at, finishedAt: a.finished_at, durationMs: a.duration_ms, outcome: a.outcome,
@@ -175,7 +184,11 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
     });
   }
   for (const s of slips.rows) monthOf(s.month).slips.push({ id: s.id, key: s.key, bytes: s.bytes, createdAt: s.created_at });
-  for (const r of resends.rows) monthOf(r.month).resends.push({ n: r.n, requestedBy: r.requested_by, requestedAt: r.requested_at, jobId: r.job_id });
+  for (const r of resends.rows) monthOf(r.month).resends.push({ n: r.n, copy: r.copy, requestedBy: r.requested_by, requestedAt: r.requested_at, jobId: r.job_id });
+  await Promise.all([...months.values()].filter((m) => /^\d{4}-\d{2}$/.test(m.month)).map(async (m) => {
+    const d = await slipDelivery(pool, employeeId, m.month);
+    m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
+  }));
   return {
     id: e.id, code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email,
     months: [...months.values()].sort((a, b) => b.month.localeCompare(a.month)),
@@ -237,6 +250,8 @@ export const RESEND_STAGES = ['queued', 'rendering', 'sending', 'done', 'failed'
 export type ResendStage = (typeof RESEND_STAGES)[number];
 
 export function resendStage(render: { status: JobStatus; started: boolean }, email: JobStatus | null): ResendStage {
+  // Superseded: another attempt at the same slip delivered it — for HR the slip is done.
+  if (render.status === 'superseded' || email === 'superseded') return 'done';
   if (email) return email === 'done' ? 'done' : email === 'failed' ? 'failed' : 'sending';
   if (render.status === 'failed') return 'failed';
   if (render.status === 'done') return 'sending';
@@ -250,12 +265,15 @@ export interface SlipJobStatus {
   /** The current stage's job is waiting to retry after an error. */
   retrying: boolean;
   error: string | null;
+  /** Done because another attempt at the slip delivered it: which ("resend #2", "the monthly run"). */
+  supersededBy: string | null;
 }
 
 /** Live status of a resend: the render job and the email job it leads to. */
 export async function slipJobStatus(pool: Pool, companyId: string, jobId: number): Promise<SlipJobStatus> {
-  const { rows } = await pool.query<{ status: JobStatus; started: boolean; last_error: string | null; email_status: JobStatus | null; email_error: string | null }>(
-    `select j.status, j.started_at is not null as started, j.last_error, e.status as email_status, e.last_error as email_error
+  const { rows } = await pool.query<{ status: JobStatus; started: boolean; last_error: string | null; email_status: JobStatus | null; email_error: string | null; superseded_by: string | null }>(
+    `select j.status, j.started_at is not null as started, j.last_error, e.status as email_status, e.last_error as email_error,
+            coalesce(e.superseded_by, j.superseded_by) as superseded_by
      from jobs j left join jobs e on e.idempotency_key = j.idempotency_key || ':email'
      where j.id = $1 and j.company_id = $2`,
     [jobId, companyId],
@@ -264,5 +282,6 @@ export async function slipJobStatus(pool: Pool, companyId: string, jobId: number
   if (!job) throw notFound('Job');
   const overall = resendStage(job, job.email_status);
   const retrying = (overall === 'sending' ? job.email_status : job.status) === 'retrying';
-  return { render: job.status, email: job.email_status, overall, retrying, error: job.email_error ?? job.last_error };
+  const supersededBy = job.superseded_by ? attemptLabel(job.superseded_by) : null;
+  return { render: job.status, email: job.email_status, overall, retrying, error: supersededBy ? null : (job.email_error ?? job.last_error), supersededBy };
 }

@@ -1,50 +1,88 @@
 import { RUNNING_JOBS_FROM } from '@beton/jobs/job-sets';
-import { etaSlackSeconds } from '@beton/jobs/metrics';
 import { remindersAt } from '@beton/payroll/actions';
+import { slipDeadline } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
-import { formatDuration, formatDurationBn, localHhMm, zonedTime } from './time.ts';
+import { formatDuration, formatDurationBn, localWhen } from './time.ts';
 import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
 
 export const SLIP_RENDER_TASK = 'render-slip';
 export const SLIP_EMAIL_TASK = 'send-slip-email';
-/** Throughput is measured over this window. */
+export const REMINDER_TASK = 'send-reminder-email';
+/** A run's own rate is measured over at most this window (since its first slip went, if later). */
 export const THROUGHPUT_WINDOW_S = 300;
+/** A rate measured over less than this is not shown (a couple of slips over a second says nothing). */
+export const MIN_RATE_SPAN_S = 5;
+/** An estimate further out than this is not a time any more: "more than a week at this rate". */
+export const MAX_ESTIMATE_MS = 7 * 24 * 3600_000;
+
+/** A slip's stage on the card: the five add up, with `withoutJob`, to the employee count. */
+export const SLIP_STAGES = ['done', 'running', 'queued', 'retrying', 'failed'] as const;
+export type SlipStage = (typeof SLIP_STAGES)[number];
+export type SlipStageCounts = Record<SlipStage, number>;
 
 export interface RunProgress {
   id: string;
   month: string;
+  /** enqueuing (its fan-out runs) → running → completed (no slip open; a resend opens it again). */
   status: string;
   startedAt: Date;
+  /** When no slip was open any more (the last time it completed); null while running. */
+  completedAt: Date | null;
   approvedAt: Date | null;
   approvedBy: string | null;
   /** When the approval reminders go (approved + 30 min); null before approval. */
   remindersAt: Date | null;
+  /** The approval reminders (delayed jobs) by status: queued ones wait for `remindersAt`. */
+  reminders: StatusCounts;
   employeeCount: number;
-  /** Jobs per status, per task (render, email). */
+  /** The run's jobs per status, per task (render, email); resends of its month included, extra copies not. */
   render: StatusCounts;
   email: StatusCounts;
   /**
-   * Slips per stage; they add up to `employeeCount`. A slip is done when its email is sent,
-   * running/retrying/failed when its render or email job is, queued otherwise (its render
-   * waits, or it is rendered and its email waits).
+   * Slips per stage. Each slip has one live attempt (HR's resend closes the failed one before
+   * it as superseded, and a delivered slip closes the others): done when its email was sent,
+   * running/retrying/failed when its render or email job is, queued when one waits.
    */
-  slips: StatusCounts;
-  /** Slips whose email job is done. */
+  slips: SlipStageCounts;
+  /** Employees of the run whose slip has no job (an admin discarded it): neither open nor failed. */
+  withoutJob: number;
+  /** Slips sent (= slips.done). */
   sent: number;
-  /** Failed jobs + jobs running longer than 10 min. */
+  /** Slips that need attention (failed) + jobs running longer than 10 min. */
   stuck: number;
+  /** Slips that need attention: their last attempt failed (the employees list's "failed"). */
   failed: number;
   runningTooLong: number;
-  /** Slips not yet sent and not failed. */
+  /** Slips still on their way (queued, running, retrying). */
   remaining: number;
   /** The story's one line: "49,992 sent, 8 stuck". */
   line: string;
   /** The same line in Bengali. */
   lineBn: string;
-  /** Emails done per second over the last 5 minutes. */
-  throughputPerSecond: number;
+  /** The run's own rate: slips sent per second over the last 5 minutes (or since its first, if later); null until measurable. */
+  throughputPerSecond: number | null;
+  /** 09:00 (the company's deadline) on the 1st after the paid month, in the company's zone. */
   deadline: Date;
+  /** The deadline with its date: "09:00 on 1 Dec 2026". */
+  deadlineText: string;
+  deadlineTextBn: string;
+  timeZone: string;
+  /** When the run's slips started and are expected to start and finish. */
+  schedule: RunSchedule;
   eta: Eta;
+}
+
+export interface RunSchedule {
+  /** The run's first slip sent; null before. */
+  firstSentAt: Date | null;
+  /** Before its first slip: when it is expected, from the queue ahead of it. */
+  expectedStartAt: Date | null;
+  /** When its last open slip is expected to go; null when done or not estimable. */
+  expectedFinishAt: Date | null;
+  /** 'run-rate': the run's own measured rate; 'queue': the queue ahead and the rate of all sending; 'none'. */
+  basis: 'run-rate' | 'queue' | 'none';
+  /** Before its first slip: open slips of other runs ahead of its first one in the queue. */
+  slipsAhead: number | null;
 }
 
 /** `text` in English, `textBn` in Bengali. */
@@ -54,61 +92,112 @@ export type Eta =
   | { kind: 'on-time' | 'late'; finishAt: Date; text: string; textBn: string };
 
 /**
- * The delivery deadline of a run: `deadline` local time (default 09:00) on the 1st — the
- * run's own day when it started on a 1st (the scheduled 02:00 run), else the next 1st.
+ * Slips per stage from the run's job counts (superseded jobs are not attempts any more and
+ * are left out): a slip in its email stage is counted there, not again by its done render.
  */
-export function runDeadline(startedAt: Date, timeZone: string, deadline = '09:00'): Date {
-  const local = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(startedAt);
-  const [y, m, d] = local.split('-').map(Number) as [number, number, number];
-  const [hh, mm] = deadline.split(':').map(Number) as [number, number];
-  if (d === 1) return zonedTime(timeZone, y, m, 1, hh, mm);
-  return zonedTime(timeZone, m === 12 ? y + 1 : y, m === 12 ? 1 : m + 1, 1, hh, mm);
-}
-
-export function estimate(p: { remaining: number; rate: number; deadline: Date; now: Date; timeZone: string; total: number }): Eta {
-  const total = p.total.toLocaleString('en-US');
-  if (p.remaining <= 0) return { kind: 'done', text: `All ${total} slips handled`, textBn: `সব ${total}টি স্লিপ সম্পন্ন` };
-  if (p.rate <= 0) return { kind: 'idle', text: 'No slips sent in the last 5 minutes; no estimate', textBn: 'গত 5 মিনিটে কোনো স্লিপ পাঠানো হয়নি; অনুমান নেই' };
-  const finishAt = new Date(p.now.getTime() + (p.remaining / p.rate) * 1000);
-  const margin = p.deadline.getTime() - finishAt.getTime();
-  const at = localHhMm(finishAt, p.timeZone);
-  const deadline = localHhMm(p.deadline, p.timeZone);
-  return margin >= 0
-    ? {
-      kind: 'on-time', finishAt,
-      text: `At the current rate finishes at ${at}, ${formatDuration(margin)} before the ${deadline} deadline`,
-      textBn: `বর্তমান গতিতে ${at}-এ শেষ হবে, ${deadline}-এর সময়সীমার ${formatDurationBn(margin)} আগে`,
-    }
-    : {
-      kind: 'late', finishAt,
-      text: `Warning: at the current rate finishes at ${at}, ${formatDuration(margin)} after the ${deadline} deadline`,
-      textBn: `সতর্কতা: বর্তমান গতিতে ${at}-এ শেষ হবে, ${deadline}-এর সময়সীমার ${formatDurationBn(margin)} পরে`,
-    };
-}
-
-/**
- * Slips per stage from the job counts: each slip has one render job and, once rendered, one
- * email job, so a slip in the email stage is counted there and not again by its done render.
- */
-export function slipStages(render: StatusCounts, email: StatusCounts, total: number): StatusCounts {
-  const slips: StatusCounts = {
+export function slipStages(render: StatusCounts, email: StatusCounts, total: number): { slips: SlipStageCounts; withoutJob: number } {
+  const slips: SlipStageCounts = {
     done: email.done,
     running: render.running + email.running,
     retrying: render.retrying + email.retrying,
     failed: render.failed + email.failed,
-    queued: 0,
+    queued: render.queued + email.queued,
   };
-  // Render waiting + email waiting + rendered-but-email-not-yet-written + not yet enqueued.
-  slips.queued = Math.max(0, total - slips.done - slips.running - slips.retrying - slips.failed);
-  return slips;
+  const counted = SLIP_STAGES.reduce((n, s) => n + slips[s], 0);
+  return { slips, withoutJob: Math.max(0, total - counted) };
+}
+
+/**
+ * The estimate line. `rate`: slips per second this run's estimate uses (its own, or all sending
+ * while it waits in the queue); `finishAt` is never before now, never more than a week out.
+ */
+export function estimate(p: {
+  remaining: number;
+  finishAt: Date | null;
+  basis: RunSchedule['basis'];
+  rate: number | null;
+  deadline: Date;
+  now: Date;
+  timeZone: string;
+  total: number;
+  completedAt: Date | null;
+  failed: number;
+  /** Slips of the run went out moments ago: too few to tell a rate yet. */
+  measuring?: boolean;
+}): Eta {
+  const total = p.total.toLocaleString('en-US');
+  const deadline = localWhen(p.deadline, p.timeZone);
+  if (p.remaining <= 0) {
+    const at = p.completedAt ? localWhen(p.completedAt, p.timeZone) : null;
+    const attention = p.failed ? `; ${p.failed.toLocaleString('en-US')} need attention` : '';
+    const attentionBn = p.failed ? `; ${p.failed.toLocaleString('en-US')}টিতে মনোযোগ দরকার` : '';
+    return {
+      kind: 'done',
+      text: `All ${total} slips handled${at ? ` (completed at ${at.en})` : ''}${attention}`,
+      textBn: `সব ${total}টি স্লিপ সম্পন্ন${at ? ` (${at.bn}-এ শেষ)` : ''}${attentionBn}`,
+    };
+  }
+  const passed = p.now.getTime() - p.deadline.getTime();
+  const passedText = passed > 0 ? { en: `The ${deadline.en} deadline passed ${formatDuration(passed)} ago. `, bn: `${deadline.bn}-এর সময়সীমা ${formatDurationBn(passed)} আগে পেরিয়ে গেছে। ` } : { en: '', bn: '' };
+  if ((!p.finishAt || !p.rate) && p.measuring) {
+    return { kind: 'idle', text: `${passedText.en}Its first slips are going out; measuring the rate…`, textBn: `${passedText.bn}প্রথম স্লিপগুলো যাচ্ছে; গতি মাপা হচ্ছে…` };
+  }
+  if (!p.finishAt || !p.rate) {
+    return {
+      kind: 'idle',
+      text: `${passedText.en}No slip sent in the last 5 minutes, so no estimate yet`,
+      textBn: `${passedText.bn}গত 5 মিনিটে কোনো স্লিপ পাঠানো হয়নি, তাই এখনও অনুমান নেই`,
+    };
+  }
+  const rate = p.rate.toFixed(p.rate < 10 ? 1 : 0);
+  const how = p.basis === 'run-rate' ? { en: `At this run's rate (${rate} slips/s)`, bn: `এই রানের গতিতে (${rate} স্লিপ/সেকেন্ড)` } : { en: `From the queue ahead (${rate} slips/s sent now)`, bn: `সামনের সারি থেকে (এখন ${rate} স্লিপ/সেকেন্ড)` };
+  if (p.finishAt.getTime() - p.now.getTime() > MAX_ESTIMATE_MS) {
+    return {
+      kind: 'late', finishAt: p.finishAt,
+      text: `Warning: ${how.en.toLowerCase()} it would take more than a week; the deadline is ${deadline.en}`,
+      textBn: `সতর্কতা: ${how.bn} এক সপ্তাহের বেশি লাগবে; সময়সীমা ${deadline.bn}`,
+    };
+  }
+  const at = localWhen(p.finishAt, p.timeZone);
+  const margin = p.deadline.getTime() - p.finishAt.getTime();
+  return margin >= 0
+    ? {
+      kind: 'on-time', finishAt: p.finishAt,
+      text: `${how.en} finishes at ${at.en}, ${formatDuration(margin)} before the deadline (${deadline.en})`,
+      textBn: `${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} আগে`,
+    }
+    : {
+      kind: 'late', finishAt: p.finishAt,
+      text: `${passedText.en}Warning: ${how.en.toLowerCase()} finishes at ${at.en}, ${formatDuration(margin)} after the deadline (${deadline.en})`,
+      textBn: `${passedText.bn}সতর্কতা: ${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} পরে`,
+    };
+}
+
+/**
+ * Where a run stands in the queue (R13 fair share): every run's slips are spread over the
+ * queue in proportion (fairSharePriority), so the open slips of a run that is a fraction f
+ * through lie evenly over [f, 1] of the queue's order. Slips of other runs ahead of a run's
+ * first open slip, and of its last (every open slip of every run, since all end together).
+ */
+export function queueAhead(run: { open: number; total: number }, others: Array<{ open: number; total: number }>): { first: number; last: number } {
+  const front = (r: { open: number; total: number }) => (r.total > 0 ? 1 - r.open / r.total : 1);
+  const f = front(run);
+  let first = 0;
+  let last = run.open;
+  for (const o of others) {
+    last += o.open;
+    const g = front(o);
+    if (o.open > 0 && f > g) first += o.open * Math.min(1, (f - g) / (1 - g));
+  }
+  return { first: Math.round(first), last };
 }
 
 interface RunRow {
-  id: string; month: string; status: string; started_at: Date; approved_at: Date | null; approved_by: string | null;
+  id: string; month: string; status: string; started_at: Date; completed_at: Date | null; approved_at: Date | null; approved_by: string | null;
   employee_count: number; time_zone: string; deadline: string;
 }
 
-const RUN_COLUMNS = `r.id, r.month, r.status, r.started_at, r.approved_at, r.approved_by, r.employee_count, c.time_zone, c.deadline`;
+const RUN_COLUMNS = `r.id, r.month, r.status, r.started_at, r.completed_at, r.approved_at, r.approved_by, r.employee_count, c.time_zone, c.deadline`;
 
 /** Progress of every payroll run of one company (newest first). HR-scoped: `companyId` is the session's. */
 export async function listRunProgress(pool: Pool, companyId: string, options: { limit?: number; now?: Date } = {}): Promise<RunProgress[]> {
@@ -130,17 +219,25 @@ export async function runProgress(pool: Pool, companyId: string, runId: string, 
   return (await progressOf(pool, rows, now))[0]!;
 }
 
+/** Sent slips per second over the window, measured from `since` if later than the window's start; null when too short. */
+function rateOf(n: number, since: Date | null, now: Date): number | null {
+  if (!since || n === 0) return null;
+  const spanS = (now.getTime() - Math.max(since.getTime(), now.getTime() - THROUGHPUT_WINDOW_S * 1000)) / 1000;
+  return spanS >= MIN_RATE_SPAN_S ? n / spanS : null;
+}
+
 async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunProgress[]> {
   if (runs.length === 0) return [];
-  // Three narrow queries instead of one wide one: counts by (task, status) from the counters
-  // the triggers on `jobs` keep (a few rows, not 100,000); the running jobs (RUNNING_JOBS_FROM:
-  // as many as are in flight); the emails done recently, an index range over their attempts'
-  // (run, task, finished_at).
+  // Narrow queries instead of one wide one: counts by (task, status) from the counters the
+  // triggers on `jobs` keep (a few rows, not 100,000); the running jobs (RUNNING_JOBS_FROM: as
+  // many as are in flight); per run, its first email sent and those of the last 5 minutes (an
+  // index range over their attempts' (run, task, finished_at)); the open slips of every run
+  // still running (the queue a waiting run stands in).
   const ids = runs.map((r) => r.id);
-  const [counts, tooLong, recentDone] = await Promise.all([
+  const [counts, tooLong, sending, active] = await Promise.all([
     pool.query<{ run: string; task: string; status: keyof StatusCounts; n: number }>(
       `select payroll_run_id as run, task_name as task, status, n
-       from run_job_counts where payroll_run_id = any($1::uuid[]) and task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')`,
+       from run_job_counts where payroll_run_id = any($1::uuid[]) and task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}', '${REMINDER_TASK}')`,
       [ids],
     ),
     pool.query<{ run: string; n: number }>(
@@ -149,51 +246,104 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
        group by 1`,
       [ids, now, STUCK_AFTER_MS / 1000],
     ),
-    pool.query<{ run: string; n: number }>(
-      `select payroll_run_id as run, count(*)::int as n from job_attempts
-       where payroll_run_id = any($1::uuid[]) and task_name = '${SLIP_EMAIL_TASK}'
-         and finished_at > $2::timestamptz - make_interval(secs => $3) and outcome = 'done'
-       group by 1`,
+    pool.query<{ run: string; first_sent: Date | null; recent: number; recent_from: Date | null }>(
+      `select r.id as run,
+              (select a.finished_at from job_attempts a where a.payroll_run_id = r.id and a.task_name = '${SLIP_EMAIL_TASK}' and a.outcome = 'done' and a.finished_at <= $2
+               order by a.finished_at limit 1) as first_sent,
+              w.n::int as recent, w.since as recent_from
+       from unnest($1::uuid[]) as r(id)
+       cross join lateral (select count(*) as n, min(a.finished_at) as since from job_attempts a
+                           where a.payroll_run_id = r.id and a.task_name = '${SLIP_EMAIL_TASK}' and a.outcome = 'done'
+                             and a.finished_at > $2::timestamptz - make_interval(secs => $3) and a.finished_at <= $2) w`,
       [ids, now, THROUGHPUT_WINDOW_S],
     ),
+    pool.query<{ run: string; open: number; total: number }>(
+      `select r.id as run, r.employee_count as total,
+              coalesce(sum(c.n) filter (where c.status in ('queued', 'running', 'retrying')), 0)::int as open
+       from payroll_runs r left join run_job_counts c on c.payroll_run_id = r.id and c.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
+       where r.status = 'running' group by r.id`,
+    ),
   ]);
-  const rows = counts.rows;
-  return runs.map((run) => {
+  // The rate of all slip emails, only when a run waits in the queue with nothing sent yet.
+  let allSending: { rate: number | null } | undefined;
+  const allRate = async () => {
+    if (!allSending) {
+      const { rows } = await pool.query<{ n: number; since: Date | null }>(
+        `select count(*)::int as n, min(finished_at) as since from job_attempts
+         where finished_at > $1::timestamptz - make_interval(secs => $2) and finished_at <= $1 and task_name = '${SLIP_EMAIL_TASK}' and outcome = 'done'`,
+        [now, THROUGHPUT_WINDOW_S],
+      );
+      allSending = { rate: rateOf(rows[0]?.n ?? 0, rows[0]?.since ?? null, now) };
+    }
+    return allSending.rate;
+  };
+
+  return Promise.all(runs.map(async (run) => {
     const render = emptyCounts();
     const email = emptyCounts();
-    for (const row of rows) {
+    const reminders = emptyCounts();
+    for (const row of counts.rows) {
       if (row.run !== run.id) continue;
-      (row.task === SLIP_EMAIL_TASK ? email : render)[row.status] += row.n;
+      (row.task === SLIP_EMAIL_TASK ? email : row.task === REMINDER_TASK ? reminders : render)[row.status] += row.n;
     }
     const runningTooLong = tooLong.rows.find((r) => r.run === run.id)?.n ?? 0;
-    const recent = recentDone.rows.find((r) => r.run === run.id)?.n ?? 0;
-    const total = Math.max(run.employee_count, render.queued + render.running + render.retrying + render.done + render.failed);
-    const sent = email.done;
-    const failed = render.failed + email.failed;
+    const total = run.employee_count;
+    const { slips, withoutJob } = slipStages(render, email, total);
+    const sent = slips.done;
+    const failed = slips.failed;
     const stuck = failed + runningTooLong;
-    const remaining = Math.max(0, total - sent - failed);
+    const remaining = slips.queued + slips.running + slips.retrying;
     const [sentText, stuckText] = [sent.toLocaleString('en-US'), stuck.toLocaleString('en-US')];
-    const throughputPerSecond = recent / THROUGHPUT_WINDOW_S;
-    const deadline = runDeadline(run.started_at, run.time_zone, run.deadline);
+    const deadline = slipDeadline(run.month, run.time_zone, run.deadline);
+    const deadlineWhen = localWhen(deadline, run.time_zone);
+
+    const own = sending.rows.find((r) => r.run === run.id);
+    const firstSentAt = own?.first_sent ?? null;
+    const ownRate = rateOf(own?.recent ?? 0, own?.recent_from ?? null, now);
+    const schedule: RunSchedule = { firstSentAt, expectedStartAt: null, expectedFinishAt: null, basis: 'none', slipsAhead: null };
+    let rate: number | null = null;
+    const at = (slips: number, perSecond: number) => new Date(now.getTime() + Math.min(MAX_ESTIMATE_MS + 1, (slips / perSecond) * 1000));
+    if (remaining > 0 && ownRate) {
+      rate = ownRate;
+      schedule.basis = 'run-rate';
+      schedule.expectedFinishAt = at(remaining, ownRate);
+    } else if (remaining > 0 && !firstSentAt) {
+      // Nothing of this run sent yet: where it stands in the queue, at the rate of all sending.
+      const others = active.rows.filter((r) => r.run !== run.id);
+      const ahead = queueAhead({ open: remaining, total }, others);
+      schedule.slipsAhead = ahead.first;
+      const all = await allRate();
+      if (all) {
+        rate = all;
+        schedule.basis = 'queue';
+        schedule.expectedStartAt = at(ahead.first, all);
+        schedule.expectedFinishAt = at(ahead.last, all);
+      }
+    }
     return {
-      id: run.id, month: run.month, status: run.status, startedAt: run.started_at, approvedAt: run.approved_at, approvedBy: run.approved_by,
-      remindersAt: run.approved_at ? remindersAt(run.approved_at) : null,
-      employeeCount: total, render, email, slips: slipStages(render, email, total), sent, stuck, failed, runningTooLong, remaining,
+      id: run.id, month: run.month, status: run.status, startedAt: run.started_at, completedAt: run.completed_at,
+      approvedAt: run.approved_at, approvedBy: run.approved_by,
+      remindersAt: run.approved_at ? remindersAt(run.approved_at) : null, reminders,
+      employeeCount: total, render, email, slips, withoutJob, sent, stuck, failed, runningTooLong, remaining,
       line: `${sentText} sent, ${stuckText} stuck`,
       lineBn: `${sentText}টি পাঠানো হয়েছে, ${stuckText}টি আটকে আছে`,
-      throughputPerSecond,
-      deadline,
-      eta: estimate({ remaining, rate: throughputPerSecond, deadline, now, timeZone: run.time_zone, total }),
+      throughputPerSecond: ownRate,
+      deadline, deadlineText: deadlineWhen.en, deadlineTextBn: deadlineWhen.bn, timeZone: run.time_zone,
+      schedule,
+      eta: estimate({
+        remaining, finishAt: schedule.expectedFinishAt, basis: schedule.basis, rate, deadline, now, timeZone: run.time_zone, total,
+        completedAt: run.completed_at, failed, measuring: !ownRate && (own?.recent ?? 0) > 0,
+      }),
     };
-  });
+  }));
 }
 
 /**
  * Every payroll run with slips still to handle (a render or email job queued, running or
- * retrying, from the counters), with its slack against its deadline: deadline − (now +
- * remaining ÷ the emails sent per second over the last 5 minutes), the same estimate HR's
- * page shows. Negative: at the current rate it finishes late; −Infinity: nothing was sent in
- * the last 5 minutes with slips left. The schedulers report it as
+ * retrying, from the counters), with its slack against its deadline: deadline − the expected
+ * finish HR's card shows (from the run's own rate, or from the queue ahead before its slips
+ * start). Negative: at the current rate it finishes late; −Infinity: no estimate (nothing
+ * sent lately with slips left). The schedulers report it as
  * beton_payroll_run_eta_slack_seconds{company, run}.
  */
 export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array<{ company: string; run: string; slackSeconds: number }>> {
@@ -208,7 +358,8 @@ export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array
     .map((p) => ({
       company: rows.find((r) => r.id === p.id)!.company_id,
       run: p.month,
-      slackSeconds: etaSlackSeconds({ deadlineMs: p.deadline.getTime(), nowMs: now.getTime(), remainingJobs: p.remaining, jobsPerSecond: p.throughputPerSecond }),
+      // The card's own estimate (the run's rate, or the queue ahead before its slips start).
+      slackSeconds: p.schedule.expectedFinishAt ? (p.deadline.getTime() - p.schedule.expectedFinishAt.getTime()) / 1000 : -Infinity,
     }));
 }
 

@@ -1,15 +1,22 @@
 import { z } from 'zod';
 import { RESEND_STAGES, SLIP_STATUSES } from './employees.ts';
+import { SLIP_STAGES } from './runs.ts';
 import { JOB_STATUSES } from './types.ts';
 
 /** Output schemas of the read models: the API validates what it sends (tRPC `.output`). */
-const counts = z.object({ queued: z.number(), running: z.number(), retrying: z.number(), done: z.number(), failed: z.number() });
+const counts = z.object(Object.fromEntries(JOB_STATUSES.map((s) => [s, z.number()])) as Record<(typeof JOB_STATUSES)[number], z.ZodNumber>);
+const stages = z.object(Object.fromEntries(SLIP_STAGES.map((s) => [s, z.number()])) as Record<(typeof SLIP_STAGES)[number], z.ZodNumber>);
 
 export const runProgressOutput = z.object({
-  id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
-  remindersAt: z.date().nullable(),
-  employeeCount: z.number(), render: counts, email: counts, slips: counts, sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(),
-  remaining: z.number(), line: z.string(), lineBn: z.string(), throughputPerSecond: z.number(), deadline: z.date(),
+  id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), completedAt: z.date().nullable(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
+  remindersAt: z.date().nullable(), reminders: counts,
+  employeeCount: z.number(), render: counts, email: counts, slips: stages, withoutJob: z.number(), sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(),
+  remaining: z.number(), line: z.string(), lineBn: z.string(), throughputPerSecond: z.number().nullable(),
+  deadline: z.date(), deadlineText: z.string(), deadlineTextBn: z.string(), timeZone: z.string(),
+  schedule: z.object({
+    firstSentAt: z.date().nullable(), expectedStartAt: z.date().nullable(), expectedFinishAt: z.date().nullable(),
+    basis: z.enum(['run-rate', 'queue', 'none']), slipsAhead: z.number().nullable(),
+  }),
   eta: z.union([
     z.object({ kind: z.enum(['done', 'idle']), text: z.string(), textBn: z.string() }),
     z.object({ kind: z.enum(['on-time', 'late']), finishAt: z.date(), text: z.string(), textBn: z.string() }),
@@ -34,16 +41,19 @@ export const employeeDetailOutput = z.object({
   months: z.array(z.object({
     month: z.string(),
     jobs: z.array(z.object({
-      id: z.number(), taskName: z.string(), status: z.string(), idempotencyKey: z.string(), month: z.string().nullable(), attempts: z.number(),
+      id: z.number(), taskName: z.string(), status: z.string(), supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
+      idempotencyKey: z.string(), month: z.string().nullable(), attempts: z.number(),
       runAt: z.date(), finishedAt: z.date().nullable(), lastError: z.string().nullable(), lastErrorCode: z.string().nullable(), attemptLog: z.array(attempt),
     })),
     slips: z.array(z.object({ id: z.number(), key: z.string(), bytes: z.number(), createdAt: z.date() })),
-    resends: z.array(z.object({ n: z.number(), requestedBy: z.string(), requestedAt: z.date(), jobId: z.number() })),
+    resends: z.array(z.object({ n: z.number(), copy: z.boolean(), requestedBy: z.string(), requestedAt: z.date(), jobId: z.number() })),
+    delivered: z.object({ key: z.string(), label: z.string(), sentAt: z.date().nullable(), to: z.string() }).nullable(),
   })),
 });
 
 export const slipJobStatusOutput = z.object({
   render: z.enum(JOB_STATUSES), email: z.enum(JOB_STATUSES).nullable(), overall: z.enum(RESEND_STAGES), retrying: z.boolean(), error: z.string().nullable(),
+  supersededBy: z.string().nullable(),
 });
 
 export const failedListOutput = z.object({
@@ -51,7 +61,7 @@ export const failedListOutput = z.object({
   rows: z.array(z.object({
     id: z.number(), taskName: z.string(), queue: z.string(), companyId: z.string().nullable(), companyName: z.string().nullable(),
     employeeId: z.number().nullable(), attempts: z.number(), lastErrorCode: z.string().nullable(), lastErrorKind: z.string().nullable(),
-    lastError: z.string().nullable(), finishedAt: z.date().nullable(),
+    lastError: z.string().nullable(), finishedAt: z.date().nullable(), supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
   })),
 });
 
@@ -65,6 +75,7 @@ export const jobDetailOutput = z.object({
   id: z.number(), taskName: z.string(), queue: z.string(), status: z.string(), payload: z.unknown(), attempts: z.number(), maxAttempts: z.number(),
   idempotencyKey: z.string(), runAt: z.date(), finishedAt: z.date().nullable(), lastError: z.string().nullable(), lastErrorCode: z.string().nullable(),
   lastErrorKind: z.string().nullable(), companyId: z.string().nullable(), employeeId: z.number().nullable(), payrollRunId: z.string().nullable(),
+  supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
   attemptLog: z.array(z.object({
     attempt: z.number(), workerId: z.string().nullable(), startedAt: z.date(), finishedAt: z.date().nullable(), durationMs: z.number().nullable(),
     outcome: z.string(), errorKind: z.string().nullable(), errorCode: z.string().nullable(), errorMessage: z.string().nullable(),
@@ -74,16 +85,17 @@ export const jobDetailOutput = z.object({
 
 export const queuesOutput = z.object({
   queues: z.array(z.object({
-    queue: z.string(), counts, oldestWaitingSeconds: z.number().nullable(),
+    queue: z.string(), counts, delayed: z.number(), oldestWaitingSeconds: z.number().nullable(),
     perMinute: z.array(z.object({ minute: z.date(), done: z.number(), failed: z.number() })),
   })),
+  delayed: z.array(z.object({ queue: z.string(), task: z.string(), dueAt: z.date(), n: z.number() })),
   limits: z.array(z.object({ key: z.string(), inUse: z.number(), max: z.number() })),
   rates: z.array(z.object({ key: z.string(), perSecond: z.number(), inUsePerSecond: z.number() })),
   rateWindowSeconds: z.number(),
   limitDefs: z.array(z.object({
     queue: z.string(),
     limits: z.object({
-      concurrency: z.object({ key: z.string(), max: z.number() }).optional(),
+      concurrency: z.object({ key: z.string(), max: z.number(), reserved: z.number().optional() }).optional(),
       rate: z.object({ key: z.string(), perSecond: z.number() }).optional(),
     }),
   })),

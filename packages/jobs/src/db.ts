@@ -20,14 +20,17 @@ export async function inTransaction<T>(pool: Pool, client: PoolClient | undefine
 }
 
 /**
- * graphile-worker's job spec of a Beton wake-up, as SQL over a job id, a wake-up number and a
- * run time (null: now); `$1` is the task's name. Used by {@link addWakeups} and by enqueue's
- * single statement.
+ * graphile-worker's job spec of a Beton wake-up, as SQL over a job id, a wake-up number, a
+ * run time (null: now) and the job's priority (lanes.ts); `$1` is the task's name. Used by
+ * {@link addWakeups} and by enqueue's single statement.
  */
-export const wakeupSpecSql = (jobId: string, seq: string, runAt: string) =>
-  `row($1::text, json_build_object('jobId', ${jobId}, 'seq', ${seq}), null, coalesce(${runAt}, now()), 25, null, 0, null)::graphile_worker.job_spec`;
+export const wakeupSpecSql = (jobId: string, seq: string, runAt: string, priority = '0') =>
+  `row($1::text, json_build_object('jobId', ${jobId}, 'seq', ${seq}), null, coalesce(${runAt}, now()), 25, null, ${priority}, null)::graphile_worker.job_spec`;
 
-/** The graphile-worker wake-up jobs for Beton jobs: payload `{ jobId, seq }`, run at `runAt`. */
+/**
+ * The graphile-worker wake-up jobs for Beton jobs: payload `{ jobId, seq }`, run at `runAt`,
+ * with each job's own priority (read from its row, so every wake-up keeps the job's lane).
+ */
 export async function addWakeups(
   client: PoolClient,
   task: string,
@@ -36,8 +39,9 @@ export async function addWakeups(
   if (wakeups.length === 0) return;
   await client.query(
     `select graphile_worker.add_jobs(array(
-       select ${wakeupSpecSql('w.job_id', 'w.seq', 'w.run_at')}
-       from unnest($2::bigint[], $3::int[], $4::timestamptz[]) as w(job_id, seq, run_at)))`,
+       select ${wakeupSpecSql('w.job_id', 'w.seq', 'w.run_at', 'coalesce(j.priority, 0)')}
+       from unnest($2::bigint[], $3::int[], $4::timestamptz[]) as w(job_id, seq, run_at)
+       left join jobs j on j.id = w.job_id))`,
     [task, wakeups.map((w) => w.jobId), wakeups.map((w) => w.seq), wakeups.map((w) => w.runAt)],
   );
 }

@@ -8,8 +8,12 @@ export type QueueName = (typeof QUEUES)[number];
 
 /** A limit held across every worker process on every machine (SPEC R4). */
 export interface JobLimits {
-  /** At most this many jobs of the key run at once. */
-  concurrency?: { key: string; max: number };
+  /**
+   * At most `max` jobs of the key run at once. `reserved`: slots on top of `max` that only
+   * interactive jobs (priority < 0, see lanes.ts) may take, so HR's one-off action finds a
+   * free slot while the bulk holds all the others. Default: 0.
+   */
+  concurrency?: { key: string; max: number; reserved?: number };
   /**
    * At most `perSecond` jobs of the key start in any 1-second window (`window` 'sliding', the
    * default) or in each second of the clock ('fixed': how a provider with per-second windows

@@ -8,6 +8,8 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** Overrides the key the definition derives from the payload. */
   idempotencyKey?: string;
+  /** graphile-worker's order, lower first (lanes.ts: fairSharePriority, INTERACTIVE_PRIORITY). Default: 0. */
+  priority?: number;
   /** Join the caller's transaction instead of opening one. */
   client?: PoolClient;
 }
@@ -50,7 +52,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     return def;
   }
 
-  type Item<N extends Defs[number]['name']> = { payload: PayloadOf<DefinitionNamed<Defs, N>>; runAt?: Date; idempotencyKey?: string };
+  type Item<N extends Defs[number]['name']> = { payload: PayloadOf<DefinitionNamed<Defs, N>>; runAt?: Date; idempotencyKey?: string; priority?: number };
 
   /**
    * Validates the items and writes the new ones — their `jobs` rows and wake-ups — in ONE
@@ -66,6 +68,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         payload: JSON.stringify(payload),
         key: item.idempotencyKey ?? def.idempotencyKey(payload),
         runAt: item.runAt ?? null,
+        priority: item.priority ?? 0,
         companyId: links.companyId ?? null,
         payrollRunId: links.payrollRunId ?? null,
         employeeId: links.employeeId ?? null,
@@ -76,13 +79,13 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
     const { rows: inserted } = await db.query<{ id: number }>(
       `with ins as (
-         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, updated_at)
-         select $1, $2, t.payload, 'queued', $3, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, now()
-         from unnest($4::jsonb[], $5::text[], $6::timestamptz[], $7::uuid[], $8::uuid[], $9::int[])
-           as t(payload, key, run_at, company_id, payroll_run_id, employee_id)
+         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, priority, updated_at)
+         select $1, $2, t.payload, 'queued', $3, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, t.priority, now()
+         from unnest($4::jsonb[], $5::text[], $6::timestamptz[], $7::uuid[], $8::uuid[], $9::int[], $10::int[])
+           as t(payload, key, run_at, company_id, payroll_run_id, employee_id, priority)
          on conflict (idempotency_key) do nothing
-         returning id, run_at)
-       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at')} from ins)))
+         returning id, run_at, priority)
+       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority')} from ins)))
        select ins.id from ins, woken`,
       [
         def.name,
@@ -94,6 +97,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         rows.map((r) => r.companyId),
         rows.map((r) => r.payrollRunId),
         rows.map((r) => r.employeeId),
+        rows.map((r) => r.priority),
       ],
     );
     return { keys, insertedIds: inserted.map((r) => r.id) };
@@ -120,7 +124,12 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     payload: PayloadOf<DefinitionNamed<Defs, N>>,
     options: EnqueueOptions = {},
   ): Promise<EnqueuedJob> {
-    const item = { payload, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.runAt ? { runAt: options.runAt } : {}) };
+    const item = {
+      payload,
+      ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+      ...(options.runAt ? { runAt: options.runAt } : {}),
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
+    };
     const db = options.client ?? pool;
     const { keys, insertedIds } = await write(name, [item], db);
     const key = keys[0]!;

@@ -40,7 +40,7 @@ export class TransientError extends JobError {
 }
 
 export class PermanentError extends JobError {
-  override readonly name = 'PermanentError';
+  override readonly name: string = 'PermanentError';
   readonly kind = 'permanent' as const;
 }
 
@@ -78,6 +78,21 @@ export class AccountFaultError extends JobError {
 /** What the engine does with an attempt's error besides retrying or failing it. */
 export type ErrorAction = 'defer' | 'pause';
 
+/**
+ * Thrown by a handler whose work another job already did (R13: the employee's slip of the
+ * month was delivered by another attempt at it): the job ends `superseded`, not failed, and is
+ * never retried. `by` names what superseded it (e.g. the delivered slip's key).
+ */
+export class SupersededError extends PermanentError {
+  override readonly name = 'SupersededError';
+  constructor(
+    readonly by: string,
+    message: string,
+  ) {
+    super('superseded', message);
+  }
+}
+
 export interface ClassifiedError {
   kind: ErrorKind;
   code: ErrorCode;
@@ -88,6 +103,8 @@ export interface ClassifiedError {
   action?: ErrorAction;
   /** For 'pause': the setting to fix. */
   setting?: string;
+  /** Set when the job was superseded (SupersededError): what superseded it. */
+  supersededBy?: string;
 }
 
 /** Anything thrown becomes an Error once, so the rest of the engine can rely on it. */
@@ -175,6 +192,7 @@ export function classifyError(thrown: unknown): ClassifiedError {
   });
   if (error instanceof DeferError) return { ...out('transient', error.code, error.retryAfterMs), action: 'defer' };
   if (error instanceof AccountFaultError) return { ...out('transient', error.code), action: 'pause', setting: error.setting };
+  if (error instanceof SupersededError) return { ...out('permanent', error.code), supersededBy: error.by };
   if (error instanceof TransientError) return out('transient', error.code, error.retryAfterMs);
   if (error instanceof PermanentError) return out('permanent', error.code);
   if (error.name === 'ZodError') return out('permanent', 'invalid_payload');

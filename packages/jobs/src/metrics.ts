@@ -29,8 +29,11 @@ export const METRIC_NAMES = {
 
 export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
 
-/** How one job attempt ended. `handed_back`: released unfinished during graceful shutdown. */
-export const JOB_OUTCOMES = ['done', 'retrying', 'failed', 'handed_back'] as const;
+/**
+ * How one job attempt ended. `handed_back`: released unfinished during graceful shutdown;
+ * `superseded`: another job had already done its work (R13), nothing done.
+ */
+export const JOB_OUTCOMES = ['done', 'retrying', 'failed', 'superseded', 'handed_back'] as const;
 export type JobOutcome = (typeof JOB_OUTCOMES)[number];
 
 /** Statuses reported by `beton_queue_depth` (`done` is history, not depth). */
@@ -229,7 +232,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   });
   const jobsFinished = new Counter({
     name: METRIC_NAMES.jobsFinished,
-    help: 'Job attempts ended, by outcome (done|retrying|failed|handed_back). failed = dead-letter queue.',
+    help: 'Job attempts ended, by outcome (done|retrying|failed|superseded|handed_back). failed = dead-letter queue.',
     labelNames: ['task', 'queue', 'outcome'] as const,
     registers,
   });

@@ -45,6 +45,28 @@ export async function oldestDueJobAges(pool: Pool, definitions: ReadonlyArray<{ 
   return [...oldest].map(([queue, seconds]) => ({ queue, seconds }));
 }
 
+/**
+ * Jobs waiting on purpose for a later time (a delayed job, e.g. the approval reminders 30
+ * minutes later), by queue, task and the minute they are due: the future wake-ups in
+ * graphile-worker's table (only pending work, Beton's (task, run_at) index) whose job is
+ * `queued` — a `retrying` job's wake-up is a backoff, not a delay.
+ */
+export async function delayedJobs(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<Array<{ queue: string; task: string; dueAt: Date; n: number }>> {
+  const { rows } = await pool.query<{ task: string; due: Date; n: number }>(
+    `select t.identifier as task, date_trunc('minute', w.run_at) as due, count(*)::int as n
+     from graphile_worker._private_jobs w
+     join graphile_worker._private_tasks t on t.id = w.task_id
+     join jobs j on j.id = (w.payload->>'jobId')::bigint and j.status = 'queued'
+     where w.is_available and w.run_at > now()
+     group by 1, 2 order by 2, 1`,
+  );
+  const queueOf = new Map(definitions.map((d) => [d.name, d.queue]));
+  return rows.flatMap((r) => {
+    const queue = queueOf.get(r.task);
+    return queue ? [{ queue, task: r.task, dueAt: r.due, n: r.n }] : [];
+  });
+}
+
 /** Queue depth and the oldest due job's age per queue, for the metrics endpoint. */
 export async function queueDepth(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }> = jobDefinitions): Promise<{
   depth: Array<{ queue: string; status: 'queued' | 'running' | 'retrying' | 'failed'; count: number }>;

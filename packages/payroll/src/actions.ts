@@ -1,6 +1,7 @@
-import type { Pool } from '@beton/db';
-import { inTransaction, type BetonJobs, type JobClient } from '@beton/jobs';
+import type { Pool, PoolClient } from '@beton/db';
+import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, slipKey, supersedeJobs, type BetonJobs, type JobClient } from '@beton/jobs';
 import { assertMonth } from './month.ts';
+import { attemptLabel, SLIP_TASKS, slipDelivery } from './slip-attempts.ts';
 
 export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
@@ -19,54 +20,112 @@ export interface ActionDeps {
   jobs: JobClient<BetonJobs>;
 }
 
+/** Why HR's action could not be done as asked (the web answers 409 with the message). */
+export class SlipActionRefused extends Error {
+  override readonly name = 'SlipActionRefused';
+}
+
+/** What HR's "Resend slip" did (R13). */
+export type ResendResult =
+  /** Nothing was on its way: a new attempt, `slip:<month>:emp-<id>:resend-<n>`, ahead of the bulk. */
+  | { outcome: 'created'; jobId: number; resend: number; created: true }
+  /**
+   * The slip is already on its way (queued, being rendered or sent, or waiting to retry): no
+   * second email; its waiting jobs were moved ahead of the bulk. `jobId` is its render job.
+   */
+  | { outcome: 'in-progress'; jobId: number; resend: number | null; created: false; promoted: boolean }
+  /** The provider already accepted the month's slip: no second email ("Send another copy" is the way to one). */
+  | { outcome: 'delivered'; created: false; key: string; sentAt: Date | null; to: string };
+
+interface SlipJobRow {
+  id: number;
+  task_name: string;
+  status: string;
+  idempotency_key: string;
+  resend: number | null;
+}
+
+/** The employee row, locked: HR's actions on one employee's slips take turns (two clicks, two tabs). */
+async function lockEmployee(client: PoolClient, employeeId: number, companyId: string | undefined): Promise<string> {
+  const emp = await client.query<{ company_id: string }>(
+    `select company_id from employees where id = $1 and ($2::uuid is null or company_id = $2) for update`,
+    [employeeId, companyId ?? null],
+  );
+  const found = emp.rows[0]?.company_id;
+  if (!found) throw new NotFoundError(`No employee ${employeeId}`);
+  return found;
+}
+
+/** The next resend/copy number of a slip: one more than any before (the log, and resend jobs enqueued by hand). */
+async function nextResendNumber(client: PoolClient, employeeId: number, month: string): Promise<number> {
+  const last = await client.query<{ n: number }>(
+    `select greatest(
+       (select max(n) from slip_resends where employee_id = $1 and month = $2),
+       (select max((payload->>'resend')::int) from jobs where task_name = 'render-slip' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'),
+       0) as n`,
+    [employeeId, month],
+  );
+  return (last.rows[0]?.n ?? 0) + 1;
+}
+
 /**
- * HR's "Resend slip" (R1 one-off): render and send again at once under a new key
- * `slip:<month>:emp-<id>:resend-<n>`. An explicit resend sends again; automatic retries
- * never do. Each resend is a `slip_resends` row (who asked, when, its n): n is one more than
- * any resend before, so it never repeats even after an admin discarded a resend's job rows.
+ * HR's "Resend slip" (R1 one-off, R13): the month's ONE slip, at once, never a second email.
+ * - Already accepted by the provider → says so (when, to which address); nothing is sent.
+ * - On its way (an attempt's render or email job queued, running or waiting to retry) →
+ *   returns that attempt, moved into the interactive lane (ahead of the bulk night) if it
+ *   was still waiting.
+ * - Otherwise (never run, failed, discarded) → a new attempt `slip:<month>:emp-<id>:resend-<n>`
+ *   in the interactive lane, part of the month's payroll run; the failed attempts before it are
+ *   closed as superseded by it (an admin cannot retry them into a second email). Each such
+ *   resend is a `slip_resends` row (who asked, when, its n): n is one more than any before, so it
+ *   never repeats even after an admin discarded a resend's job rows.
  * Only for a month with a payroll run of the employee's company (NoPayrollRunError otherwise):
  * a slip for a month never paid would be made up from today's salary.
  */
 export async function resendSlip(
   deps: ActionDeps,
   input: { employeeId: number; month: string; requestedBy: string; companyId?: string },
-): Promise<{ jobId: number; resend: number; created: boolean }> {
+): Promise<ResendResult> {
   assertMonth(input.month);
   return inTransaction(deps.pool, undefined, async (client) => {
-    // The employee row lock serialises resends of one employee: two clicks take turns.
-    const emp = await client.query<{ company_id: string }>(
-      `select company_id from employees where id = $1 and ($2::uuid is null or company_id = $2) for update`,
-      [input.employeeId, input.companyId ?? null],
-    );
-    const companyId = emp.rows[0]?.company_id;
-    if (!companyId) throw new NotFoundError(`No employee ${input.employeeId}`);
-    const run = await client.query(`select 1 from payroll_runs where company_id = $1 and month = $2`, [companyId, input.month]);
+    const companyId = await lockEmployee(client, input.employeeId, input.companyId);
+    const run = await client.query<{ id: string }>(`select id from payroll_runs where company_id = $1 and month = $2`, [companyId, input.month]);
     if (!run.rowCount) throw new NoPayrollRunError(input.month);
-    // A resend already on its way (render or email not finished) is the answer to a
-    // second click: one resend, not two.
-    const pending = await client.query<{ id: number; resend: number }>(
-      `select id, (payload->>'resend')::int as resend from jobs
-       where employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'
-         and task_name in ('render-slip', 'send-slip-email') and status in ('queued', 'running', 'retrying')
-       order by id limit 1`,
-      [input.employeeId, input.month],
+    const audit = (details: Record<string, unknown>) =>
+      client.query(`insert into audit_log (actor, action, details) values ($1, 'resend-slip', $2)`, [
+        input.requestedBy,
+        JSON.stringify({ employeeId: input.employeeId, month: input.month, ...details }),
+      ]);
+    const delivered = await slipDelivery(client, input.employeeId, input.month);
+    if (delivered) {
+      await audit({ outcome: 'delivered', key: delivered.key });
+      return { outcome: 'delivered', created: false, key: delivered.key, sentAt: delivered.sentAt, to: delivered.to };
+    }
+    // Every attempt's jobs, locked: an admin's retry of one of them waits for this decision.
+    const { rows: attempts } = await client.query<SlipJobRow>(
+      `select id::int, task_name, status::text, idempotency_key, (payload->>'resend')::int as resend from jobs
+       where employee_id = $1 and payload->>'month' = $2 and task_name = any($3::text[]) and not payload ? 'copy'
+       order by id for update`,
+      [input.employeeId, input.month, SLIP_TASKS],
     );
-    if (pending.rows[0]) return { jobId: pending.rows[0].id, resend: pending.rows[0].resend, created: false };
-    // The log is the record; a resend job enqueued by hand (`beton enqueue render-slip`) has no
-    // row there, so the highest n among the jobs counts too.
-    const last = await client.query<{ n: number }>(
-      `select greatest(
-         (select max(n) from slip_resends where employee_id = $1 and month = $2),
-         (select max((payload->>'resend')::int) from jobs where task_name = 'render-slip' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'),
-         0) as n`,
-      [input.employeeId, input.month],
-    );
-    const resend = (last.rows[0]?.n ?? 0) + 1;
+    const open = attempts.filter((j) => (OPEN_STATUSES as readonly string[]).includes(j.status));
+    if (open.length > 0) {
+      const job = open.at(-1)!;
+      const renderKey = job.idempotency_key.replace(/:email$/, '');
+      const render = attempts.find((j) => j.task_name === 'render-slip' && j.idempotency_key === renderKey) ?? job;
+      const promoted = await promoteJobs(client, open.map((j) => j.id));
+      await audit({ outcome: 'in-progress', jobId: render.id, promoted: promoted.length });
+      return { outcome: 'in-progress', jobId: render.id, resend: render.resend, created: false, promoted: promoted.length > 0 };
+    }
+    const resend = await nextResendNumber(client, input.employeeId, input.month);
     const job = await deps.jobs.enqueue(
       'render-slip',
-      { companyId, employeeId: input.employeeId, month: input.month, resend },
-      { client },
+      { companyId, employeeId: input.employeeId, month: input.month, resend, ...(run.rows[0] ? { payrollRunId: run.rows[0].id } : {}) },
+      { client, priority: INTERACTIVE_PRIORITY },
     );
+    const key = slipKey({ month: input.month, employeeId: input.employeeId, resend });
+    const failed = attempts.filter((j) => j.status === 'failed').map((j) => j.id);
+    await supersedeJobs(client, failed, key, `superseded: replaced by ${attemptLabel(key)}, which HR asked for`);
     await client.query(`insert into slip_resends (employee_id, month, n, requested_by, job_id) values ($1, $2, $3, $4, $5)`, [
       input.employeeId,
       input.month,
@@ -74,11 +133,48 @@ export async function resendSlip(
       input.requestedBy,
       job.id,
     ]);
-    await client.query(`insert into audit_log (actor, action, details) values ($1, 'resend-slip', $2)`, [
+    await audit({ outcome: 'created', resend, jobId: job.id, superseded: failed });
+    return { outcome: 'created', jobId: job.id, resend, created: true };
+  });
+}
+
+/**
+ * HR's "Send another copy" (R13): a deliberate second email of a slip the provider already
+ * accepted (the employee lost it), under `slip:<month>:emp-<id>:copy-<n>` (numbered with the
+ * resends), in the interactive lane. Refused while the slip has not been delivered (Resend
+ * sends it). A copy still on its way answers a second click; each copy is a `slip_resends` row.
+ */
+export async function sendSlipCopy(
+  deps: ActionDeps,
+  input: { employeeId: number; month: string; requestedBy: string; companyId?: string },
+): Promise<{ jobId: number; copy: number; created: boolean; to: string }> {
+  assertMonth(input.month);
+  return inTransaction(deps.pool, undefined, async (client) => {
+    const companyId = await lockEmployee(client, input.employeeId, input.companyId);
+    const delivered = await slipDelivery(client, input.employeeId, input.month);
+    if (!delivered) throw new SlipActionRefused(`The ${input.month} slip has not been delivered yet: "Resend slip" sends it; a copy is only for a slip that arrived`);
+    const to = (await client.query<{ email: string }>('select email from employees where id = $1', [input.employeeId])).rows[0]!.email;
+    const pending = await client.query<{ id: number; copy: number }>(
+      `select id::int, (payload->>'resend')::int as copy from jobs
+       where employee_id = $1 and payload->>'month' = $2 and payload ? 'copy' and task_name = any($3::text[]) and status in ('queued', 'running', 'retrying')
+       order by id limit 1`,
+      [input.employeeId, input.month, SLIP_TASKS],
+    );
+    if (pending.rows[0]) return { jobId: pending.rows[0].id, copy: pending.rows[0].copy, created: false, to };
+    const copy = await nextResendNumber(client, input.employeeId, input.month);
+    const job = await deps.jobs.enqueue('render-slip', { companyId, employeeId: input.employeeId, month: input.month, resend: copy, copy: true }, { client, priority: INTERACTIVE_PRIORITY });
+    await client.query(`insert into slip_resends (employee_id, month, n, requested_by, job_id, copy) values ($1, $2, $3, $4, $5, true)`, [
+      input.employeeId,
+      input.month,
+      copy,
       input.requestedBy,
-      JSON.stringify({ employeeId: input.employeeId, month: input.month, resend, jobId: job.id }),
+      job.id,
     ]);
-    return { jobId: job.id, resend, created: true };
+    await client.query(`insert into audit_log (actor, action, details) values ($1, 'send-slip-copy', $2)`, [
+      input.requestedBy,
+      JSON.stringify({ employeeId: input.employeeId, month: input.month, copy, jobId: job.id, to }),
+    ]);
+    return { jobId: job.id, copy, created: true, to };
   });
 }
 
@@ -102,17 +198,22 @@ export async function approvePayroll(
   assertMonth(input.month);
   return inTransaction(deps.pool, undefined, async (client) => {
     // coalesce: a concurrent second approval waits for the first's row lock and then keeps its time.
-    const run = await client.query<{ approved_at: Date }>(
+    const run = await client.query<{ id: string; approved_at: Date }>(
       `update payroll_runs set approved_at = coalesce(approved_at, $3), approved_by = coalesce(approved_by, $4)
-       where company_id = $1 and month = $2 returning approved_at`,
+       where company_id = $1 and month = $2 returning id, approved_at`,
       [input.companyId, input.month, input.now ?? new Date(), input.approvedBy],
     );
     if (!run.rows[0]) throw new NotFoundError(`No payroll run for ${input.month}`);
     const runAt = remindersAt(run.rows[0].approved_at);
     const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [input.companyId]);
+    // The company's reminders take their fair share of the queue beside other companies' work.
     const result = await deps.jobs.enqueueMany(
       'send-reminder-email',
-      employees.rows.map((e) => ({ payload: { companyId: input.companyId, employeeId: e.id, month: input.month }, runAt })),
+      employees.rows.map((e, i) => ({
+        payload: { companyId: input.companyId, employeeId: e.id, month: input.month, payrollRunId: run.rows[0]!.id },
+        runAt,
+        priority: fairSharePriority(i, employees.rows.length),
+      })),
       { client },
     );
     return { reminders: result.created + result.existing, runAt };

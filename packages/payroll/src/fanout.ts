@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { fairSharePriority, inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
 import { assertMonth } from './month.ts';
 
 export interface FanoutDeps {
@@ -30,6 +30,11 @@ export class CompanyNotFoundError extends Error {
  * company's submit-bank-transfers job — the row and the jobs in one transaction. Another
  * server holding the lock, or a row that already exists, means the run happened elsewhere:
  * skip quietly. Only enqueues; never renders.
+ *
+ * Fair progress (R13): each slip's priority is its place in the company's run scaled to
+ * 0–999 (fairSharePriority), so the companies due together are worked through side by side in
+ * proportion to their size — every company's first slips go within the first minute and all
+ * finish together — instead of one company after another in the order they were fanned out.
  */
 export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, month: string): Promise<FanoutResult> {
   assertMonth(month);
@@ -55,12 +60,17 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
       const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [companyId]);
       const renders = await jobs.enqueueMany(
         'render-slip',
-        employees.rows.map((e) => ({ payload: { companyId, employeeId: e.id, month, payrollRunId: runId } })),
+        employees.rows.map((e, i) => ({ payload: { companyId, employeeId: e.id, month, payrollRunId: runId }, priority: fairSharePriority(i, employees.rows.length) })),
         { client },
       );
       // The month's salary transfers go to the bank in a job of their own: one enqueue here.
       if (employees.rowCount) await jobs.enqueue('submit-bank-transfers', { companyId, month, payrollRunId: runId }, { client });
-      await client.query(`update payroll_runs set status = 'running', employee_count = $2, enqueued_at = now() where id = $1`, [runId, employees.rowCount]);
+      // A company without employees has nothing open: completed at once (else the jobs' triggers complete it).
+      await client.query(
+        `update payroll_runs set status = case when $2::int = 0 then 'completed' else 'running' end::"PayrollRunStatus",
+                completed_at = case when $2::int = 0 then now() end, employee_count = $2, enqueued_at = now() where id = $1`,
+        [runId, employees.rowCount],
+      );
       return { status: 'created', runId, enqueued: renders.created, ms: Math.round(performance.now() - started) };
     });
   } finally {

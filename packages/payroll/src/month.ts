@@ -1,4 +1,5 @@
 /** 'YYYY-MM' helpers. A run on the 1st pays the month before (Dec 1 → '2026-11'). */
+import { DateTime } from 'luxon';
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
@@ -27,4 +28,17 @@ export function payrollMonthFor(dueAt: Date, timeZone: string): string {
   const y = month === 1 ? year - 1 : year;
   const m = month === 1 ? 12 : month - 1;
   return `${y}-${String(m).padStart(2, '0')}`;
+}
+
+/**
+ * When a month's slips must be in every inbox: `deadline` ('09:00', the company's setting) on
+ * the 1st of the next month, in the company's time zone — the day its run is scheduled
+ * ('2026-11' → 1 December 2026, 09:00 Asia/Dhaka = 03:00 UTC), whenever the run itself started.
+ */
+export function slipDeadline(month: string, timeZone: string, deadline = '09:00'): Date {
+  assertMonth(month);
+  const [hour, minute] = deadline.split(':').map(Number) as [number, number];
+  const at = DateTime.fromISO(`${month}-01`, { zone: timeZone }).plus({ months: 1 }).set({ hour, minute, second: 0, millisecond: 0 });
+  if (!at.isValid) throw new Error(`No deadline for ${month} at ${deadline} in ${timeZone}: ${at.invalidExplanation ?? at.invalidReason}`);
+  return at.toJSDate();
 }

@@ -64,16 +64,20 @@ export interface RenderSlipPayload {
   month: string;
   payrollRunId?: string | undefined;
   resend?: number | undefined;
+  copy?: true | undefined;
 }
 
 /**
  * The render-slip job: load the data, render the PDF (in the worker's thread pool, via
- * `render`), then store the PDF with its checksum and enqueue the email.
+ * `render`), then store the PDF with its checksum and enqueue the email. The email keeps the
+ * render job's place in the queue (`jobId`: its priority now — HR may have moved the slip
+ * ahead while it rendered).
  */
 export async function renderSlipAndQueueEmail(
   deps: { pool: Pool; jobs: JobClient<BetonJobs>; render: (data: SlipData) => Promise<Uint8Array> },
   payload: RenderSlipPayload,
   key: string,
+  options: { jobId?: number } = {},
 ): Promise<{ bytes: number; sha256: string }> {
   const { companyId: _ignored, replyTo: _replyTo, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
   const pdf = await deps.render(data);
@@ -86,6 +90,9 @@ export async function renderSlipAndQueueEmail(
      on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, created_at = now()`,
     [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength],
   );
-  await deps.jobs.enqueue('send-slip-email', payload);
+  const priority = options.jobId === undefined
+    ? undefined
+    : (await deps.pool.query<{ priority: number }>('select priority from jobs where id = $1', [options.jobId])).rows[0]?.priority;
+  await deps.jobs.enqueue('send-slip-email', payload, priority === undefined ? {} : { priority });
   return { bytes: pdf.byteLength, sha256 };
 }

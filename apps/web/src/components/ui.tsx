@@ -14,7 +14,8 @@ const STATUS_COLORS: Record<string, string> = {
   sent: 'bg-emerald-100 text-emerald-800', done: 'bg-emerald-100 text-emerald-800', rendered: 'bg-sky-100 text-sky-800',
   queued: 'bg-slate-100 text-slate-700', running: 'bg-sky-100 text-sky-800', retrying: 'bg-amber-100 text-amber-800',
   rendering: 'bg-sky-100 text-sky-800', sending: 'bg-indigo-100 text-indigo-800', completed: 'bg-emerald-100 text-emerald-800',
-  failed: 'bg-red-100 text-red-800', none: 'bg-slate-50 text-slate-400',
+  failed: 'bg-red-100 text-red-800', none: 'bg-slate-50 text-slate-400', superseded: 'bg-slate-100 text-slate-500 line-through',
+  delayed: 'bg-violet-100 text-violet-800',
 };
 
 /** Every status the pages show (jobs, slips, resend stages, runs, attempts), in both languages. */
@@ -33,6 +34,8 @@ const STATUS_LABELS: Record<string, { en: string; bn: string }> = {
   completed: { en: 'completed', bn: 'শেষ' },
   handed_back: { en: 'handed back', bn: 'ফেরত দেওয়া' },
   recovered: { en: 'recovered', bn: 'উদ্ধার করা' },
+  superseded: { en: 'superseded', bn: 'অন্য চেষ্টায় সম্পন্ন' },
+  delayed: { en: 'delayed', bn: 'নির্ধারিত সময়ে' },
 };
 
 /** A status name as plain text, "sent · পাঠানো হয়েছে" (for <option>s, which hold no markup). */

@@ -7,7 +7,7 @@
 import { AppError } from '@beton/dashboard';
 import type { Pool } from '@beton/db';
 import type { BetonJobs, JobClient } from '@beton/jobs';
-import { approvePayroll as approve, NoPayrollRunError, NotFoundError, resendSlip as resend } from '@beton/payroll/actions';
+import { approvePayroll as approve, NoPayrollRunError, NotFoundError, resendSlip as resend, sendSlipCopy as copy, SlipActionRefused, type ResendResult } from '@beton/payroll/actions';
 
 type Jobs = JobClient<BetonJobs>;
 
@@ -17,14 +17,25 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof NotFoundError) throw new AppError('NOT_FOUND', error.message);
     if (error instanceof NoPayrollRunError) throw new AppError('INVALID_INPUT', error.message, { month: `no payroll run for ${error.month}` });
+    if (error instanceof SlipActionRefused) throw new AppError('CONFLICT', error.message);
     throw error;
   }
 }
 
-/** One-off resend; `companyId` scopes it (another company's employee → NOT_FOUND); a second click returns the pending job. */
-export function resendSlip(opts: { pool: Pool; jobs: Jobs; companyId: string; employeeId: number; month: string; requestedBy: string }): Promise<{ jobId: number }> {
+/**
+ * HR's "Resend slip" (R13): the month's one slip, never a second email — a new attempt, the one
+ * already on its way (moved ahead of the bulk), or "already delivered". `companyId` scopes it
+ * (another company's employee → NOT_FOUND).
+ */
+export function resendSlip(opts: { pool: Pool; jobs: Jobs; companyId: string; employeeId: number; month: string; requestedBy: string }): Promise<ResendResult> {
   const { pool, jobs, ...input } = opts;
-  return mapped(async () => ({ jobId: (await resend({ pool, jobs }, input)).jobId }));
+  return mapped(() => resend({ pool, jobs }, input));
+}
+
+/** HR's confirmed "Send another copy" of a delivered slip: a second email on purpose (CONFLICT while not delivered). */
+export function sendSlipCopy(opts: { pool: Pool; jobs: Jobs; companyId: string; employeeId: number; month: string; requestedBy: string }): Promise<{ jobId: number; copy: number; created: boolean; to: string }> {
+  const { pool, jobs, ...input } = opts;
+  return mapped(() => copy({ pool, jobs }, input));
 }
 
 /** Approve a month: reminder emails 30 minutes after the first approval (a delayed job per employee); approving again answers that time. */

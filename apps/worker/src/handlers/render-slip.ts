@@ -8,6 +8,7 @@ export const renderSlipHandler: HandlerFactory = (deps) => async (payload, ctx) 
     { pool: deps.pool, jobs: deps.jobs, render: (data) => renderPool.render(data, { signal: ctx.signal, key: ctx.idempotencyKey }) },
     payload,
     ctx.idempotencyKey,
+    { jobId: ctx.jobId },
   );
   ctx.log.debug(result, 'slip rendered');
 };

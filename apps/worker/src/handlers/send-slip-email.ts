@@ -1,7 +1,8 @@
-import { sendSlip } from '@beton/payroll';
+import { sendSlipOnce } from '@beton/payroll';
 import { mailDeps, type HandlerFactory } from './deps.ts';
 
 export const sendSlipEmailHandler: HandlerFactory = (deps) => async (payload, ctx) => {
-  const result = await sendSlip(mailDeps(deps, ctx), payload);
+  // One slip per employee and month (R13): another attempt already delivered → superseded, nothing sent.
+  const result = await sendSlipOnce(mailDeps(deps, ctx), payload);
   ctx.log.debug(result, result.alreadySent ? 'slip email was already sent' : 'slip email sent');
 };

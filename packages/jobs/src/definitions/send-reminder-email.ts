@@ -6,10 +6,11 @@ import { EMAIL_PROVIDER_LIMITS, EMAIL_RETRY, month } from './shared.ts';
 export const sendReminderEmail = defineJob({
   name: 'send-reminder-email',
   queue: 'send-email',
-  schema: z.object({ companyId: z.string().uuid(), employeeId: z.number().int().positive(), month }),
+  // payrollRunId: the run the reminder belongs to (its card counts them); absent in reminders queued before it existed.
+  schema: z.object({ companyId: z.string().uuid(), employeeId: z.number().int().positive(), month, payrollRunId: z.string().uuid().optional() }),
   timeoutMs: 30_000,
   idempotencyKey: (p) => `reminder:${p.month}:emp-${p.employeeId}`,
-  links: (p) => ({ companyId: p.companyId, employeeId: p.employeeId }),
+  links: (p) => ({ companyId: p.companyId, employeeId: p.employeeId, payrollRunId: p.payrollRunId }),
   limits: EMAIL_PROVIDER_LIMITS,
   retry: EMAIL_RETRY,
 });

@@ -23,9 +23,17 @@ export const EMAIL_RATE_WINDOW = 'fixed' as const;
  */
 export const EMAIL_RATE_TOLERANCE_MS = 100;
 
+/**
+ * Slots of the email concurrency limit kept for HR's one-off sends (R13): on top of the bulk's
+ * 45, so the bulk keeps its pace and a resend never waits for one of its slots. The 40/s is
+ * shared: a send takes its place under the rate limit only once it holds a slot, so at most
+ * 45 + 5 places are ever taken ahead of it, 1.25 s at 40/s.
+ */
+export const EMAIL_INTERACTIVE_SLOTS = 5;
+
 /** The email provider's account limits (SPEC R4): 45 in flight, 40 per second, across all workers. */
 export const EMAIL_PROVIDER_LIMITS = {
-  concurrency: { key: 'email-provider', max: 45 },
+  concurrency: { key: 'email-provider', max: 45, reserved: EMAIL_INTERACTIVE_SLOTS },
   // Right before the HTTP request, so the database work before it cannot bunch sends up.
   rate: { key: 'email-provider', perSecond: 40, window: EMAIL_RATE_WINDOW, toleranceMs: EMAIL_RATE_TOLERANCE_MS, at: 'handler' },
 } as const;
@@ -45,9 +53,14 @@ export const slipPayload = z.object({
   payrollRunId: z.string().uuid().optional(),
   /** n-th explicit resend by HR; absent for the monthly run. */
   resend: z.number().int().positive().optional(),
+  /** With `resend`: HR's "send another copy", a deliberate extra email, not an attempt at the month's slip. */
+  copy: z.literal(true).optional(),
 });
 
-/** Key of one slip: `slip:2026-11:emp-48213`, `slip:2026-11:emp-48213:resend-1` for an explicit resend. */
-export function slipKey(p: { month: string; employeeId: number; resend?: number | undefined }): string {
-  return `slip:${p.month}:emp-${p.employeeId}${p.resend ? `:resend-${p.resend}` : ''}`;
+/**
+ * Key of one slip: `slip:2026-11:emp-48213`, `slip:2026-11:emp-48213:resend-1` for an explicit
+ * resend, `slip:2026-11:emp-48213:copy-2` for an extra copy (numbered with the resends).
+ */
+export function slipKey(p: { month: string; employeeId: number; resend?: number | undefined; copy?: true | undefined }): string {
+  return `slip:${p.month}:emp-${p.employeeId}${p.resend ? `:${p.copy ? 'copy' : 'resend'}-${p.resend}` : ''}`;
 }

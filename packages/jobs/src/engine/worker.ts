@@ -9,6 +9,7 @@ import type { AnyJobDefinition, QueueName } from '../definition.ts';
 import { classifyError, TransientError, type ClassifiedError } from '../errors.ts';
 import { acquireSlot, LimitWaitAborted, waitForRate, type LimiterStore, type SlotLease } from '../limits.ts';
 import type { Logger } from '../logger.ts';
+import { slotsFor } from '../lanes.ts';
 import { createBatcher, type BatcherOptions } from './batcher.ts';
 import { checkTimeouts } from './config-check.ts';
 import type { PauseGate } from './pause.ts';
@@ -49,7 +50,7 @@ export interface WorkerEvents {
   onLimitWait?(e: { limit: string; kind: 'concurrency' | 'rate'; waitedMs: number }): void;
 }
 
-export type AttemptOutcome = 'done' | 'retrying' | 'failed' | 'handed_back';
+export type AttemptOutcome = 'done' | 'retrying' | 'failed' | 'superseded' | 'handed_back';
 
 export interface StartWorkerOptions {
   pool: Pool;
@@ -208,25 +209,29 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       const free = error.action === 'defer' || error.action === 'pause';
       const retry = free || (error.kind === 'transient' && canRetry(job.attempt, policy));
       const delay = !retry ? null : error.action === 'pause' ? 0 : error.action === 'defer' ? Math.max(0, Math.round(error.retryAfterMs ?? 0)) : retryDelayMs({ attempt: job.attempt, policy, retryAfterMs: error.retryAfterMs, random });
-      const status = error.action === 'pause' ? 'queued' : retry ? 'retrying' : 'failed';
+      // A job whose work another job did ends superseded (final), not failed (R13).
+      const ended: 'retrying' | 'superseded' | 'failed' = retry ? 'retrying' : error.supersededBy !== undefined ? 'superseded' : 'failed';
+      const status = error.action === 'pause' ? 'queued' : ended;
+      const attemptOutcome: AttemptOutcome = error.action === 'pause' ? 'handed_back' : ended;
       const { rows } = await client.query<{ wakeup_seq: number; run_at: Date }>(
         `update jobs set status = $3::"JobStatus", last_error = $4, last_error_kind = $5::"ErrorKind", last_error_code = $6,
                 run_at = case when $7::int is null then run_at else now() + make_interval(secs => $7::float8 / 1000) end,
                 wakeup_seq = wakeup_seq + case when $7::int is null then 0 else 1 end,
                 finished_at = case when $7::int is null then now() else null end,
                 attempts = attempts - case when $8 then 1 else 0 end,
+                superseded_by = coalesce($9, superseded_by),
                 worker_id = null, updated_at = now()
          where id = $1 and status = 'running' and attempts = $2
          returning wakeup_seq, run_at`,
-        [job.jobId, job.attempt, status, error.message, error.kind, error.code, delay, free],
+        [job.jobId, job.attempt, status, error.message, error.kind, error.code, delay, free, error.supersededBy ?? null],
       );
       await client.query(
         `update job_attempts set outcome = $2::"AttemptOutcome", finished_at = now(), duration_ms = $3, error_kind = $4::"ErrorKind",
                 error_code = $5, error_message = $6, error_stack = $7, retry_delay_ms = $8 where id = $1`,
-        [job.attemptId, error.action === 'pause' ? 'handed_back' : retry ? 'retrying' : 'failed', Math.round(durationMs), error.kind, error.code, error.message, error.stack ?? null, delay],
+        [job.attemptId, attemptOutcome, Math.round(durationMs), error.kind, error.code, error.message, error.stack ?? null, delay],
       );
       if (retry && rows[0]) await addWakeups(client, job.def.name, [{ jobId: job.jobId, seq: rows[0].wakeup_seq, runAt: rows[0].run_at }]);
-      return error.action === 'pause' ? 'handed_back' : retry ? 'retrying' : 'failed';
+      return attemptOutcome;
     });
   }
 
@@ -284,12 +289,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   function trackedTask(def: AnyJobDefinition): Task {
     const handler = handlers[def.name]!;
-    return async (raw) => {
+    return async (raw, helpers) => {
       const { jobId, seq } = wakeupSchema.parse(raw);
       if (stopping) return reissueWakeup(def, jobId, seq);
 
       // 1. The queue's pause (an account fault), then the global concurrency slot, waited for
-      // without holding a connection or an attempt.
+      // without holding a connection or an attempt. An interactive job (lanes.ts: its wake-up's
+      // priority) may also take the reserved slots.
       let lease: SlotLease | undefined;
       const waitAbort = new AbortController();
       waiting.add(waitAbort);
@@ -298,7 +304,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         if (def.limits?.concurrency) {
           lease = await acquireSlot(limiter, {
             key: def.limits.concurrency.key,
-            max: def.limits.concurrency.max,
+            max: slotsFor(def.limits.concurrency, helpers.job.priority),
             holder: `${workerId}:${jobId}:${seq}`,
             ttlMs: def.timeoutMs + 30_000,
             signal: waitAbort.signal,
@@ -401,7 +407,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           recordOutcome(job, result, durationMs).then(
             (outcome) => {
               const fields = { queue, event: 'finish', outcome, durationMs: Math.round(durationMs), ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }) };
-              if (outcome === 'done') log.info(fields, 'job done');
+              if (outcome === 'done' || outcome === 'superseded') log.info(fields, `job ${outcome}`);
               else log.warn(fields, `job ${outcome}`);
               events.onFinish?.({ task: def.name, queue, jobId, attempt: job.attempt, outcome, durationMs, ...(result.ok ? {} : { error: result.error }) });
             },

@@ -1,5 +1,5 @@
 import { emailAccountOutput, emailAccountStatus, resumeEmailQueue } from '@beton/dashboard';
-import { ERROR_KINDS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
+import { ERROR_KINDS, FAILED_VIEWS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
 import { AppError } from '@beton/dashboard';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
@@ -34,11 +34,11 @@ const ids = z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000
 
 export const adminRouter = {
   failedList: adminProcedure
-    .input(filter.extend({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }))
+    .input(filter.extend({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0), view: z.enum(FAILED_VIEWS).default('failed') }))
     .output(failedListOutput)
     .query(({ ctx, input }) => {
-      const { limit, offset, ...f } = input;
-      return listFailedJobs(ctx.pool, f, { limit, offset });
+      const { limit, offset, view, ...f } = input;
+      return listFailedJobs(ctx.pool, f, { limit, offset, view });
     }),
   failedCount: adminProcedure.input(filter).output(z.number()).query(({ ctx, input }) => countFailedJobs(ctx.pool, input)),
   failedFacets: adminProcedure.output(failedFacetsOutput).query(({ ctx }) => failedFacets(ctx.pool)),

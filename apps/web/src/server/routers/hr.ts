@@ -2,7 +2,7 @@ import { addressesToFix, addressToFixOutput, deliveryCountsOutput, deliveryEvent
 import { employeeDetail, employeeDetailOutput, employeeListOutput, listEmployees, listRunProgress, runForApproval, runProgress, runProgressOutput, slipJobStatus, slipJobStatusOutput, SLIP_STATUSES, updateEmployeeEmail } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { approvePayroll, resendSlip } from '../payroll-adapter.ts';
+import { approvePayroll, resendSlip, sendSlipCopy } from '../payroll-adapter.ts';
 import { hrProcedure, jobs } from '../trpc.ts';
 
 const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
@@ -37,11 +37,22 @@ export const employeesRouter = {
     .input(z.object({ id: employeeId, email: z.string().max(320) }))
     .output(z.object({ email: z.string() }))
     .mutation(({ ctx, input }) => updateEmployeeEmail(ctx.pool, ctx.companyId, input.id, input.email, ctx.actor)),
+  /** The month's one slip (R13): a new attempt, the one on its way, or "already delivered" — never a second email. */
   resend: hrProcedure
     .input(z.object({ id: employeeId, month }))
-    .output(z.object({ jobId: z.number() }))
+    .output(z.discriminatedUnion('outcome', [
+      z.object({ outcome: z.literal('created'), jobId: z.number(), resend: z.number(), created: z.literal(true) }),
+      z.object({ outcome: z.literal('in-progress'), jobId: z.number(), resend: z.number().nullable(), created: z.literal(false), promoted: z.boolean() }),
+      z.object({ outcome: z.literal('delivered'), created: z.literal(false), key: z.string(), sentAt: z.date().nullable(), to: z.string() }),
+    ]))
     .mutation(({ ctx, input }) =>
       resendSlip({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, employeeId: input.id, month: input.month, requestedBy: ctx.actor })),
+  /** "Send another copy" (confirmed in the page): a deliberate second email of a delivered slip; CONFLICT before delivery. */
+  sendCopy: hrProcedure
+    .input(z.object({ id: employeeId, month }))
+    .output(z.object({ jobId: z.number(), copy: z.number(), created: z.boolean(), to: z.string() }))
+    .mutation(({ ctx, input }) =>
+      sendSlipCopy({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, employeeId: input.id, month: input.month, requestedBy: ctx.actor })),
   resendStatus: hrProcedure.input(z.object({ jobId })).output(slipJobStatusOutput).query(({ ctx, input }) => slipJobStatus(ctx.pool, ctx.companyId, input.jobId)),
 } satisfies TRPCRouterRecord;
 

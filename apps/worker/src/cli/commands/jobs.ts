@@ -1,11 +1,11 @@
-import { JOB_STATUSES, queueStats, retryFailedJobs, type JobStatus } from '@beton/jobs';
+import { JOB_STATUSES, queueStats, retryFailedJobs, supersededJobs, type JobStatus } from '@beton/jobs';
 import { cliActor, numberFlag, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';
 import { formatTable } from '../table.ts';
 
 const statsHelp = `Usage: beton jobs stats [--json]
 
-Jobs per queue and status (queued, running, retrying, done, failed), from the jobs table.
+Jobs per queue and status (queued, running, retrying, done, failed, superseded), from the jobs table.
 
 Options:
   --json      one JSON object: { "<queue>": { "<status>": n, ... }, ... }
@@ -105,6 +105,7 @@ const retryHelp = `Usage: beton jobs retry <id>...
 
 Puts failed jobs (the dead-letter queue) back in their queue with a fresh attempt budget;
 their earlier attempts stay in the history. Recorded in the audit log as 'cli:<user>'.
+A superseded job (another attempt at the same slip was delivered) is not retried.
 
 Options:
   --all-failed  every failed job
@@ -125,7 +126,12 @@ export const jobsRetry: Command = {
       return Number(p);
     });
     const actor = cliActor();
-    const retried = await usingDatabase((db) => retryFailedJobs(db.pool, all ? { allFailed: true } : { ids }, actor), io.err);
+    const { retried, superseded } = await usingDatabase(async (db) => ({
+      retried: await retryFailedJobs(db.pool, all ? { allFailed: true } : { ids }, actor),
+      // A superseded job (its slip was delivered by another attempt, R13) is never retried: say why.
+      superseded: all ? new Map<number, string>() : await supersededJobs(db.pool, ids),
+    }), io.err);
+    for (const [id, by] of superseded) io.err(`Job ${id} was superseded by ${by}: its work is done; retrying it would do it twice.`);
     if (retried.length === 0) {
       io.out(all ? 'No failed jobs to retry.' : 'None of those jobs is failed; nothing retried.');
       return all ? 0 : 1;

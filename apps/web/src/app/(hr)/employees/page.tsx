@@ -1,7 +1,8 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useState } from 'react';
+import { useSearchParams } from 'next/navigation';
+import { Suspense, useEffect, useState } from 'react';
 import { Card, L, Pager, StatusBadge, statusText } from '../../../components/ui.tsx';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
@@ -12,13 +13,19 @@ function thisMonth(): string {
   return new Date().toISOString().slice(0, 7);
 }
 
+/** `?month=2026-11&status=failed` opens the list filtered (the run card's "32 need attention" links here). */
 export default function EmployeesPage() {
+  return <Suspense><Employees /></Suspense>;
+}
+
+function Employees() {
   const trpc = useTRPC();
+  const params = useSearchParams();
   const runs = useQuery(trpc.runs.list.queryOptions());
-  const [month, setMonth] = useState<string | null>(null);
+  const [month, setMonth] = useState<string | null>(() => (/^\d{4}-(0[1-9]|1[0-2])$/.test(params.get('month') ?? '') ? params.get('month') : null));
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
-  const [status, setStatus] = useState<(typeof STATUSES)[number]>('');
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>(() => (STATUSES as readonly string[]).includes(params.get('status') ?? '') ? (params.get('status') as (typeof STATUSES)[number]) : '');
   const [offset, setOffset] = useState(0);
   useEffect(() => { const t = setTimeout(() => { setDebounced(search); setOffset(0); }, 250); return () => clearTimeout(t); }, [search]);
   const effectiveMonth = month ?? runs.data?.[0]?.month ?? (runs.isLoading ? null : thisMonth());

@@ -31,9 +31,11 @@ export default function FailedJobsPage() {
   const [filter, setFilter] = useState<Filter>({});
   const [offset, setOffset] = useState(0);
   const [openJob, setOpenJob] = useState<number | null>(null);
+  // 'superseded': jobs closed because the employee's slip was delivered by another attempt (R13); never retried.
+  const [view, setView] = useState<'failed' | 'superseded'>('failed');
   const f = clean(filter);
   const facets = useQuery(trpc.admin.failedFacets.queryOptions());
-  const list = useQuery({ ...trpc.admin.failedList.queryOptions({ ...f, limit: PAGE, offset }), placeholderData: keepPreviousData });
+  const list = useQuery({ ...trpc.admin.failedList.queryOptions({ ...f, limit: PAGE, offset, view }), placeholderData: keepPreviousData });
   const job = useQuery({ ...trpc.admin.job.queryOptions({ id: openJob ?? 0 }), enabled: openJob !== null });
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.admin.pathKey() });
   const retry = useMutation(trpc.admin.retry.mutationOptions({ onSuccess: refresh }));
@@ -93,13 +95,23 @@ export default function FailedJobsPage() {
         <label><L en="From (Dhaka time)" bn="থেকে (ঢাকা সময়)" /><input aria-label="from" type="date" className={input} value={filter.fromDay ?? ''} max={filter.toDay} onChange={(e) => set({ fromDay: e.target.value || undefined })} /></label>
         <label><L en="To, inclusive (Dhaka time)" bn="পর্যন্ত (ঢাকা সময়)" /><input aria-label="to" type="date" className={input} value={filter.toDay ?? ''} min={filter.fromDay} onChange={(e) => set({ toDay: e.target.value || undefined })} /></label>
         <label><L en="Error text" bn="ত্রুটি লেখা" /><input aria-label="error text" className={input} value={filter.q ?? ''} onChange={(e) => set({ q: e.target.value || undefined })} /></label>
+        <label><L en="Show" bn="দেখান" />
+          <select aria-label="view" className={input} value={view} onChange={(e) => { setView(e.target.value as typeof view); setOffset(0); }}>
+            <option value="failed">failed (DLQ) · ব্যর্থ</option>
+            <option value="superseded">superseded: slip delivered by another attempt · অন্য চেষ্টায় পৌঁছেছে</option>
+          </select></label>
       </Card>
       <div className="flex flex-wrap items-center gap-3">
+        {view === 'superseded' ? (
+          <span className="font-semibold"><span data-testid="failed-total">{total.toLocaleString('en-US')} superseded</span> <span lang="bn" className="opacity-70">· {total.toLocaleString('en-US')}টি অন্য চেষ্টায় সম্পন্ন</span>
+            <span className="ml-2 text-sm font-normal text-slate-600"><L en="Their slips were delivered by another attempt: nothing to retry." bn="এদের স্লিপ অন্য চেষ্টায় পৌঁছেছে: আবার চালানোর কিছু নেই।" /></span></span>
+        ) : <>
         <span className="font-semibold"><span data-testid="failed-total">{total.toLocaleString('en-US')} failed</span> <span lang="bn" className="opacity-70">· {total.toLocaleString('en-US')}টি ব্যর্থ</span></span>
         <Button disabled={total === 0 || retryAll.isPending} onClick={() => void confirmAll(retryAll.mutateAsync, (n) => `Retry all ${n} matching jobs? · ${n}টি কাজ আবার চালাবেন?`)}>
           <L en={`Retry all ${total} matching`} bn="সব আবার চালান" /></Button>
         <Button variant="danger" disabled={total === 0 || discardAll.isPending} onClick={() => void confirmAll(discardAll.mutateAsync, (n) => `Discard all ${n} matching jobs? This cannot be undone. · ${n}টি কাজ বাতিল করবেন? এটি ফেরানো যাবে না।`)}>
           <L en={`Discard all ${total} matching`} bn="সব বাতিল" /></Button>
+        </>}
         {changed !== null && <span data-testid="count-changed" role="status" className="text-sm text-amber-700">
           <L en={`The matching jobs changed: now ${changed}`} bn={`মিল থাকা কাজ বদলেছে: এখন ${changed}টি`} /></span>}
         {message && <span className="text-sm text-emerald-700"><span data-testid="action-result">{message.en}</span> <span lang="bn" className="opacity-70">· {message.bn}</span></span>}
@@ -116,11 +128,14 @@ export default function FailedJobsPage() {
                 <td className="p-2 font-mono"><button className="text-indigo-700 underline" onClick={() => setOpenJob(j.id)}>#{j.id}</button></td>
                 <td className="p-2">{j.taskName}<div className="text-xs text-slate-500">{j.queue} · {j.attempts} <L en="attempts" bn="চেষ্টা" /></div></td>
                 <td className="p-2">{j.companyName ?? '—'}</td>
-                <td className="p-2"><span className="font-mono text-red-700">{j.lastErrorCode ?? 'unknown'}</span> <span className="text-xs">({j.lastErrorKind ? <L en={j.lastErrorKind} bn={ERROR_KIND_LABELS[j.lastErrorKind as ErrorKind]?.bn ?? ''} /> : '?'})</span><div className="max-w-md truncate text-xs text-slate-600">{j.lastError}</div></td>
+                <td className="p-2">{j.supersededBy && <div data-testid="superseded-by" className="text-slate-700"><L en={`superseded by ${j.supersededBy.label}`} bn={`${j.supersededBy.label} দ্বারা প্রতিস্থাপিত`} /> <span className="font-mono text-xs text-slate-500">{j.supersededBy.key}</span></div>}
+                  <span className="font-mono text-red-700">{j.lastErrorCode ?? (j.supersededBy ? '' : 'unknown')}</span> <span className="text-xs">({j.lastErrorKind ? <L en={j.lastErrorKind} bn={ERROR_KIND_LABELS[j.lastErrorKind as ErrorKind]?.bn ?? ''} /> : '?'})</span><div className="max-w-md truncate text-xs text-slate-600">{j.lastError}</div></td>
                 <td className="p-2 whitespace-nowrap">{fmtTime(j.finishedAt)}</td>
                 <td className="p-2 whitespace-nowrap space-x-1">
+                  {!j.supersededBy && <>
                   <Button variant="secondary" onClick={() => retry.mutate({ ids: [j.id] })}><L en="Retry" bn="আবার চালান" /></Button>
                   <Button variant="secondary" onClick={() => { if (window.confirm(`Discard job #${j.id}? (1 job) · কাজ #${j.id} বাতিল করবেন?`)) discard.mutate({ ids: [j.id] }); }}><L en="Discard" bn="বাতিল" /></Button>
+                  </>}
                 </td>
               </tr>
             ))}
@@ -132,6 +147,7 @@ export default function FailedJobsPage() {
         <Card>
           <div className="flex items-center justify-between"><h2 className="font-semibold"><L en="Job" bn="কাজ" /> #{job.data.id} · {job.data.taskName} · <StatusLabel status={job.data.status} /></h2><button className="underline" onClick={() => setOpenJob(null)}><L en="close" bn="বন্ধ" /></button></div>
           <p className="text-xs text-slate-500">{job.data.idempotencyKey} · {job.data.attempts}/{job.data.maxAttempts} <L en="attempts" bn="চেষ্টা" /></p>
+          {job.data.supersededBy && <p className="text-sm text-slate-700"><L en={`Superseded by ${job.data.supersededBy.label} (${job.data.supersededBy.key}): the slip was delivered; it will not be retried.`} bn={`${job.data.supersededBy.label} দ্বারা প্রতিস্থাপিত: স্লিপ পৌঁছেছে; আবার চালানো হবে না।`} /></p>}
           <pre className="mt-2 overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(job.data.payload, null, 2)}</pre>
           <ol className="mt-2 space-y-2 text-xs">
             {job.data.attemptLog.map((a, i) => (

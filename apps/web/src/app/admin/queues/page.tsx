@@ -53,8 +53,10 @@ export default function QueuesPage() {
           return (
             <Card key={q.queue}>
               <h2 className="font-semibold">{q.queue}</h2>
-              <dl className="my-2 grid grid-cols-3 gap-2 text-sm sm:grid-cols-5">
-                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => <div key={s}><dt className="text-slate-500"><StatusLabel status={s} /></dt><dd className="font-medium">{q.counts[s].toLocaleString('en-US')}</dd></div>)}
+              <dl className="my-2 grid grid-cols-3 gap-2 text-sm sm:grid-cols-6">
+                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => <div key={s} data-count={s}><dt className="text-slate-500"><StatusLabel status={s} /></dt><dd className="font-medium">{q.counts[s].toLocaleString('en-US')}</dd></div>)}
+                {/* Not due yet: waiting on purpose (e.g. the approval reminders), not stuck. */}
+                <div data-count="delayed"><dt className="text-slate-500"><StatusLabel status="delayed" /></dt><dd className="font-medium">{q.delayed.toLocaleString('en-US')}</dd></div>
               </dl>
               <p className="text-sm"><L en="Oldest waiting" bn="সবচেয়ে পুরনো অপেক্ষা" />: {age(q.oldestWaitingSeconds)}</p>
               {limit && <p className="text-sm text-slate-600"><L en="limit" bn="সীমা" />: {limit.concurrency ? <>{limit.concurrency.max} <L en="in flight" bn="চলমান" /></> : ''} {limit.rate ? `· ${limit.rate.perSecond}/s` : ''}</p>}
@@ -63,6 +65,16 @@ export default function QueuesPage() {
           );
         })}
       </div>
+      <Card>
+        <h2 className="font-semibold"><L en="Delayed jobs (not due yet)" bn="নির্ধারিত সময়ের অপেক্ষায় থাকা কাজ" /></h2>
+        {data.data?.delayed.length === 0 && <p className="text-sm text-slate-500">None · নেই</p>}
+        <ul className="text-sm">{data.data?.delayed.map((d) => (
+          <li key={`${d.queue}-${d.task}-${new Date(d.dueAt).toISOString()}`} data-testid="delayed-group">
+            <b>{d.n.toLocaleString('en-US')}</b> {d.task} <L en="due at" bn="নির্ধারিত" /> <time dateTime={new Date(d.dueAt).toISOString()}>{fmtTime(d.dueAt)}</time> <span className="text-slate-500">({d.queue})</span>
+          </li>
+        ))}</ul>
+        <p className="mt-1 text-xs text-slate-500"><L en="Recurring jobs (payroll, sweeper, bank poll) are on the Schedules page." bn="নিয়মিত কাজ শিডিউল পাতায়।" /></p>
+      </Card>
       <Card>
         <h2 className="font-semibold"><L en="Stuck jobs (running > 10 min)" bn="আটকে থাকা কাজ" /></h2>
         {stuck.data?.length === 0 && <p className="text-sm text-slate-500">None · নেই</p>}

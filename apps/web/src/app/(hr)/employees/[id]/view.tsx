@@ -25,8 +25,14 @@ export function EmployeeView({ id }: { id: number }) {
   }));
   const [month, setMonth] = useState(() => new Date().toISOString().slice(0, 7));
   useEffect(() => { const m = detail.data?.months.find((x) => /^\d{4}-\d{2}$/.test(x.month))?.month; if (m) setMonth(m); }, [detail.data?.months.length]);
-  const resend = useMutation(trpc.employees.resend.mutationOptions());
-  const jobId = resend.data?.jobId;
+  const refreshDetail = () => qc.invalidateQueries({ queryKey: trpc.employees.get.queryKey({ id }) });
+  const resend = useMutation(trpc.employees.resend.mutationOptions({ onSuccess: refreshDetail }));
+  const copy = useMutation(trpc.employees.sendCopy.mutationOptions({ onSuccess: refreshDetail }));
+  // The job whose progress shows: the resend (new or already on its way), or the copy.
+  const [tracked, setTracked] = useState<number | undefined>(undefined);
+  useEffect(() => { if (resend.data && resend.data.outcome !== 'delivered') setTracked(resend.data.jobId); }, [resend.data]);
+  useEffect(() => { if (copy.data) setTracked(copy.data.jobId); }, [copy.data]);
+  const jobId = tracked;
   const status = useQuery({
     ...trpc.employees.resendStatus.queryOptions({ jobId: jobId ?? 0 }),
     enabled: jobId !== undefined,
@@ -34,6 +40,11 @@ export function EmployeeView({ id }: { id: number }) {
   });
   useEffect(() => { if (status.data?.overall === 'done' || status.data?.overall === 'failed') void qc.invalidateQueries({ queryKey: trpc.employees.get.queryKey({ id }) }); }, [status.data?.overall]);
 
+  const delivered = detail.data?.months.find((m) => m.month === month)?.delivered ?? null;
+  const sendCopy = () => {
+    const to = detail.data?.email ?? '';
+    if (window.confirm(`Send another copy of the ${month} slip to ${to}? The employee gets a SECOND email with the same slip. · ${month} মাসের স্লিপ ${to}-এ আবার পাঠাবেন? কর্মচারী একই স্লিপের দ্বিতীয় ইমেইল পাবেন।`)) copy.mutate({ id, month });
+  };
   if (detail.error) return <Card><p role="alert" className="text-red-700">{detail.error.message}</p></Card>;
   if (!detail.data) return <p><L en="Loading…" bn="লোড হচ্ছে…" /></p>;
   const e = detail.data;
@@ -59,12 +70,29 @@ export function EmployeeView({ id }: { id: number }) {
           <h2 className="mb-2 font-semibold"><L en="Resend slip" bn="স্লিপ আবার পাঠান" /></h2>
           <div className="flex flex-wrap items-center gap-2">
             <input aria-label="resend month" type="month" value={month} onChange={(ev) => setMonth(ev.target.value)} className="rounded border border-slate-300 px-2 py-1" />
-            <Button disabled={resend.isPending} onClick={() => resend.mutate({ id, month })}><L en="Resend slip" bn="আবার পাঠান" /></Button>
+            <Button disabled={resend.isPending} onClick={() => { setTracked(undefined); resend.mutate({ id, month }); }}><L en="Resend slip" bn="আবার পাঠান" /></Button>
+            {delivered && <Button variant="secondary" disabled={copy.isPending} onClick={sendCopy}><L en="Send another copy…" bn="আরেকটি কপি পাঠান…" /></Button>}
           </div>
+          <p className="mt-1 text-xs text-slate-500"><L en="Sends the month's slip once: nothing more if it is already on its way or was delivered." bn="মাসের স্লিপ একবারই যায়: পথে থাকলে বা পৌঁছে গেলে আর নয়।" /></p>
           {resend.error && <p role="alert" className="mt-2 text-sm text-red-700">{resend.error.message}</p>}
+          {copy.error && <p role="alert" className="mt-2 text-sm text-red-700">{copy.error.message}</p>}
+          {resend.data?.outcome === 'delivered' && (
+            <p className="mt-2 text-sm text-emerald-800" data-testid="resend-outcome" data-outcome="delivered">
+              <L en={`Already delivered${resend.data.sentAt ? ` at ${fmtTime(resend.data.sentAt)}` : ''} to ${resend.data.to}: nothing sent. Use "Send another copy" if the employee lost it.`}
+                bn={`ইতিমধ্যে ${resend.data.to}-এ পৌঁছেছে: কিছু পাঠানো হয়নি। কর্মচারী হারিয়ে ফেললে "আরেকটি কপি পাঠান" ব্যবহার করুন।`} /></p>
+          )}
+          {resend.data?.outcome === 'in-progress' && (
+            <p className="mt-2 text-sm text-indigo-800" data-testid="resend-outcome" data-outcome="in-progress">
+              <L en={`This slip is already on its way: no second email.${resend.data.promoted ? ' It was moved ahead of the monthly run.' : ''}`}
+                bn={`এই স্লিপ ইতিমধ্যে পথে: দ্বিতীয় ইমেইল যাবে না।${resend.data.promoted ? ' এটিকে মাসিক রানের আগে নেওয়া হয়েছে।' : ''}`} /></p>
+          )}
+          {copy.data && (
+            <p className="mt-2 text-sm" data-testid="copy-outcome"><L en={`Copy ${copy.data.copy} to ${copy.data.to}${copy.data.created ? '' : ' (already on its way)'}`} bn={`কপি ${copy.data.copy}, ${copy.data.to}-এ`} /></p>
+          )}
           {jobId !== undefined && (
             <p className="mt-2 text-sm" data-testid="resend-status"><L en="Job" bn="কাজ" /> #{jobId}: <StatusBadge status={status.data?.overall ?? 'queued'} />
               {status.data?.retrying && <span className="ml-2 text-amber-700">(<StatusLabel status="retrying" />)</span>}
+              {status.data?.supersededBy && <span className="ml-2 text-slate-600"><L en={`(delivered by ${status.data.supersededBy})`} bn={`(${status.data.supersededBy} দ্বারা পৌঁছেছে)`} /></span>}
               {status.data?.error && <span className="ml-2 text-red-700">{status.data.error}</span>}</p>
           )}
         </Card>
@@ -75,6 +103,7 @@ export function EmployeeView({ id }: { id: number }) {
         <Card key={m.month}>
           <div className="mb-2 flex flex-wrap items-center gap-3">
             <h3 className="font-semibold">{m.month}</h3>
+            {m.delivered && <span data-testid="month-delivered" className="text-sm text-emerald-700"><L en={`delivered by ${m.delivered.label} to ${m.delivered.to}`} bn={`${m.delivered.to}-এ পৌঁছেছে`} />{m.delivered.sentAt && <> · {fmtTime(m.delivered.sentAt)}</>}</span>}
             {m.slips.map((s) => (
               <a key={s.id} className="text-sm text-indigo-700 underline" href={`/api/slips/${s.id}/pdf`} target="_blank" rel="noreferrer">PDF ({Math.round(s.bytes / 1024)} KB)</a>
             ))}
@@ -82,14 +111,16 @@ export function EmployeeView({ id }: { id: number }) {
           {m.resends.length > 0 && (
             <ul className="mb-2 text-xs text-slate-600" data-testid="resends">
               {m.resends.map((r) => (
-                <li key={r.n}><L en={`Resend ${r.n}`} bn={`পুনরায় পাঠানো ${r.n}`} /> · {fmtTime(r.requestedAt)} · <L en="by" bn="অনুরোধ" /> {r.requestedBy} · <span className="font-mono">#{r.jobId}</span></li>
+                <li key={r.n}>{r.copy ? <L en={`Copy ${r.n}`} bn={`কপি ${r.n}`} /> : <L en={`Resend ${r.n}`} bn={`পুনরায় পাঠানো ${r.n}`} />} · {fmtTime(r.requestedAt)} · <L en="by" bn="অনুরোধ" /> {r.requestedBy} · <span className="font-mono">#{r.jobId}</span></li>
               ))}
             </ul>
           )}
           <ul className="space-y-2 text-sm">
             {m.jobs.map((j) => (
               <li key={j.id} className="rounded border border-slate-100 p-2">
-                <div className="flex flex-wrap items-center gap-2"><span className="font-mono">#{j.id}</span> {j.taskName} <StatusBadge status={j.status} /> <span className="text-xs text-slate-500">{j.idempotencyKey}</span></div>
+                <div className="flex flex-wrap items-center gap-2"><span className="font-mono">#{j.id}</span> {j.taskName} <StatusBadge status={j.status} />
+                  {j.supersededBy && <span data-testid="superseded-by" className="text-xs text-slate-600"><L en={`superseded by ${j.supersededBy.label}`} bn={`${j.supersededBy.label} দ্বারা প্রতিস্থাপিত`} /></span>}
+                  <span className="text-xs text-slate-500">{j.idempotencyKey}</span></div>
                 {j.attemptLog.length > 0 && (
                   <table className="mt-1 w-full text-xs"><tbody>
                     {j.attemptLog.map((a, i) => (

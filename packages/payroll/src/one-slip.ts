@@ -1,0 +1,63 @@
+/**
+ * One slip per employee per month, whatever path sends it (R13). The month's slip is one thing;
+ * the monthly run's job, HR's resends and an admin's retry of either are attempts at it, each
+ * under its own delivery key (`slip:2026-11:emp-48213`, `…:resend-2`). An extra copy HR
+ * confirmed (`…:copy-3`) is not an attempt: it is a second email on purpose.
+ *
+ * - Before an attempt's request leaves, with its own delivery already recorded as possibly
+ *   accepted, it looks at the other attempts: one the provider accepted supersedes it
+ *   (nothing sent); one whose outcome is still unknown (in flight, or its answer was lost)
+ *   makes it wait and try again. Two attempts that both announce before they look cannot both
+ *   miss each other, so at most one is accepted.
+ * - An attempt that was accepted closes the other attempts' open or failed jobs (superseded).
+ * - What "accepted for this employee and month" is: slipAcceptedKeySql (slip-attempts.ts).
+ */
+import { SupersededError, TransientError, slipKey } from '@beton/jobs';
+import type { DeliveryResult } from './email.ts';
+import { sendSlip, type MailDeps } from './send.ts';
+import { attemptLabel, slipAcceptedKeySql, slipInFlightKeySql, supersedeOtherAttempts } from './slip-attempts.ts';
+import type { RenderSlipPayload } from './slip.ts';
+
+/** How long an attempt waits for another one whose outcome is not known yet before it looks again. */
+const IN_FLIGHT_RETRY_MS = 2_000;
+
+/**
+ * The send-slip-email job under the one-slip rule. An extra copy is sent as it is. Any other
+ * attempt checks the others right before its request leaves (see the module comment) — after
+ * deliverEmail has recorded this attempt as possibly accepted, which is what makes the check
+ * safe — and, once accepted, closes the other attempts' jobs.
+ */
+export async function sendSlipOnce(deps: MailDeps, payload: RenderSlipPayload): Promise<DeliveryResult> {
+  if (payload.copy) return sendSlip(deps, payload);
+  const key = slipKey(payload);
+  let siblings = payload.resend !== undefined;
+  const beforeSend = deps.delivery?.beforeSend;
+  const guarded: MailDeps = {
+    ...deps,
+    delivery: {
+      ...deps.delivery,
+      beforeSend: async () => {
+        const { rows } = await deps.pool.query<{ accepted: string | null; in_flight: string | null; siblings: boolean }>(
+          `select ${slipAcceptedKeySql('$1::int', '$2::text', '$3::text')} as accepted,
+                  ${slipInFlightKeySql('$1::int', '$2::text', '$3::text')} as in_flight,
+                  exists (select 1 from slip_resends r where r.employee_id = $1 and r.month = $2 and not r.copy) as siblings`,
+          [payload.employeeId, payload.month, key],
+        );
+        const r = rows[0]!;
+        siblings ||= r.siblings;
+        if (r.accepted) {
+          throw new SupersededError(r.accepted, `not sent: this slip was already delivered by ${attemptLabel(r.accepted)} (${r.accepted})`);
+        }
+        if (r.in_flight) {
+          throw new TransientError('slip_in_flight', `not sent yet: ${attemptLabel(r.in_flight)} of this slip (${r.in_flight}) is being sent and its outcome is not known yet`, {
+            retryAfterMs: IN_FLIGHT_RETRY_MS,
+          });
+        }
+        await beforeSend?.();
+      },
+    },
+  };
+  const result = await sendSlip(guarded, payload);
+  if (siblings) await supersedeOtherAttempts(deps.pool, { employeeId: payload.employeeId, month: payload.month, deliveredKey: key });
+  return result;
+}
