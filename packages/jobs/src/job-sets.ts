@@ -17,3 +17,40 @@ export const RUNNING_JOBS_FROM = `job_attempts a join jobs j on j.id = a.job_id 
 export function failedJobsWhere(table = 'jobs'): string {
   return `${table}.status = 'failed' and ${table}.last_error_code is not null`;
 }
+
+/**
+ * The sweeper's stale threshold as the live schedulers recorded it (STALE_HEARTBEAT_MS), else
+ * `defaultMs`: the dashboard judges "silent" and "stranded" by the sweeper's own measure.
+ */
+export function staleThresholdMsSql(defaultMs: number): string {
+  return `coalesce((select stale_heartbeat_ms from workers where stale_heartbeat_ms is not null order by last_seen desc limit 1), ${Math.round(defaultMs)})`;
+}
+
+/** `ms` (SQL, milliseconds) ago. */
+const ago = (ms: string) => `now() - make_interval(secs => (${ms})::float8 / 1000)`;
+
+/**
+ * A running job (`j`, from RUNNING_JOBS_FROM) nobody touches: its heartbeat (or its start)
+ * is older than `thresholdMs` (SQL). The worker holding a job touches it every heartbeat
+ * while the job runs and while its outcome is written, so this is a dead worker's job — or
+ * one claimed by a statement whose answer never arrived.
+ */
+export function staleRunningCondition(thresholdMs: string): string {
+  return `coalesce(j.heartbeat_at, j.started_at) < ${ago(thresholdMs)}`;
+}
+
+/**
+ * A waiting job (`j`: queued or retrying) due more than `thresholdMs` (SQL) ago that no worker
+ * can take: its current wake-up is missing, or locked by a pool that has not touched it for
+ * that long (a worker whose runner died, a fetch whose answer was lost), or worn out or pushed
+ * back by graphile-worker's own retries. A job waiting in a long queue has a free wake-up and
+ * is not stranded, however long it waits.
+ */
+export function strandedWaitingCondition(thresholdMs: string): string {
+  return `j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
+    and not exists (
+      select 1 from graphile_worker._private_jobs w
+      where (w.payload->>'jobId')::bigint = j.id and (w.payload->>'seq')::int = j.wakeup_seq and w.attempts < w.max_attempts
+        and case when w.locked_at is null then w.run_at < now() + make_interval(secs => (${thresholdMs})::float8 / 1000)
+                 else w.locked_at >= ${ago(thresholdMs)} end)`;
+}
