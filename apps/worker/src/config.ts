@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_STALE_HEARTBEAT_MS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { DEFAULT_DB_RETRY_DEADLINE_MS, DEFAULT_STALE_HEARTBEAT_MS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
@@ -29,6 +29,12 @@ const EnvSchema = z.object({
   DB_BUDGET_PROCESSES: positiveInt.default(6),
   DB_POOL_MAX: positiveInt.optional(),
   HEALTH_PORT: nonNegativeInt.default(9464),
+  /** A statement interrupted by a database fault is run again on a fresh connection for up to this long (issue 17). */
+  DB_RETRY_DEADLINE_MS: positiveInt.default(DEFAULT_DB_RETRY_DEADLINE_MS),
+  /** Stalled (liveness fails, the runner is replaced): no job started for this long while work of the queue was due as long. */
+  STALL_AFTER_MS: positiveInt.default(120_000),
+  /** Liveness fails while the event loop is, or in the last 30 s was, blocked for this long. */
+  EVENT_LOOP_BLOCKED_MS: positiveInt.default(10_000),
   SENDGRID_API_KEY: z.string().default('SG.beton-dev'),
   SENDGRID_BASE_URL: z.string().url().optional(),
   BANK_API_URL: z.string().url().optional(),
@@ -115,6 +121,9 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,
+    dbRetryDeadlineMs: e.DB_RETRY_DEADLINE_MS,
+    stallAfterMs: e.STALL_AFTER_MS,
+    eventLoopBlockedMs: e.EVENT_LOOP_BLOCKED_MS,
     sendgrid: { apiKey: e.SENDGRID_API_KEY, baseUrl: e.SENDGRID_BASE_URL },
     bank: e.BANK_API_URL ? { baseUrl: e.BANK_API_URL, apiKey: e.BANK_API_KEY } : undefined,
     emailLimits: { concurrency: e.EMAIL_CONCURRENCY_LIMIT, ratePerSecond: e.EMAIL_RATE_LIMIT, window: e.EMAIL_RATE_WINDOW, toleranceMs: e.EMAIL_RATE_TOLERANCE_MS },

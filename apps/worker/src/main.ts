@@ -3,7 +3,7 @@
  * (SPEC R2/R3). The maintenance process is also the scheduler: it ticks the time-zone-aware
  * schedules (the monthly payroll fan-out, the stuck-job sweeper, the bank poll).
  */
-import { checkDatabase, createPool, DatabaseUnreachableError } from '@beton/db';
+import { checkDatabase, createPool, DatabaseUnreachableError, type Pool } from '@beton/db';
 import {
   createJobClient,
   createLogger,
@@ -12,6 +12,7 @@ import {
   jobDefinitions,
   PostgresLimiterStore,
   queueDepth,
+  recurringFailingSeconds,
   recordSchedulerSettings,
   PostgresLock,
   RedisLimiterStore,
@@ -22,6 +23,7 @@ import {
   type BetonJobs,
   type LimiterStore,
   type LockService,
+  type AnyJobDefinition,
 } from '@beton/jobs';
 import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
 import { companyPayrollSchedules, createBankClient, createMailer } from '@beton/payroll';
@@ -40,6 +42,13 @@ import { tuneDefinitions } from './tune.ts';
  * End-to-end bench, the first ~2 s after the fan-out: 16–22 slips rendered cold, 66–79 warmed.
  */
 const RENDER_WARM_UP_SLIPS = 100;
+
+/** The recurring jobs superseded by their next run, and how long each has not succeeded (the scheduler's /metrics). */
+async function recurringFailing(pool: Pool, definitions: readonly AnyJobDefinition[]) {
+  const recurring = definitions.filter((d) => d.supersededByNextRun);
+  const seconds = await recurringFailingSeconds(pool, recurring.map((d) => d.name));
+  return recurring.map((d) => ({ task: d.name, failingSeconds: seconds[d.name] ?? 0, alertAfterSeconds: d.supersededByNextRun!.alertAfterMs / 1000 }));
+}
 
 async function main() {
   const config = loadConfig();
@@ -62,6 +71,7 @@ async function main() {
     defaultLabels: { service: `worker-${config.queue}` },
     collectDbPool: () => [pgPoolStats('worker', pool)],
     collectQueueStats: () => queueDepth(pool),
+    ...(config.queue === 'maintenance' ? { collectRecurringFailing: () => recurringFailing(pool, definitions) } : {}),
   });
 
   const isScheduler = config.queue === 'maintenance';
@@ -93,6 +103,12 @@ async function main() {
     shutdownGraceMs: config.shutdownGraceMs,
     visibilityTimeoutMs: config.visibilityTimeoutMs,
     heartbeatMs: config.heartbeatMs,
+    dbRetryDeadlineMs: config.dbRetryDeadlineMs,
+    stallAfterMs: config.stallAfterMs,
+    eventLoopBlockedMs: config.eventLoopBlockedMs,
+    // The runner cannot be kept running: stop (hand back what is in hand) and exit non-zero,
+    // so the orchestrator starts a new process.
+    onGiveUp: (reason) => void shutdown('runner', reason),
     workerId,
     handlers: createHandlers({ pool, jobs, lock, mailer, bank, renderPool, config, workerId }),
     ...(useGraphileCron
@@ -116,6 +132,7 @@ async function main() {
       onLimitWait: (e) => metrics.limiterWaited(e.limit, e.waitedMs / 1000),
     },
   });
+  stopWorker = (reason) => worker.stop(reason);
   if (isScheduler) await recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs });
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
@@ -128,30 +145,59 @@ async function main() {
     }, config.scheduleTickMs);
   }
 
-  const health = await startHealthServer({ port: config.healthPort, metrics, isReady: () => worker.ready });
-  log.info({ workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' }, 'worker started');
-  // Parents (npm start, the drill, tests) read this line to know the worker is up.
-  process.stdout.write(`${JSON.stringify({ msg: 'worker ready', workerId, queue: config.queue, pid: process.pid, health: health.url })}\n`);
-
-  let signals = 0;
-  const shutdown = async (signal: NodeJS.Signals) => {
-    signals++;
+  const health = await startHealthServer({
+    port: config.healthPort,
+    metrics,
+    isLive: () => {
+      const h = worker.health();
+      return { ok: h.live, problems: h.problems };
+    },
+    isReady: () => {
+      const h = worker.health();
+      return { ok: h.ready, problems: h.problems };
+    },
+  });
+  closeAll = async () => {
     if (localTick) clearInterval(localTick);
-    if (signals > 1) {
-      await worker.stop(`second ${signal}`);
-      return;
-    }
-    await worker.stop(signal);
     await tickInFlight; // a tick under way finishes before the pool closes
     await renderPool?.close();
     await health.close();
     redis?.disconnect();
     await pool.end();
-    log.info({ signal }, 'exiting with code 0');
-    process.exit(0);
+    log.info({}, `exiting with code ${exitCode}`);
   };
+  log.info({ workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' }, 'worker started');
+  // Parents (npm start, the drill, tests) read this line to know the worker is up.
+  process.stdout.write(`${JSON.stringify({ msg: 'worker ready', workerId, queue: config.queue, pid: process.pid, health: health.url })}\n`);
+
   process.on('SIGTERM', (s) => void shutdown(s));
   process.on('SIGINT', (s) => void shutdown(s));
+}
+
+let signals = 0;
+let stopWorker: ((reason: string) => Promise<void>) | undefined;
+let closeAll: (() => Promise<void>) | undefined;
+let exitCode = 0;
+/**
+ * Graceful stop: on SIGTERM/SIGINT exit 0; when the job runner cannot be kept running exit 1
+ * (the orchestrator replaces the process). Whatever fails while closing, the process exits.
+ */
+async function shutdown(signal: NodeJS.Signals | 'runner', reason?: string): Promise<void> {
+  signals++;
+  const code = signal === 'runner' ? 1 : 0;
+  exitCode = code;
+  if (signals > 1) {
+    await stopWorker?.(`second ${signal}`).catch(() => {});
+    return;
+  }
+  try {
+    await stopWorker?.(reason ?? signal);
+    await closeAll?.();
+  } catch (error) {
+    process.stderr.write(`beton-worker: error while stopping: ${(error as Error)?.stack ?? error}\n`);
+  }
+  process.stderr.write(code ? `beton-worker: exiting with code 1: ${reason}\n` : '');
+  process.exit(code);
 }
 
 main().catch((error) => {

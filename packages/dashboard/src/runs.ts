@@ -1,4 +1,5 @@
-import { RUNNING_JOBS_FROM } from '@beton/jobs/job-sets';
+import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingCondition } from '@beton/jobs/job-sets';
+import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
 import { remindersAt } from '@beton/payroll/actions';
 import { AppError, notFound } from './errors.ts';
 import { formatDuration, formatDurationBn, localHhMm, zonedTime } from './time.ts';
@@ -30,10 +31,17 @@ export interface RunProgress {
   slips: StatusCounts;
   /** Slips whose email job is done. */
   sent: number;
-  /** Failed jobs + jobs running longer than 10 min. */
+  /**
+   * Slip jobs that will not finish by themselves: failed, running longer than 10 min or untouched
+   * by any heartbeat for the sweeper's stale threshold, or waiting past due by that threshold with
+   * no wake-up a worker can take (issue 17: the numbers equal the provider's truth).
+   */
   stuck: number;
   failed: number;
+  /** Running longer than 10 min, or no heartbeat for the stale threshold. */
   runningTooLong: number;
+  /** Queued or retrying, past due by the stale threshold, and no worker can take them. */
+  stranded: number;
   /** Slips not yet sent and not failed. */
   remaining: number;
   /** The story's one line: "49,992 sent, 8 stuck". */
@@ -116,7 +124,7 @@ export async function listRunProgress(pool: Pool, companyId: string, options: { 
      where r.company_id = $1 order by r.month desc limit $2`,
     [companyId, options.limit ?? 12],
   );
-  return progressOf(pool, rows, options.now ?? new Date());
+  return progressOf(pool, companyId, rows, options.now ?? new Date());
 }
 
 /** One run's progress; a run of another company is NOT_FOUND. */
@@ -126,16 +134,17 @@ export async function runProgress(pool: Pool, companyId: string, runId: string, 
     [companyId, runId],
   );
   if (!rows[0]) throw notFound('Payroll run');
-  return (await progressOf(pool, rows, now))[0]!;
+  return (await progressOf(pool, companyId, rows, now))[0]!;
 }
 
-async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunProgress[]> {
+async function progressOf(pool: Pool, companyId: string, runs: RunRow[], now: Date): Promise<RunProgress[]> {
   if (runs.length === 0) return [];
   // Three narrow queries instead of one wide one: counts by (task, status) from the counters
   // the triggers on `jobs` keep (a few rows, not 100,000); the running jobs (RUNNING_JOBS_FROM:
   // as many as are in flight); the emails done recently, an index range over their attempts'
   // (run, task, finished_at).
   const ids = runs.map((r) => r.id);
+  const t = staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS);
   const [counts, tooLong, recentDone] = await Promise.all([
     pool.query<{ run: string; task: string; status: keyof StatusCounts; n: number }>(
       `select payroll_run_id as run, task_name as task, status, n
@@ -144,7 +153,8 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
     ),
     pool.query<{ run: string; n: number }>(
       `select j.payroll_run_id as run, count(*)::int as n from ${RUNNING_JOBS_FROM}
-       where a.started_at < $2::timestamptz - make_interval(secs => $3) and j.payroll_run_id = any($1::uuid[])
+       where (a.started_at < $2::timestamptz - make_interval(secs => $3) or ${staleRunningCondition(t)}) and j.payroll_run_id = any($1::uuid[])
+         and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
        group by 1`,
       [ids, now, STUCK_AFTER_MS / 1000],
     ),
@@ -157,6 +167,16 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
     ),
   ]);
   const rows = counts.rows;
+  // Stranded slip jobs, only for runs that have jobs waiting (the counters say so): the
+  // company's jobs through its index, each checked for a wake-up a worker can take.
+  const waitingRuns = ids.filter((id) => rows.some((r) => r.run === id && (r.status === 'queued' || r.status === 'retrying') && r.n > 0));
+  const stranded = waitingRuns.length === 0 ? [] : (await pool.query<{ run: string; n: number }>(
+    `select j.payroll_run_id as run, count(*)::int as n from jobs j
+     where j.company_id = $1 and j.payroll_run_id = any($2::uuid[]) and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
+       and ${strandedWaitingCondition(t)}
+     group by 1`,
+    [companyId, waitingRuns],
+  )).rows;
   return runs.map((run) => {
     const render = emptyCounts();
     const email = emptyCounts();
@@ -165,11 +185,12 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
       (row.task === SLIP_EMAIL_TASK ? email : render)[row.status] += row.n;
     }
     const runningTooLong = tooLong.rows.find((r) => r.run === run.id)?.n ?? 0;
+    const strandedJobs = stranded.find((r) => r.run === run.id)?.n ?? 0;
     const recent = recentDone.rows.find((r) => r.run === run.id)?.n ?? 0;
     const total = Math.max(run.employee_count, render.queued + render.running + render.retrying + render.done + render.failed);
     const sent = email.done;
     const failed = render.failed + email.failed;
-    const stuck = failed + runningTooLong;
+    const stuck = failed + runningTooLong + strandedJobs;
     const remaining = Math.max(0, total - sent - failed);
     const [sentText, stuckText] = [sent.toLocaleString('en-US'), stuck.toLocaleString('en-US')];
     const throughputPerSecond = recent / THROUGHPUT_WINDOW_S;
@@ -177,7 +198,7 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
     return {
       id: run.id, month: run.month, status: run.status, startedAt: run.started_at, approvedAt: run.approved_at, approvedBy: run.approved_by,
       remindersAt: run.approved_at ? remindersAt(run.approved_at) : null,
-      employeeCount: total, render, email, slips: slipStages(render, email, total), sent, stuck, failed, runningTooLong, remaining,
+      employeeCount: total, render, email, slips: slipStages(render, email, total), sent, stuck, failed, runningTooLong, stranded: strandedJobs, remaining,
       line: `${sentText} sent, ${stuckText} stuck`,
       lineBn: `${sentText}টি পাঠানো হয়েছে, ${stuckText}টি আটকে আছে`,
       throughputPerSecond,

@@ -8,7 +8,7 @@ const counts = z.object({ queued: z.number(), running: z.number(), retrying: z.n
 export const runProgressOutput = z.object({
   id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
   remindersAt: z.date().nullable(),
-  employeeCount: z.number(), render: counts, email: counts, slips: counts, sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(),
+  employeeCount: z.number(), render: counts, email: counts, slips: counts, sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(), stranded: z.number(),
   remaining: z.number(), line: z.string(), lineBn: z.string(), throughputPerSecond: z.number(), deadline: z.date(),
   eta: z.union([
     z.object({ kind: z.enum(['done', 'idle']), text: z.string(), textBn: z.string() }),
@@ -91,11 +91,12 @@ export const queuesOutput = z.object({
 
 export const workersOutput = z.array(z.object({
   id: z.string(), host: z.string(), pid: z.number(), queue: z.string(), startedAt: z.date(), lastSeen: z.date(), stoppedAt: z.date().nullable(),
-  state: z.enum(['alive', 'silent', 'stopped']), silentAfterMs: z.number(),
+  state: z.enum(['alive', 'stalled', 'silent', 'stopped']), silentAfterMs: z.number(),
+  stalledSince: z.date().nullable(), stallReason: z.string().nullable(), runnerDeaths: z.number(),
 }));
 
 export const stuckJobsOutput = z.array(z.object({
-  id: z.number(), taskName: z.string(), queue: z.string(), workerId: z.string().nullable(), startedAt: z.date(), heartbeatAt: z.date().nullable(),
+  id: z.number(), taskName: z.string(), queue: z.string(), status: z.string(), workerId: z.string().nullable(), startedAt: z.date(), heartbeatAt: z.date().nullable(), reason: z.string(),
 }));
 
 export const schedulesOutput = z.array(z.object({

@@ -1,5 +1,6 @@
 export * from './admin.ts';
 export * from './backoff.ts';
+export * from './connection-retry.ts';
 export * from './db.ts';
 export * from './definition.ts';
 export * from './definitions/index.ts';

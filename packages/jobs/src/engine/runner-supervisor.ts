@@ -44,6 +44,8 @@ export interface RunnerSupervisor {
   readonly busy: number;
   /** performance.now() when the current runner last started a task (or started itself). */
   readonly lastTakenAt: number;
+  /** Tasks started by every runner so far. */
+  readonly started: number;
   /** The current runner's graphile pool id and the wake-ups it holds (fetched, not finished). */
   held(): { poolId: string; ids: string[] } | undefined;
   /** Treat the current runner as dead (a stall) and start a new one. */
@@ -70,6 +72,7 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
   const deathTimes: number[] = [];
   let restarting: Promise<void> | undefined;
   let gaveUp = false;
+  let started = 0;
 
   function generation(): Generation {
     const events = new EventEmitter();
@@ -89,6 +92,7 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
       g.held.add(String(job.id));
       g.busy++;
       g.lastTakenAt = performance.now();
+      started++;
     });
     events.on('job:complete', ({ job }: { job: { id: string } }) => {
       g.held.delete(String(job.id));
@@ -173,6 +177,9 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
     },
     get lastTakenAt() {
       return current.lastTakenAt;
+    },
+    get started() {
+      return started;
     },
     held() {
       return current.dead || !current.poolId ? undefined : { poolId: current.poolId, ids: [...current.held] };

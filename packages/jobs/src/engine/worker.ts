@@ -528,8 +528,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     fn.call(logger, { graphile: meta }, message);
   });
   const loop = startLoopMonitor({ thresholdMs: eventLoopBlockedMs });
-  /** Why the runner does not take jobs (died, stalled) until a new one runs; null while it does. */
+  /** Why the runner does not take jobs (it died) until a new one runs; null while it does. */
   let runnerProblem: string | null = null;
+  /** Why this process is stalled (no job started while work waited), until a job starts again. */
+  let stalled: { reason: string; started: number } | null = null;
   let runnerDeaths = 0;
   const supervisor = await superviseRunner({
     logger,
@@ -588,8 +590,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     beating = writeHeartbeat(pool, {
       workerId,
       jobIds: [...active.keys(), ...recordingJobs],
-      canTake: supervisor.alive && runnerProblem === null,
-      stallReason: runnerProblem,
+      canTake: supervisor.alive && runnerProblem === null && stallProblem() === null,
+      stallReason: runnerProblem ?? stallProblem(),
       runnerDeaths,
       held: supervisor.held(),
     })
@@ -606,6 +608,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
    * fresh LISTEN connection).
    */
   let checkingStall = false;
+  /** The stall's reason while no job has started since it was found. */
+  function stallProblem(): string | null {
+    if (stalled && supervisor.started > stalled.started) stalled = null;
+    return stalled?.reason ?? null;
+  }
   async function checkStall(): Promise<void> {
     if (stopping || checkingStall || !supervisor.alive || supervisor.busy >= concurrency) return;
     const idleMs = performance.now() - supervisor.lastTakenAt;
@@ -613,7 +620,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     checkingStall = true;
     try {
       if (await dueWorkWaiting(pool, Object.keys(taskList), stallAfterMs)) {
-        supervisor.replace(`stalled: no job started for ${Math.round(idleMs / 1000)} s while work of queue ${queue} was due`);
+        const reason = `stalled: no job started for ${Math.round(idleMs / 1000)} s while work of queue ${queue} was due`;
+        logger.error({ idleMs: Math.round(idleMs) }, reason);
+        // A stall lasts until a job starts again (a new runner alone does not end it).
+        stalled = { reason, started: supervisor.started };
+        supervisor.replace(reason);
+        beat();
       }
     } catch (error) {
       db.failed(error);
@@ -651,6 +663,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     health() {
       const problems: string[] = [];
       if (runnerProblem !== null || !supervisor.alive) problems.push(`job runner not taking jobs: ${runnerProblem ?? supervisor.lastDeath ?? 'stopped'}`);
+      const stall = stallProblem();
+      if (stall) problems.push(stall);
       const blocked = loop.blockedMs();
       if (blocked > 0) problems.push(`event loop blocked for ${blocked} ms (limit ${eventLoopBlockedMs} ms)`);
       const live = problems.length === 0;
