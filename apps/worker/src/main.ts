@@ -9,6 +9,7 @@ import {
   createLogger,
   definitionSchedules,
   firstSeenDueTimes,
+  guardUnhandledRejections,
   jobDefinitions,
   PostgresLimiterStore,
   queueDepth,
@@ -53,6 +54,7 @@ async function recurringFailing(pool: Pool, definitions: readonly AnyJobDefiniti
 async function main() {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, name: `worker-${config.queue}`, format: config.logFormat });
+  guardUnhandledRejections(log, (reason) => void shutdown('runner', reason));
   await checkDatabase(config.databaseUrl);
   const pool = createPool({ url: config.databaseUrl, max: config.dbPoolMax, applicationName: `beton-worker-${config.queue}` });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;

@@ -74,9 +74,9 @@ export interface RetryOptions {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Jittered exponential backoff: 50 ms, 100 ms, … up to 2 s, each × 0.5–1. */
+/** Jittered exponential backoff: 50 ms, 100 ms, … up to 1 s, each × 0.5–1. */
 export function connectionRetryDelayMs(attempt: number, random = Math.random): number {
-  return Math.min(2000, 50 * 2 ** (attempt - 1)) * (0.5 + random() / 2);
+  return Math.min(1000, 50 * 2 ** (attempt - 1)) * (0.5 + random() / 2);
 }
 
 /**

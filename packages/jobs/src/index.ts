@@ -5,6 +5,7 @@ export * from './db.ts';
 export * from './definition.ts';
 export * from './definitions/index.ts';
 export * from './engine/config-check.ts';
+export * from './engine/process-guards.ts';
 export * from './engine/worker.ts';
 export * from './enqueue.ts';
 export * from './errors.ts';

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from '../db.ts';
-import { isConnectionError, retryOnConnectionError, type DbFaultListener } from '../connection-retry.ts';
+import { retryOnConnectionError, type DbFaultListener } from '../connection-retry.ts';
 
 /**
  * The pool graphile-worker is given: Beton's own pool, except that graphile-worker's
@@ -21,7 +21,8 @@ import { isConnectionError, retryOnConnectionError, type DbFaultListener } from 
  * - `return_job*`: hand unclaimed wake-ups of the local queue back, also `where locked_by`.
  * Everything else — fetching wake-ups (not idempotent: a lost answer leaves rows locked; the
  * sweeper frees wake-ups nobody touches), cron, LISTEN — goes through unchanged and keeps
- * graphile-worker's own handling (retry at the next poll, reconnect with backoff).
+ * graphile-worker's own handling (retry at the next poll, reconnect with backoff). Taking a
+ * connection (a server restarting, a connection limit reached) is waited for, up to `deadlineMs`.
  */
 const IDEMPOTENT_STATEMENT = /^(complete_job|complete_jobs|complete_job_q|fail_job|fail_jobs|fail_job_q|return_job|return_job_q)\//;
 
@@ -90,12 +91,9 @@ export function graphilePool(pool: Pool, options: GraphilePoolOptions): Pool {
     connect(callback?: (err: Error | undefined, client?: PoolClient, done?: (release?: unknown) => void) => void) {
       // The LISTEN client (callback form) must be the real client: it listens for 'notification' and 'error'.
       if (callback) return pool.connect(callback as never);
-      return pool.connect().then(
+      // A connection refused (a restart, a connection limit) is waited out like a lost one.
+      return retryOnConnectionError(() => pool.connect(), { deadlineMs: options.deadlineMs, ...(options.health ? { health: options.health } : {}) }).then(
         (client) => new RetryingClient(client, pool, options) as unknown as PoolClient,
-        (error: unknown) => {
-          if (isConnectionError(error)) options.health?.failed(error);
-          throw error;
-        },
       );
     },
     query: (...args: unknown[]) => (pool.query as (...a: unknown[]) => unknown)(...args),
