@@ -10,6 +10,8 @@ import {
   definitionSchedules,
   firstSeenDueTimes,
   guardUnhandledRejections,
+  isConnectionError,
+  retryOnConnectionError,
   jobDefinitions,
   PostgresLimiterStore,
   queueDepth,
@@ -55,7 +57,16 @@ async function main() {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, name: `worker-${config.queue}`, format: config.logFormat });
   guardUnhandledRejections(log, (reason) => void shutdown('runner', reason));
-  await checkDatabase(config.databaseUrl);
+  // A database that is there but not answering yet (restarting, at its connection limit) is
+  // waited for, up to DB_RETRY_DEADLINE_MS; a wrong URL or password fails at once.
+  await retryOnConnectionError(
+    () =>
+      checkDatabase(config.databaseUrl).catch((error: unknown) => {
+        const reason = error instanceof DatabaseUnreachableError ? error.reason : undefined;
+        throw reason === '55000' || (reason && isConnectionError({ code: reason })) ? Object.assign(error as Error, { code: reason === '55000' ? '57P03' : reason }) : error;
+      }),
+    { deadlineMs: config.dbRetryDeadlineMs, onRetry: (error, attempt) => attempt === 1 && log.warn({ err: error }, 'the database does not accept connections yet; waiting') },
+  );
   const pool = createPool({ url: config.databaseUrl, max: config.dbPoolMax, applicationName: `beton-worker-${config.queue}` });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
   const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);

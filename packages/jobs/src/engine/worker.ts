@@ -524,7 +524,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   for (const def of mine) taskList[def.name] = trackedTask(def);
 
   const graphileLogger = new GraphileLogger(() => (level, message, meta) => {
-    const fn = level === 'error' ? logger.error : level === 'warning' ? logger.warn : logger.debug;
+    // A lost or refused connection is an expected event graphile-worker recovers from (LISTEN
+    // reconnects, the next poll fetches): a warning, not an error.
+    const connection = level === 'error' && isConnectionError((meta as { error?: unknown; fatalError?: unknown } | undefined)?.error ?? (meta as { fatalError?: unknown } | undefined)?.fatalError);
+    const fn = level === 'error' && !connection ? logger.error : level === 'error' || level === 'warning' ? logger.warn : logger.debug;
     fn.call(logger, { graphile: meta }, message);
   });
   const loop = startLoopMonitor({ thresholdMs: eventLoopBlockedMs });
