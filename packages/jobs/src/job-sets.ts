@@ -26,8 +26,18 @@ export function staleThresholdMsSql(defaultMs: number): string {
   return `coalesce((select stale_heartbeat_ms from workers where stale_heartbeat_ms is not null order by last_seen desc limit 1), ${Math.round(defaultMs)})`;
 }
 
-/** `ms` (SQL, milliseconds) ago. */
-const ago = (ms: string) => `now() - make_interval(secs => (${ms})::float8 / 1000)`;
+/**
+ * "Now" as the heartbeats see it: the freshest heartbeat of any running worker, or now() if
+ * that is later. After the database was unreachable (refused connections, a restart) every
+ * heartbeat is old, yet no worker is dead: measured from here, nothing looks stale until the
+ * workers have had a heartbeat to catch up, while a worker that is really gone falls behind the
+ * others (the sweeper's own process beats too).
+ */
+export const HEARTBEAT_NOW = `least(now(), coalesce((select max(last_seen) from workers where stopped_at is null), now()))`;
+
+/** `ms` (SQL, milliseconds) before HEARTBEAT_NOW. */
+export const heartbeatsAgo = (ms: string) => `${HEARTBEAT_NOW} - make_interval(secs => (${ms})::float8 / 1000)`;
+const ago = heartbeatsAgo;
 
 /**
  * A running job (`j`, from RUNNING_JOBS_FROM) nobody touches: its heartbeat (or its start)

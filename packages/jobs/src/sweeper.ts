@@ -1,6 +1,6 @@
 import { retryOnConnectionError } from './connection-retry.ts';
 import { addWakeups, inTransaction, type Pool } from './db.ts';
-import { RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingCondition } from './job-sets.ts';
+import { heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingCondition } from './job-sets.ts';
 
 /** A worker whose heartbeat is older than this is gone: the sweeper puts its jobs back. */
 export const DEFAULT_STALE_HEARTBEAT_MS = 60_000;
@@ -36,6 +36,9 @@ export interface SweepResult {
  * - graphile-worker's lock on a wake-up held by a stopped or silent worker, or not touched by its
  *   holder for the stale threshold, is released (graphile-worker's own sweep waits 4 hours).
  * Run again after a database fault it finds what is left and does the rest: safe to repeat.
+ * "Untouched for" is measured against the freshest heartbeat of any running worker
+ * (HEARTBEAT_NOW), so right after the database was unreachable, when every heartbeat is old,
+ * nothing is taken from a worker that is alive and about to beat again.
  */
 export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): Promise<SweepResult> {
   const { runningLongerThanMs = 10 * 60_000, heartbeatOlderThanMs = DEFAULT_STALE_HEARTBEAT_MS } = options;
@@ -45,7 +48,7 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
          select j.id,
                 case when w.id is null then 'worker ' || coalesce(j.worker_id, '?') || ' unknown'
                      when w.stopped_at is not null then 'worker ' || w.id || ' stopped while holding the job'
-                     when w.last_seen < now() - make_interval(secs => $2::float8 / 1000)
+                     when w.last_seen < ${heartbeatsAgo('$2')}
                        then 'worker ' || w.id || ' silent for ' || round(extract(epoch from now() - w.last_seen)) || ' s'
                      when ${staleRunningCondition('$2')}
                        then 'not touched by worker ' || w.id || ' for ' || round(extract(epoch from now() - coalesce(j.heartbeat_at, j.started_at))) || ' s'
@@ -81,10 +84,10 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
     // statement whose answer was lost: release the lock so another worker takes them.
     const released = await client.query(
       `update graphile_worker._private_jobs set locked_at = null, locked_by = null
-       where locked_at < now() - make_interval(secs => $1::float8 / 1000)
+       where locked_at < ${heartbeatsAgo('$1')}
           or locked_by in (select graphile_pool_id from workers
                            where graphile_pool_id is not null
-                             and (stopped_at is not null or last_seen < now() - make_interval(secs => $1::float8 / 1000)))`,
+                             and (stopped_at is not null or last_seen < ${heartbeatsAgo('$1')}))`,
       [heartbeatOlderThanMs],
     );
     const again = [...rows, ...stranded.rows];
