@@ -25,7 +25,7 @@ import os from 'node:os';
 import { bar, exitHandling, freshDatabase, readyWorkerId, round, sampleWorkerConnections, sleep, spawnWorkerSlowStart, waitUntil, type FreshDatabase } from './lib/drill-harness.ts';
 import type { Managed } from './lib/processes.ts';
 import { createWorkerRole, refuseWorkerConnections, terminateWorkerConnections } from './lib/db-faults.ts';
-import { staleRunningCondition, strandedWaitingCondition, RUNNING_JOBS_FROM } from '@beton/jobs';
+import { staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition, RUNNING_JOBS_FROM } from '@beton/jobs';
 
 const { values: args } = parseArgs({
   options: {
@@ -392,7 +392,8 @@ async function main() {
   const countStranded = async () => {
     const t = String(STALE_HEARTBEAT_MS);
     const { rows } = await db.pool.query<{ n: number }>(
-      `select (select count(*) from jobs j where ${strandedWaitingCondition(t)})::int
+      `select (select count(*) from ${strandedWaitingFrom(t)})::int
+            + (select count(*) from jobs j where ${wakeupMissingCondition(t)})::int
             + (select count(*) from ${RUNNING_JOBS_FROM} where ${staleRunningCondition(t)})::int
             + (select count(*) from graphile_worker._private_jobs where locked_at < now() - make_interval(secs => ${t} / 1000.0))::int as n`,
     );

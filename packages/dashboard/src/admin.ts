@@ -1,4 +1,4 @@
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingCondition, type BetonJobs, type JobClient } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
@@ -234,7 +234,7 @@ export async function listWorkers(pool: Pool) {
  * Stuck jobs (R8, issue 17), oldest first: running longer than STUCK_AFTER_MS or untouched by
  * any heartbeat for the sweeper's stale threshold, and waiting jobs past due by that threshold
  * that no worker can take (stranded: their wake-up is held by a worker that stopped touching
- * it, or missing). `startedAt` is when a running job started, or when a waiting one fell due.
+ * it, or worn out). `startedAt` is when a running job started, or when a waiting one fell due.
  */
 export async function listStuckJobs(pool: Pool, now = new Date()) {
   const t = staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS);
@@ -247,7 +247,7 @@ export async function listStuckJobs(pool: Pool, now = new Date()) {
      union all
      (select j.id, j.task_name, j.queue, j.status::text, null, j.run_at, null,
              'due ' || round(extract(epoch from now() - j.run_at)) || ' s ago; no worker can take it' as reason
-      from jobs j where ${strandedWaitingCondition(t)} order by j.run_at limit 200)
+      from ${strandedWaitingFrom(t)} order by j.run_at limit 200)
      order by started_at limit 200`,
     [now, STUCK_AFTER_MS / 1000],
   );

@@ -1,4 +1,4 @@
-import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingCondition } from '@beton/jobs/job-sets';
+import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom } from '@beton/jobs/job-sets';
 import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
 import { remindersAt } from '@beton/payroll/actions';
 import { AppError, notFound } from './errors.ts';
@@ -167,13 +167,12 @@ async function progressOf(pool: Pool, companyId: string, runs: RunRow[], now: Da
     ),
   ]);
   const rows = counts.rows;
-  // Stranded slip jobs, only for runs that have jobs waiting (the counters say so): the
-  // company's jobs through its index, each checked for a wake-up a worker can take.
+  // Stranded slip jobs, only for runs that have jobs waiting (the counters say so): read from
+  // the wake-ups no worker will take (a few rows), not from the run's jobs.
   const waitingRuns = ids.filter((id) => rows.some((r) => r.run === id && (r.status === 'queued' || r.status === 'retrying') && r.n > 0));
   const stranded = waitingRuns.length === 0 ? [] : (await pool.query<{ run: string; n: number }>(
-    `select j.payroll_run_id as run, count(*)::int as n from jobs j
-     where j.company_id = $1 and j.payroll_run_id = any($2::uuid[]) and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
-       and ${strandedWaitingCondition(t)}
+    `select j.payroll_run_id as run, count(*)::int as n from ${strandedWaitingFrom(t)}
+       and j.company_id = $1 and j.payroll_run_id = any($2::uuid[]) and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
      group by 1`,
     [companyId, waitingRuns],
   )).rows;

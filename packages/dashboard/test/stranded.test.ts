@@ -18,7 +18,7 @@ describe('stranded jobs are counted and put back', () => {
   let db: TestDatabase;
   let companyId: string;
   let runId: string;
-  let ids: { stranded: number; untouched: number; backlog: number };
+  let ids: { stranded: number; untouched: number; backlog: number; missing: number };
 
   beforeAll(async () => {
     db = await createTestDatabase('stranded');
@@ -27,7 +27,7 @@ describe('stranded jobs are counted and put back', () => {
     const run = (await db.pool.query<{ id: string; company_id: string }>('select id, company_id from payroll_runs')).rows[0]!;
     [runId, companyId] = [run.id, run.company_id];
     const renders = (await db.pool.query<{ id: number }>(`select id from jobs where task_name = 'render-slip' order by id`)).rows.map((r) => r.id);
-    ids = { stranded: renders[0]!, untouched: renders[1]!, backlog: renders[2]! };
+    ids = { stranded: renders[0]!, untouched: renders[1]!, backlog: renders[2]!, missing: renders[3]! };
     // A live worker (fresh heartbeat, not stopped) whose graphile pool is 'pool-zombie'.
     await db.pool.query(`insert into workers (id, host, pid, queue, last_seen, graphile_pool_id) values ('zombie', 'h', 1, 'pdf-render', now(), 'pool-zombie')`);
     // Every render job fell due 2 minutes ago (a long queue: their wake-ups are free).
@@ -52,6 +52,8 @@ describe('stranded jobs are counted and put back', () => {
       [ids.untouched, runId],
     );
     await db.pool.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = $1`, [ids.untouched]);
+    // 3. Queued, due 2 minutes ago, no wake-up at all (should never happen: the sweeper looks anyway).
+    await db.pool.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = $1`, [ids.missing]);
   }, 60_000);
 
   afterAll(async () => {
@@ -73,14 +75,17 @@ describe('stranded jobs are counted and put back', () => {
 
   it('the sweeper puts both back with a wake-up any worker can take; the numbers go back to 0', async () => {
     const result = await recoverStuckJobs(db.pool);
-    expect(result.requeued).toEqual([{ jobId: ids.stranded, task: 'render-slip', status: 'retrying' }]);
+    expect(result.requeued.sort((a, b) => a.jobId - b.jobId)).toEqual([
+      { jobId: ids.stranded, task: 'render-slip', status: 'retrying' },
+      { jobId: ids.missing, task: 'render-slip', status: 'queued' },
+    ]);
     expect(result.recovered).toEqual([{ jobId: ids.untouched, task: 'render-slip', reason: expect.stringMatching(/^not touched by worker zombie for 1\d\d s$/) }]);
     const wakeups = await db.pool.query<{ job_id: number; seq: number; locked_at: Date | null; wakeup_seq: number; status: string }>(
       `select (w.payload->>'jobId')::bigint as job_id, (w.payload->>'seq')::int as seq, w.locked_at, j.wakeup_seq, j.status::text
        from graphile_worker._private_jobs w join jobs j on j.id = (w.payload->>'jobId')::bigint where j.id = any($1::bigint[])`,
-      [[ids.stranded, ids.untouched]],
+      [[ids.stranded, ids.untouched, ids.missing]],
     );
-    expect(wakeups.rows).toHaveLength(2);
+    expect(wakeups.rows).toHaveLength(3);
     for (const w of wakeups.rows) expect([w.seq, w.locked_at, w.status]).toEqual([w.wakeup_seq, null, 'queued']);
     const progress = await runProgress(db.pool, companyId, runId);
     expect(progress.stuck).toBe(0);

@@ -50,17 +50,28 @@ export function staleRunningCondition(thresholdMs: string): string {
 }
 
 /**
- * A waiting job (`j`: queued or retrying) due more than `thresholdMs` (SQL) ago that no worker
- * can take: its current wake-up is missing, or locked by a pool that has not touched it for
- * that long (a worker whose runner died, a fetch whose answer was lost), or worn out or pushed
- * back by graphile-worker's own retries. A job waiting in a long queue has a free wake-up and
- * is not stranded, however long it waits.
+ * Waiting jobs (`j`: queued or retrying, due more than `thresholdMs` (SQL) ago) whose current
+ * wake-up (`w`) no worker will take: locked by a pool that has not touched it for that long (a
+ * worker whose runner died, a fetch whose answer was lost), worn out by graphile-worker's own
+ * retries, or pushed back by them past the job's due time by more than the threshold. A FROM
+ * item read from the wake-up side: a job waiting in a long queue has a free wake-up and is not
+ * in it, however long it waits, and the scan is over wake-ups (pending work), not all jobs.
+ * Ends with its WHERE clause: a caller may add `and …`.
  */
-export function strandedWaitingCondition(thresholdMs: string): string {
+export function strandedWaitingFrom(thresholdMs: string): string {
+  return `graphile_worker._private_jobs w
+    join jobs j on j.id = (w.payload->>'jobId')::bigint and j.wakeup_seq = (w.payload->>'seq')::int
+      and j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
+    where (w.locked_at < ${ago(thresholdMs)} or w.attempts >= w.max_attempts
+           or (w.locked_at is null and w.run_at > now() + make_interval(secs => (${thresholdMs})::float8 / 1000)))`;
+}
+
+/**
+ * Waiting jobs (`j`) due more than `thresholdMs` ago with no wake-up at all. Beton writes a job's
+ * wake-up in the statement that makes it wait, so this should never match; the sweeper looks
+ * anyway (a scan of the jobs waiting: not for the dashboard's pages).
+ */
+export function wakeupMissingCondition(thresholdMs: string): string {
   return `j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
-    and not exists (
-      select 1 from graphile_worker._private_jobs w
-      where (w.payload->>'jobId')::bigint = j.id and (w.payload->>'seq')::int = j.wakeup_seq and w.attempts < w.max_attempts
-        and case when w.locked_at is null then w.run_at < now() + make_interval(secs => (${thresholdMs})::float8 / 1000)
-                 else w.locked_at >= ${ago(thresholdMs)} end)`;
+    and not exists (select 1 from graphile_worker._private_jobs w where (w.payload->>'jobId')::bigint = j.id and (w.payload->>'seq')::int = j.wakeup_seq)`;
 }

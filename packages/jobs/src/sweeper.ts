@@ -1,6 +1,6 @@
 import { retryOnConnectionError } from './connection-retry.ts';
 import { addWakeups, inTransaction, type Pool } from './db.ts';
-import { heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingCondition } from './job-sets.ts';
+import { heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition } from './job-sets.ts';
 
 /** A worker whose heartbeat is older than this is gone: the sweeper puts its jobs back. */
 export const DEFAULT_STALE_HEARTBEAT_MS = 60_000;
@@ -32,7 +32,7 @@ export interface SweepResult {
  *   queued with a fresh wake-up (a late finish by the old worker no longer matches its attempt;
  *   idempotency keys keep a repeated side effect from happening twice);
  * - a `queued`/`retrying` job past due by the stale threshold with no wake-up any worker can take
- *   (see strandedWaitingCondition): queued with a fresh wake-up;
+ *   (see strandedWaitingFrom, and wakeupMissingCondition): queued with a fresh wake-up;
  * - graphile-worker's lock on a wake-up held by a stopped or silent worker, or not touched by its
  *   holder for the stale threshold, is released (graphile-worker's own sweep waits 4 hours).
  * Run again after a database fault it finds what is left and does the rest: safe to repeat.
@@ -73,7 +73,9 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
     // Waiting jobs no worker can take: a new wake-up (the old ones are deleted below). Their
     // status and history stay as they are: nothing ran.
     const stranded = await client.query<{ id: number; task_name: string; wakeup_seq: number; status: string }>(
-      `with s as (select j.id, j.status from jobs j where ${strandedWaitingCondition('$1')} for update of j skip locked)
+      `with s as (select j.id, j.status from jobs j
+                  where j.id in (select j.id from ${strandedWaitingFrom('$1')}) or (${wakeupMissingCondition('$1')})
+                  for update of j skip locked)
        update jobs j set status = 'queued', wakeup_seq = j.wakeup_seq + 1, run_at = now(), updated_at = now()
        from s where j.id = s.id
        returning j.id, j.task_name, j.wakeup_seq, s.status::text`,
