@@ -185,10 +185,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   let deadline = Infinity;
 
   const db = new DbHealth(pool);
+  /** Aborted when a graceful shutdown's grace period is over: retries give up then (the sweeper takes over). */
+  const graceOver = new AbortController();
   /** A statement that is idempotent by design, run again on a fresh connection across a database fault. */
   const withRetry = <T>(what: string, fn: () => Promise<T>, extra: { alsoConflicts?: boolean; deadlineMs?: number } = {}) =>
     retryOnConnectionError(fn, {
       deadlineMs: extra.deadlineMs ?? dbRetryDeadlineMs,
+      signal: graceOver.signal,
       health: db,
       ...(extra.alsoConflicts ? { alsoRetry: isRetryableConflict } : {}),
       onRetry: (error, attempt) => {
@@ -693,6 +696,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         const late = [...active.values()].filter((job) => job.startedAt + job.estimateMs > deadline);
         const handBacks = late.map((job) => handBack(job, 'cannot finish within the shutdown grace period').catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed')));
         const graceTimer = setTimeout(() => void handBackAll('shutdown grace period over'), Math.max(0, deadline - performance.now()));
+        // Writes still retrying across a database fault give up a little after the grace period's end.
+        const retryTimer = setTimeout(() => graceOver.abort(), Math.max(0, deadline - performance.now()) + 1000);
         try {
           await Promise.all(handBacks);
           await supervisor.stop(reason);
@@ -701,6 +706,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         } finally {
           while (recording.size > 0) await Promise.all([...recording]);
           clearTimeout(graceTimer);
+          clearTimeout(retryTimer);
           clearInterval(heartbeat);
           loop.stop();
           db.close();
