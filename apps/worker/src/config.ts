@@ -33,7 +33,7 @@ const EnvSchema = z.object({
   DB_RETRY_DEADLINE_MS: positiveInt.default(DEFAULT_DB_RETRY_DEADLINE_MS),
   /** Stalled (liveness fails, the runner is replaced): no job started for this long while work of the queue was due as long. */
   STALL_AFTER_MS: positiveInt.default(120_000),
-  /** Liveness fails while the event loop is, or in the last 30 s was, blocked for this long. */
+  /** Liveness fails while the event loop is, or in the last 15 s was, blocked for this long. */
   EVENT_LOOP_BLOCKED_MS: positiveInt.default(10_000),
   SENDGRID_API_KEY: z.string().default('SG.beton-dev'),
   SENDGRID_BASE_URL: z.string().url().optional(),

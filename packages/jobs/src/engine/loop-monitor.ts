@@ -10,7 +10,7 @@ export interface LoopMonitor {
   stop(): void;
 }
 
-export function startLoopMonitor({ thresholdMs, everyMs = 250, holdMs = 30_000 }: { thresholdMs: number; everyMs?: number; holdMs?: number }): LoopMonitor {
+export function startLoopMonitor({ thresholdMs, everyMs = 250, holdMs = 15_000 }: { thresholdMs: number; everyMs?: number; holdMs?: number }): LoopMonitor {
   let last = performance.now();
   let worst = { ms: 0, at: -Infinity };
   const timer = setInterval(() => {

@@ -91,7 +91,7 @@ export interface StartWorkerOptions {
    * work of its queue has been due for as long; the runner is then replaced. Default: 120000.
    */
   stallAfterMs?: number;
-  /** Liveness fails while the event loop is, or within the last 30 s was, blocked this long. Default: 10000. */
+  /** Liveness fails while the event loop is, or within the last 15 s was, blocked this long. Default: 10000. */
   eventLoopBlockedMs?: number;
   /** Runner deaths tolerated within 10 minutes before giving up (see onGiveUp). Default: 5. */
   maxRunnerDeaths?: number;
