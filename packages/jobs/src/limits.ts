@@ -302,10 +302,11 @@ export async function acquireSlot(
       let released = false;
       return {
         waitedMs: performance.now() - started,
+        // Released once it succeeded: a release cut by a database fault can be called again.
         release: async () => {
           if (released) return;
-          released = true;
           await store.releaseSlot(opts.key, slot, opts.holder);
+          released = true;
         },
       };
     }
