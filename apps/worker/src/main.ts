@@ -146,14 +146,17 @@ async function main() {
     },
   });
   stopWorker = (reason) => worker.stop(reason);
-  if (isScheduler) await recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs });
+  if (isScheduler) {
+    await retryOnConnectionError(() => recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs }), { deadlineMs: config.dbRetryDeadlineMs });
+  }
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
   if (isScheduler && !useGraphileCron) {
     localTick = setInterval(() => {
       if (tickInFlight) return; // the previous tick is still running: skip, never pile up
       tickInFlight = tick()
-        .catch((error) => log.error({ err: error }, 'schedule tick failed'))
+        // A database fault: the next tick looks back over the same due times.
+        .catch((error) => (isConnectionError(error) ? log.warn : log.error).call(log, { err: error }, 'schedule tick failed'))
         .finally(() => (tickInFlight = undefined));
     }, config.scheduleTickMs);
   }
