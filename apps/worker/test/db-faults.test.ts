@@ -67,6 +67,8 @@ describe('the product survives its database (issue 17)', () => {
       ACTIVITY_SETTLE_MS: '300',
       HEARTBEAT_MS: '500',
       EMAIL_RATE_LIMIT: '6', // a run lasts ~8 s: long enough for the faults to land in it
+      // Few sends hold a rate-limit turn at a time: a fault stops the run (turns taken before it go out).
+      EMAIL_CONCURRENCY_LIMIT: '4',
       DB_POOL_MAX: '6',
       STALE_HEARTBEAT_MS: '3000',
     };

@@ -510,8 +510,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           ),
         );
       } finally {
-        // Idempotent (released only by its holder); a slot never released expires at its TTL.
-        if (lease) await withRetry('release a limiter slot', () => lease.release(), { deadlineMs: 10_000 }).catch((error) => logger.error({ err: error }, 'slot release failed; it expires at its TTL'));
+        // Idempotent (released only by its holder), retried across a database fault like any
+        // write: a slot left held blocks others until its TTL (the job's timeout + 30 s).
+        if (lease) await withRetry('release a limiter slot', () => lease.release()).catch((error) => logger.error({ err: error }, 'slot release failed; it expires at its TTL'));
       }
     };
   }
