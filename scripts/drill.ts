@@ -12,6 +12,12 @@
  * the database, prints a report (and with --json a last line in issue 7's shape) and exits 1
  * when any check fails.
  *
+ * Database faults (issue 17, `--db-faults on`, the default): from +5 s, every 10–40 s until
+ * nine in ten slips are out and the timeline above is over, one of: every worker connection
+ * terminated (`pg_terminate_backend`); the embedded PostgreSQL stopped and started again (the
+ * second fault; on a DATABASE_URL server another termination instead); the workers' role at its
+ * connection limit for 20 s (the third fault). The workers connect as a role of their own.
+ *
  * --fast shortens latencies, windows and pacing for the test suite (same faults, same checks).
  */
 import { seedDatabase } from '@beton/db';
@@ -25,6 +31,8 @@ import os from 'node:os';
 import { hangingRenders } from './lib/faults.ts';
 import { bar, exitHandling, freshDatabase, readyWorkerId, round, sampleWorkerConnections, sleep, spawnWorkerSlowStart, waitUntil, type FreshDatabase } from './lib/drill-harness.ts';
 import type { Managed } from './lib/processes.ts';
+import { createWorkerRole, refuseWorkerConnections, terminateWorkerConnections } from './lib/db-faults.ts';
+import { staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition, RUNNING_JOBS_FROM } from '@beton/jobs';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,8 +40,14 @@ const { values: args } = parseArgs({
     json: { type: 'boolean', default: false },
     fast: { type: 'boolean', default: false },
     'keep-database': { type: 'boolean', default: false },
+    'db-faults': { type: 'string', default: 'on' },
   },
 });
+if (args['db-faults'] !== 'on' && args['db-faults'] !== 'off') {
+  process.stderr.write(`drill: --db-faults must be on or off (got ${args['db-faults']})\n`);
+  process.exit(2);
+}
+const DB_FAULTS = args['db-faults'] === 'on';
 const N = Number(args.employees);
 if (!Number.isInteger(N) || N < 10) {
   process.stderr.write(`drill: --employees must be a whole number >= 10 (got ${args.employees})\n`);
@@ -65,6 +79,11 @@ const HOOK = { batchMs: FAST ? 500 : 1000, duplicateFraction: 0.05, lagMs: 3000,
 const UNREACHABLE_RATE = 0.005;
 /** R13: HR's resend pressed mid-run must arrive within this. */
 const RESEND_TARGET_S = 60;
+/** Database faults: the first at `firstAt` s, then one every `minGap`–`maxGap` s; the connection limit held `refuseMs`, the server down `downMs`. */
+const DBF = FAST ? { firstAt: 4, minGap: 6, maxGap: 15, refuseMs: 5_000, downMs: 1_000 } : { firstAt: 5, minGap: 10, maxGap: 40, refuseMs: 20_000, downMs: 2_000 };
+/** The schedulers' sweeper in the drill: every 10 s (production: every 5 minutes), stale after 10 s (production: 60 s). */
+const SWEEP_CRON = '*/10 * * * * *';
+const STALE_HEARTBEAT_MS = 10_000;
 const LOST_ACK_FRACTION = 0.05;
 const K8S_GRACE_MS = 30_000;
 
@@ -83,7 +102,9 @@ interface Check {
   detail: string;
 }
 
-const exit = exitHandling(say);
+/** Set when the drill stops its processes: an exit is then no longer replaced. */
+let drillOver = false;
+const exit = exitHandling(say, () => (drillOver = true));
 
 async function main() {
   const started = performance.now();
@@ -96,6 +117,10 @@ async function main() {
   say(`database: ${db.where}`);
   const seeded = await seedDatabase(db.pool, { employees: N, companies: COMPANIES, invalidRate: 0.01, seed: 20261201 });
   say(`seeded ${seeded.employees} employees, ${seeded.companies} companies, ${seeded.invalidEmails} invalid addresses in ${round(seeded.ms / 1000)} s`);
+
+  // The workers connect as a role of their own: its connection limit is one of the faults.
+  const role = await createWorkerRole(db.pool, db.url, 'drill');
+  exit.add(() => role.drop());
 
   const provider: ProviderSimulator = await startProviderSimulator({
     latencyMs: P.latencyMs,
@@ -138,7 +163,7 @@ async function main() {
 
   // ── processes ───────────────────────────────────────────────────────────────────────
   const env: NodeJS.ProcessEnv = {
-    DATABASE_URL: db.url,
+    DATABASE_URL: role.url,
     SENDGRID_BASE_URL: provider.url,
     SENDGRID_API_KEY: 'SG.beton-dev',
     BANK_API_URL: bank.url,
@@ -154,7 +179,7 @@ async function main() {
     EMAIL_ACTIVITY_API: 'on',
     EMAIL_PAUSE_PROBE_MS: '2000',
   };
-  const schedulerEnv = { ...env, SCHEDULE_TICK_MS: String(P.tickMs), SWEEP_CRON: '*/10 * * * * *', STALE_HEARTBEAT_MS: '10000', BANK_POLL_CRON };
+  const schedulerEnv = { ...env, SCHEDULE_TICK_MS: String(P.tickMs), SWEEP_CRON, STALE_HEARTBEAT_MS: String(STALE_HEARTBEAT_MS), BANK_POLL_CRON };
   const echo = (name: string) => (line: string) => {
     if (/"level":(50|60)/.test(line) || (!line.startsWith('{') && line.trim())) process.stderr.write(`  [${name}] ${line.slice(0, 400)}\n`);
   };
@@ -164,17 +189,38 @@ async function main() {
   const current = new Map<Slot, Managed>();
   const workerIds = new Map<string, string>(); // workerId → process name
   let hangFixed = false; // the rolling deploy ships the fix: new pdf-render processes render the slip
+  /** Processes the drill itself stopped or killed; any other exit is unexpected (and replaced, as an orchestrator would). */
+  const intended = new Set<Managed>();
+  const unexpectedExits: Array<{ name: string; code: number | null; signal: string | null }> = [];
   const start = async (slot: Slot): Promise<Managed> => {
-    const g = (generation[slot] = (generation[slot] ?? 0) + 1);
-    const name = `${slot}${g > 1 ? `#${g}` : ''}`;
-    const queue = queueOf[slot];
-    const extra = queue === 'maintenance' ? schedulerEnv : queue === 'pdf-render' && !hangFixed ? { ...env, ...hangingRenders(hangKeys) } : env;
-    const m = spawnWorkerSlowStart({ name, queue, env: extra, onLine: echo(name) });
-    await m.ready;
-    const id = readyWorkerId(m.lines);
-    if (id) workerIds.set(id, name);
-    current.set(slot, m);
-    return m;
+    for (;;) {
+      const g = (generation[slot] = (generation[slot] ?? 0) + 1);
+      const name = `${slot}${g > 1 ? `#${g}` : ''}`;
+      const queue = queueOf[slot];
+      const extra = queue === 'maintenance' ? schedulerEnv : queue === 'pdf-render' && !hangFixed ? { ...env, ...hangingRenders(hangKeys) } : env;
+      const m = spawnWorkerSlowStart({ name, queue, env: extra, onLine: echo(name) });
+      try {
+        await m.ready;
+      } catch (error) {
+        if (drillOver) throw error;
+        const { code, signal } = await m.exited;
+        unexpectedExits.push({ name, code, signal });
+        event(`${name} exited before it was ready (code ${code}): starting it again — ${String((error as Error).message).split('\n')[0]}`);
+        await sleep(1000);
+        continue;
+      }
+      const id = readyWorkerId(m.lines);
+      if (id) workerIds.set(id, name);
+      current.set(slot, m);
+      void m.exited.then(({ code, signal }) => {
+        if (intended.has(m) || drillOver) return;
+        unexpectedExits.push({ name, code, signal });
+        if (current.get(slot) !== m) return;
+        event(`${name} exited unexpectedly (code ${code}, signal ${signal}): replaced`);
+        void start(slot);
+      });
+      return m;
+    }
   };
   say('starting workers: pdf-1, pdf-2, email-1, email-2 (separate processes)…');
   await Promise.all((['pdf-1', 'pdf-2', 'email-1', 'email-2'] as Slot[]).map(start));
@@ -288,7 +334,8 @@ async function main() {
     (async () => {
       await at0(T.lostAcksAt);
       provider.setDropAckFraction(LOST_ACK_FRACTION);
-      if (FAST) provider.dropNextAcks(1); // a small run sends few emails in the window: lose one for certain
+      // A small run, or a loaded machine, sends few emails in the window: lose one for certain.
+      provider.dropNextAcks(1);
       event(`${LOST_ACK_FRACTION * 100} % of acks lost (stored, connection dropped) for ${T.lostAcksFor} s`);
       await at0(T.lostAcksAt + T.lostAcksFor);
       provider.setDropAckFraction(0);
@@ -319,6 +366,7 @@ async function main() {
       const name = workerIds.get(candidate.worker_id)!;
       const slot = [...current.entries()].find(([, m]) => m.name === name)![0];
       const victim = current.get(slot)!;
+      intended.add(victim);
       victim.signal('SIGKILL');
       sigkill = { name, workerId: candidate.worker_id, held: candidate.ids.map(Number), at: performance.now() };
       event(`SIGKILL ${name} (pid ${victim.pid}) while it held ${candidate.ids.length} job(s); its replacement starts (the sweeper must recover those jobs)`);
@@ -334,6 +382,7 @@ async function main() {
       event('rolling deploy: every worker replaced one at a time per deployment (new process ready → old one SIGTERM, SIGKILL after 30 s)');
       const roll = async (slot: Slot) => {
         const old = current.get(slot)!;
+        intended.add(old);
         const fresh = await start(slot);
         const sentAt = performance.now();
         event(`${fresh.name} ready → SIGTERM ${old.name} (pid ${old.pid})`);
@@ -404,20 +453,79 @@ async function main() {
       }));
     })(),
   );
+  // ── database faults (issue 17) ─────────────────────────────────────────────────────
+  const dbFaultLog: Array<{ kind: 'terminate' | 'restart' | 'refuse'; at: number; endedAt: number; connections?: number; error?: string }> = [];
+  let stopDbFaults = !DB_FAULTS;
+  let lastDbFaultEnd = 0;
+  const dbFaultsOver = (async () => {
+    if (!DB_FAULTS) return;
+    await at0(DBF.firstAt);
+    for (let i = 0; !stopDbFaults; i++) {
+      const kind = i === 1 && db.restart ? 'restart' : i === 2 ? 'refuse' : 'terminate';
+      const startedAt = performance.now();
+      const entry: (typeof dbFaultLog)[number] = { kind, at: startedAt, endedAt: startedAt };
+      try {
+        if (kind === 'terminate') {
+          entry.connections = await terminateWorkerConnections(db.pool);
+          event(`database fault: pg_terminate_backend on all ${entry.connections} worker connections`);
+        } else if (kind === 'restart') {
+          event(`database fault: PostgreSQL stopped (fast shutdown), started again after ${DBF.downMs / 1000} s`);
+          await db.restart!(DBF.downMs);
+          event('database fault over: PostgreSQL accepts connections again');
+        } else {
+          event(`database fault: the workers' role at its connection limit for ${DBF.refuseMs / 1000} s (every connection refused)`);
+          entry.connections = (await refuseWorkerConnections(db.pool, role.name, DBF.refuseMs)).terminated;
+          event('database fault over: the workers may connect again');
+        }
+      } catch (error) {
+        entry.error = (error as Error).message;
+        event(`database fault ${kind} could not be injected: ${entry.error}`);
+      }
+      entry.endedAt = lastDbFaultEnd = performance.now();
+      dbFaultLog.push(entry);
+      const until = performance.now() + (DBF.minGap + Math.random() * (DBF.maxGap - DBF.minGap)) * 1000;
+      while (!stopDbFaults && performance.now() < until) await sleep(200);
+    }
+    event(`database faults stopped after ${dbFaultLog.length}`);
+  })();
+
   let timelineDone = false;
   void Promise.all(timeline).then(() => (timelineDone = true));
+  let dbFaultsDone = false;
+  void dbFaultsOver.then(() => (dbFaultsDone = true));
 
   // ── progress until nothing is queued, running or retrying ──────────────────────────
   const validCount = validEmployees.length;
+  /**
+   * Jobs no worker will take without help, by the sweeper's measure (STALE_HEARTBEAT_MS): waiting
+   * past due with no wake-up a worker can take, running untouched by any heartbeat, and wake-ups
+   * locked by a worker that stopped touching them.
+   */
+  const countStranded = async () => {
+    const t = String(STALE_HEARTBEAT_MS);
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select (select count(*) from ${strandedWaitingFrom(t)})::int
+            + (select count(*) from jobs j where ${wakeupMissingCondition(t)})::int
+            + (select count(*) from ${RUNNING_JOBS_FROM} where ${staleRunningCondition(t)})::int
+            + (select count(*) from graphile_worker._private_jobs where locked_at < now() - make_interval(secs => ${t} / 1000.0))::int as n`,
+    );
+    return rows[0]!.n;
+  };
+  let maxStrandedSeen = 0;
   let lastDone = 0;
   let lastAt = performance.now();
   let settledAt = 0;
   const deadline = performance.now() + P.settleTimeoutMs;
   for (;;) {
     await sleep(P.progressMs);
-    const { rows } = await db.pool.query<{ task_name: string; status: string; n: number; monthly: boolean }>(
-      `select task_name, status::text, count(*)::int as n, not payload ? 'resend' as monthly from jobs where queue in ('pdf-render', 'send-email') group by 1, 2, 4`,
-    );
+    // The drill's own connection goes down with the server when it restarts: try again.
+    const progress = await db.pool
+      .query<{ task_name: string; status: string; n: number; monthly: boolean }>(
+        `select task_name, status::text, count(*)::int as n, not payload ? 'resend' as monthly from jobs where queue in ('pdf-render', 'send-email') group by 1, 2, 4`,
+      )
+      .catch((error: Error) => (say(`${at()} (progress not readable: ${error.message})`), null));
+    if (!progress) continue;
+    const { rows } = progress;
     // The monthly run's jobs (HR's resends are counted as open work, not as the run's slips).
     const n = (task: string, status?: string) => rows.filter((r) => r.monthly && r.task_name === task && (!status || r.status === status)).reduce((a, r) => a + r.n, 0);
     const active = rows.filter((r) => ['queued', 'running', 'retrying'].includes(r.status)).reduce((a, r) => a + r.n, 0);
@@ -430,7 +538,11 @@ async function main() {
     say(
       `${at()} ${bar(sent, validCount)} sent ${sent}/${validCount} · rendered ${n('render-slip', 'done')}/${N} · running ${rows.filter((r) => r.status === 'running').reduce((a, r) => a + r.n, 0)} · retrying ${rows.filter((r) => r.status === 'retrying').reduce((a, r) => a + r.n, 0)} · failed ${failed} · ${round(rate)}/s · db conns ${connections.last} (max ${connections.max})`,
     );
-    if (timelineDone && active === 0 && n('render-slip') === N && n('send-slip-email') >= n('render-slip', 'done')) {
+    // The database faults go on until nine in ten slips are out and the other faults are over.
+    if (timelineDone && sent >= 0.9 * validCount) stopDbFaults = true;
+    const strandedNow = await countStranded().catch(() => 0);
+    maxStrandedSeen = Math.max(maxStrandedSeen, strandedNow);
+    if (timelineDone && dbFaultsDone && active === 0 && n('render-slip') === N && n('send-slip-email') >= n('render-slip', 'done')) {
       settledAt = performance.now();
       break;
     }
@@ -659,6 +771,22 @@ async function main() {
   const hookStats = provider.stats().webhook;
   check('webhook: forged and replayed batches refused and counted, duplicates stored once', flood.refused === flood.sent && (counts['bad_signature'] ?? 0) + (counts['stale_timestamp'] ?? 0) >= flood.sent && (hookStats.duplicatesPosted === 0 || (counts['duplicate'] ?? 0) > 0) && hookStats.postFailures > 0,
     `${flood.refused}/${flood.sent} forged refused; counters ${JSON.stringify(counts)}; provider posted ${hookStats.posted} batches (${hookStats.eventsPosted} events, ${hookStats.duplicatesPosted} duplicates), ${hookStats.postFailures} failed posts retried`);
+  // Database faults (issue 17).
+  const runnerDeaths = (await db.pool.query<{ n: number }>(`select coalesce(sum(runner_deaths), 0)::int as n from workers`)).rows[0]!.n;
+  const strandedJobs = await countStranded();
+  const dbFaultKinds = { terminate: 0, restart: 0, refuse: 0 };
+  for (const f of dbFaultLog) if (!f.error) dbFaultKinds[f.kind]++;
+  const dbFaults = dbFaultKinds.terminate + dbFaultKinds.restart + dbFaultKinds.refuse;
+  const settledAfterLastFaultSeconds = lastDbFaultEnd && settledAt ? round((settledAt - lastDbFaultEnd) / 1000) : null;
+  if (DB_FAULTS) {
+    check('database faults happened', dbFaults > 0 && dbFaultKinds.refuse === 1 && (dbFaultKinds.restart === 1 || !db.restart) && dbFaultLog.every((f) => !f.error),
+      `${dbFaults} in all: ${dbFaultKinds.terminate} × every worker connection terminated (${dbFaultLog.reduce((a, f) => a + (f.kind === 'terminate' ? (f.connections ?? 0) : 0), 0)} connections), ${dbFaultKinds.restart} × PostgreSQL restarted${db.restart ? '' : ' (not possible on a DATABASE_URL server)'}, ${dbFaultKinds.refuse} × connections refused for ${DBF.refuseMs / 1000} s; at t+${dbFaultLog.map((f) => Math.round((f.at - t0) / 1000)).join(', +')} s${dbFaultLog.some((f) => f.error) ? `; failed to inject: ${dbFaultLog.filter((f) => f.error).map((f) => f.error).join('; ')}` : ''}`);
+    check('settled within 2 minutes of the last database fault', settledAfterLastFaultSeconds !== null && settledAfterLastFaultSeconds <= 120,
+      `${settledAfterLastFaultSeconds ?? '—'} s after the last fault ended (sweeper every 10 s, stale after ${STALE_HEARTBEAT_MS / 1000} s)`);
+  }
+  check('no job runner stopped, no worker exited unexpectedly', runnerDeaths === 0 && unexpectedExits.length === 0,
+    `runner deaths ${runnerDeaths}; unexpected exits ${unexpectedExits.length ? unexpectedExits.map((e) => `${e.name} code ${e.code ?? e.signal}`).join(', ') : '0'}`);
+  check('nothing stranded', strandedJobs === 0, `${strandedJobs} at the end (most seen during the run: ${maxStrandedSeen}, each put back by the sweeper)`);
 
   check('the faults happened', (stats.responses['503'] ?? 0) > 0 && inside429 > 0 && stats.droppedAcks > 0,
     `${stats.responses['503'] ?? 0} × 503, ${inside429} × 429 in the pressure window, ${stats.droppedAcks} lost acks; provider max in flight ${stats.maxInFlight}, max ${stats.maxRequestsPerSecond} requests in one second`);
@@ -694,6 +822,12 @@ async function main() {
         resentAfterUnknown: t.resent,
         accountFaultFailedJobs,
         resendLatencySeconds,
+        dbFaults,
+        dbFaultKinds,
+        runnerDeaths,
+        strandedJobs,
+        unexpectedExits: unexpectedExits.length,
+        settledAfterLastFaultSeconds,
       })}\n`,
     );
   }

@@ -17,6 +17,8 @@ export interface FreshDatabase {
   /** The script's own pool (application_name 'beton-drill', not counted as a worker's). */
   pool: Pool;
   where: string;
+  /** The embedded server stopped (fast shutdown) and started again after `downMs`; absent on a DATABASE_URL server. */
+  restart?: (downMs: number) => Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function freshDatabase(label: string, options: { fast?: boolean; ke
   const name = `beton_${label}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   let serverUrl: string;
   let stopServer = async () => {};
+  let restart: ((downMs: number) => Promise<void>) | undefined;
   let where: string;
   if (process.env.DATABASE_URL) {
     serverUrl = process.env.DATABASE_URL;
@@ -37,6 +40,7 @@ export async function freshDatabase(label: string, options: { fast?: boolean; ke
     const server = await startEmbeddedPostgres({ dir, persistent: false, fast: options.fast ?? false, port: await freePort() });
     serverUrl = server.serverUrl;
     where = `embedded PostgreSQL in ${path.relative(repoRoot, dir)} (port ${server.port}${options.fast ? ', fsync off' : ''})`;
+    restart = (downMs) => server.restart({ downMs });
     stopServer = async () => {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -58,6 +62,7 @@ export async function freshDatabase(label: string, options: { fast?: boolean; ke
     url,
     pool,
     where,
+    ...(restart ? { restart } : {}),
     async drop() {
       if (dropped) return;
       dropped = true;
@@ -68,12 +73,13 @@ export async function freshDatabase(label: string, options: { fast?: boolean; ke
   };
 }
 
-/** Cleanups run once, in reverse order, on normal exit, failure, Ctrl-C or SIGTERM. */
-export function exitHandling(say: (s: string) => void) {
+/** Cleanups run once, in reverse order, on normal exit, failure, Ctrl-C or SIGTERM; `beforeStop` first (e.g. stop replacing exited processes). */
+export function exitHandling(say: (s: string) => void, beforeStop: () => void = () => {}) {
   const cleanups: Array<() => Promise<unknown>> = [];
   let finishing: Promise<void> | undefined;
   const finish = (code: number): Promise<void> => {
     finishing ??= (async () => {
+      beforeStop();
       await stopAll(5_000).catch(() => {});
       for (const fn of cleanups.reverse()) await fn().catch(() => {});
       process.exitCode = code;

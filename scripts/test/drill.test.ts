@@ -1,6 +1,7 @@
 /**
  * Issue 7: the payroll-night drill at a small N with shortened windows, as a process — the
- * same command a person runs, with every fault injected — must pass all its checks.
+ * same command a person runs, with every fault injected (issue 17: database faults too) — must
+ * pass all its checks.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '../..');
 
 describe('npm run drill -- --employees 300 --fast --json', () => {
-  it('delivers exactly once through 503s, 429s, lost acks, a revoked key, a late and duplicating webhook, a rolling deploy, a SIGKILL and a hung render; a resend mid-run arrives within 60 s', async () => {
+  it('delivers exactly once through 503s, 429s, lost acks, a revoked key, a late and duplicating webhook, a rolling deploy, a SIGKILL, a hung render and database faults; a resend mid-run arrives within 60 s', async () => {
     // On the suite's PostgreSQL server (its own database there, dropped at the end).
     const env = { ...process.env, DATABASE_URL: process.env.BETON_TEST_SERVER_URL ?? process.env.DATABASE_URL ?? '' };
     if (!env.DATABASE_URL) delete (env as Record<string, string | undefined>).DATABASE_URL;
@@ -42,5 +43,13 @@ describe('npm run drill -- --employees 300 --fast --json', () => {
     expect(r.bounced as number).toBeGreaterThan(0);
     // R13: HR's resends pressed mid-run (the slip furthest back, a fixed address) arrive ahead of the bulk.
     expect(r.resendLatencySeconds as number).toBeLessThanOrEqual(60);
+    // Issue 17: database faults (on the suite's server: terminations and 5 s of refused
+    // connections; a restart needs the drill's own embedded server).
+    expect(r.dbFaults as number).toBeGreaterThanOrEqual(2);
+    expect((r.dbFaultKinds as { refuse: number }).refuse).toBe(1);
+    expect(r.runnerDeaths).toBe(0);
+    expect(r.unexpectedExits).toBe(0);
+    expect(r.strandedJobs).toBe(0);
+    expect(r.settledAfterLastFaultSeconds as number).toBeLessThanOrEqual(120);
   }, 600_000);
 });

@@ -2,7 +2,7 @@ import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_STALE_HEARTBEAT_MS, EMAIL_INTERACTIVE_SLOTS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { DEFAULT_DB_RETRY_DEADLINE_MS, DEFAULT_STALE_HEARTBEAT_MS, EMAIL_INTERACTIVE_SLOTS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
 
 /**
@@ -43,6 +43,12 @@ export const EnvSchema = z.object({
   DB_BUDGET_PROCESSES: positiveInt.default(6),
   DB_POOL_MAX: positiveInt.optional(),
   HEALTH_PORT: nonNegativeInt.default(9464),
+  /** A statement interrupted by a database fault is run again on a fresh connection for up to this long (issue 17). */
+  DB_RETRY_DEADLINE_MS: positiveInt.default(DEFAULT_DB_RETRY_DEADLINE_MS),
+  /** Stalled (liveness fails, the runner is replaced): no job started for this long while work of the queue was due as long. */
+  STALL_AFTER_MS: positiveInt.default(120_000),
+  /** Liveness fails while the event loop is, or in the last 15 s was, blocked for this long. */
+  EVENT_LOOP_BLOCKED_MS: positiveInt.default(10_000),
   /** The email provider's API key; `SG.beton-dev` (the simulator's) outside production. */
   SENDGRID_API_KEY: requiredInProduction(z.string().min(1).default('SG.beton-dev'), 'the SendGrid API key with the Mail Send permission'),
   /** The provider's API; default SendGrid's own. */
@@ -172,6 +178,9 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,
+    dbRetryDeadlineMs: e.DB_RETRY_DEADLINE_MS,
+    stallAfterMs: e.STALL_AFTER_MS,
+    eventLoopBlockedMs: e.EVENT_LOOP_BLOCKED_MS,
     sendgrid: { apiKey: e.SENDGRID_API_KEY, baseUrl: e.SENDGRID_BASE_URL },
     email: {
       from: { email: e.EMAIL_FROM ?? DEVELOPMENT_SENDER.email, name: e.EMAIL_FROM_NAME },

@@ -1,7 +1,10 @@
 /**
  * Small HTTP server every worker process runs on HEALTH_PORT (default 9464):
- *   GET /healthz  liveness: 200 while the process can answer (and isLive(), if given, is true)
- *   GET /readyz   readiness: 200 while isReady(); 503 once graceful shutdown has started
+ *   GET /healthz  liveness: 200 while isLive() (the worker: its job runner takes jobs and the
+ *                 event loop is not blocked); 503 with the problems otherwise. A blocked event
+ *                 loop cannot answer at all: the probe's timeout is the failure.
+ *   GET /readyz   readiness: 200 while isReady() (the worker: live, its database answers, no
+ *                 shutdown started); 503 with the problems otherwise
  *   GET /metrics  Prometheus exposition text from the given registry
  * Kubernetes probes (deploy/k8s) and compose healthchecks hit these paths.
  */
@@ -20,10 +23,10 @@ export interface HealthServerOptions {
   /** Default '0.0.0.0' (probes come from the kubelet / other containers). */
   host?: string;
   metrics: MetricsSource;
-  /** false once graceful shutdown started (or before the worker is running). */
-  isReady: () => boolean;
+  /** false once graceful shutdown started (or before the worker is running); may say why. */
+  isReady: () => Check;
   /** Optional liveness check; default always live. */
-  isLive?: () => boolean;
+  isLive?: () => Check;
 }
 
 export interface HealthServer {
@@ -34,6 +37,11 @@ export interface HealthServer {
 }
 
 export const DEFAULT_HEALTH_PORT = 9464;
+
+/** A probe's answer: a boolean, or the answer with the problems that make it false. */
+export type Check = boolean | { ok: boolean; problems?: string[] };
+
+const answer = (check: Check) => (typeof check === 'boolean' ? { ok: check, problems: [] as string[] } : { ok: check.ok, problems: check.problems ?? [] });
 
 function send(res: ServerResponse, status: number, contentType: string, body: string, head: boolean): void {
   res.writeHead(status, {
@@ -62,13 +70,13 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     const path = (req.url ?? '/').split('?')[0];
     switch (path) {
       case '/healthz': {
-        const live = options.isLive ? options.isLive() : true;
-        json(res, live ? 200 : 503, { status: live ? 'ok' : 'unhealthy' }, head);
+        const live = answer(options.isLive ? options.isLive() : true);
+        json(res, live.ok ? 200 : 503, { status: live.ok ? 'ok' : 'unhealthy', ...(live.problems.length ? { problems: live.problems } : {}) }, head);
         return;
       }
       case '/readyz': {
-        const ready = options.isReady();
-        json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready' }, head);
+        const ready = answer(options.isReady());
+        json(res, ready.ok ? 200 : 503, { status: ready.ok ? 'ready' : 'not_ready', ...(ready.problems.length ? { problems: ready.problems } : {}) }, head);
         return;
       }
       case '/metrics': {

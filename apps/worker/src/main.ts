@@ -3,10 +3,14 @@
  * (SPEC R2/R3). The maintenance process is also the scheduler: it ticks the time-zone-aware
  * schedules (the monthly payroll fan-out, the stuck-job sweeper, the bank poll).
  */
-import { checkDatabase, createPool, DatabaseUnreachableError } from '@beton/db';
+import { checkDatabase, createPool, DatabaseUnreachableError, type Pool } from '@beton/db';
 import {
   createJobClient,
   createPauseGate,
+  guardUnhandledRejections,
+  isConnectionError,
+  retryOnConnectionError,
+  recurringFailingSeconds,
   EMAIL_PROVIDER_LIMITS,
   waitForRate,
   type PauseGate,
@@ -24,6 +28,7 @@ import {
   runScheduleTick,
   startWorker,
   workerHeartbeatAges,
+  type AnyJobDefinition,
   type JobClient,
   type BetonJobs,
   type LimiterStore,
@@ -49,10 +54,27 @@ import { tuneDefinitions } from './tune.ts';
  */
 const RENDER_WARM_UP_SLIPS = 100;
 
+/** The recurring jobs superseded by their next run, and how long each has not succeeded (the scheduler's /metrics). */
+async function recurringFailing(pool: Pool, definitions: readonly AnyJobDefinition[]) {
+  const recurring = definitions.filter((d) => d.supersededByNextRun);
+  const seconds = await recurringFailingSeconds(pool, recurring.map((d) => d.name));
+  return recurring.map((d) => ({ task: d.name, failingSeconds: seconds[d.name] ?? 0, alertAfterSeconds: d.supersededByNextRun!.alertAfterMs / 1000 }));
+}
+
 async function main() {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, name: `worker-${config.queue}`, format: config.logFormat });
-  await checkDatabase(config.databaseUrl);
+  guardUnhandledRejections(log, (reason) => void shutdown('runner', reason));
+  // A database that is there but not answering yet (restarting, at its connection limit) is
+  // waited for, up to DB_RETRY_DEADLINE_MS; a wrong URL or password fails at once.
+  await retryOnConnectionError(
+    () =>
+      checkDatabase(config.databaseUrl).catch((error: unknown) => {
+        const reason = error instanceof DatabaseUnreachableError ? error.reason : undefined;
+        throw reason === '55000' || (reason && isConnectionError({ code: reason })) ? Object.assign(error as Error, { code: reason === '55000' ? '57P03' : reason }) : error;
+      }),
+    { deadlineMs: config.dbRetryDeadlineMs, onRetry: (error, attempt) => attempt === 1 && log.warn({ err: error }, 'the database does not accept connections yet; waiting') },
+  );
   const pool = createPool({ url: config.databaseUrl, max: config.dbPoolMax, applicationName: `beton-worker-${config.queue}` });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
   const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);
@@ -92,7 +114,9 @@ async function main() {
     collectQueueStats: () => queueDepth(pool),
     // The schedulers report what no single worker can: every open run's slack against its
     // deadline, and how long ago each worker's heartbeat came (a dead one stops sending its own).
-    ...(isScheduler ? { collectPayrollRunEta: () => openRunsSlack(pool), collectHeartbeats: () => workerHeartbeatAges(pool) } : {}),
+    ...(isScheduler
+      ? { collectPayrollRunEta: () => openRunsSlack(pool), collectHeartbeats: () => workerHeartbeatAges(pool), collectRecurringFailing: () => recurringFailing(pool, definitions) }
+      : {}),
   });
   metrics.initialize(definitions.filter((d) => d.queue === config.queue).map((d) => ({ task: d.name, queue: d.queue })));
   const lookbackMs = Math.max(5 * 60_000, config.scheduleTickMs * 2);
@@ -140,6 +164,12 @@ async function main() {
     visibilityTimeoutMs: config.visibilityTimeoutMs,
     heartbeatMs: config.heartbeatMs,
     workerId,
+    dbRetryDeadlineMs: config.dbRetryDeadlineMs,
+    stallAfterMs: config.stallAfterMs,
+    eventLoopBlockedMs: config.eventLoopBlockedMs,
+    // The runner cannot be kept running: stop (hand back what is in hand) and exit non-zero,
+    // so the orchestrator starts a new process.
+    onGiveUp: (reason) => void shutdown('runner', reason),
     ...(pause ? { pause } : {}),
     handlers: createHandlers({ pool, jobs, lock, mailer, activity, bank, renderPool, config, workerId }),
     ...(useGraphileCron
@@ -166,42 +196,75 @@ async function main() {
   // The schedulers keep Beton's index on graphile-worker's wake-ups (created CONCURRENTLY once
   // graphile-worker has installed its schema; a race with the other scheduler is harmless).
   if (isScheduler) void ensureQueueIndexes(pool).catch((error) => log.warn({ err: error }, 'could not create the wake-up age index (queue ages read without it)'));
-  if (isScheduler) await recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs });
+  stopWorker = (reason) => worker.stop(reason);
+  if (isScheduler) {
+    await retryOnConnectionError(() => recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs }), { deadlineMs: config.dbRetryDeadlineMs });
+  }
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
   if (isScheduler && !useGraphileCron) {
     localTick = setInterval(() => {
       if (tickInFlight) return; // the previous tick is still running: skip, never pile up
       tickInFlight = tick()
-        .catch((error) => log.error({ err: error }, 'schedule tick failed'))
+        // A database fault: the next tick looks back over the same due times.
+        .catch((error) => (isConnectionError(error) ? log.warn : log.error).call(log, { err: error }, 'schedule tick failed'))
         .finally(() => (tickInFlight = undefined));
     }, config.scheduleTickMs);
   }
 
-  const health = await startHealthServer({ port: config.healthPort, metrics, isReady: () => worker.ready });
-  log.info({ workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' }, 'worker started');
-  // Parents (npm start, the drill, tests) read this line to know the worker is up.
-  process.stdout.write(`${JSON.stringify({ msg: 'worker ready', workerId, queue: config.queue, pid: process.pid, health: health.url })}\n`);
-
-  let signals = 0;
-  const shutdown = async (signal: NodeJS.Signals) => {
-    signals++;
+  const health = await startHealthServer({
+    port: config.healthPort,
+    metrics,
+    isLive: () => {
+      const h = worker.health();
+      return { ok: h.live, problems: h.problems };
+    },
+    isReady: () => {
+      const h = worker.health();
+      return { ok: h.ready, problems: h.problems };
+    },
+  });
+  closeAll = async () => {
     if (localTick) clearInterval(localTick);
-    if (signals > 1) {
-      await worker.stop(`second ${signal}`);
-      return;
-    }
-    await worker.stop(signal);
     await tickInFlight; // a tick under way finishes before the pool closes
     await renderPool?.close();
     await health.close();
     redis?.disconnect();
     await pool.end();
-    log.info({ signal }, 'exiting with code 0');
-    process.exit(0);
+    log.info({}, `exiting with code ${exitCode}`);
   };
+  log.info({ workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' }, 'worker started');
+  // Parents (npm start, the drill, tests) read this line to know the worker is up.
+  process.stdout.write(`${JSON.stringify({ msg: 'worker ready', workerId, queue: config.queue, pid: process.pid, health: health.url })}\n`);
+
   process.on('SIGTERM', (s) => void shutdown(s));
   process.on('SIGINT', (s) => void shutdown(s));
+}
+
+let signals = 0;
+let stopWorker: ((reason: string) => Promise<void>) | undefined;
+let closeAll: (() => Promise<void>) | undefined;
+let exitCode = 0;
+/**
+ * Graceful stop: on SIGTERM/SIGINT exit 0; when the job runner cannot be kept running exit 1
+ * (the orchestrator replaces the process). Whatever fails while closing, the process exits.
+ */
+async function shutdown(signal: NodeJS.Signals | 'runner', reason?: string): Promise<void> {
+  signals++;
+  const code = signal === 'runner' ? 1 : 0;
+  exitCode = code;
+  if (signals > 1) {
+    await stopWorker?.(`second ${signal}`).catch(() => {});
+    return;
+  }
+  try {
+    await stopWorker?.(reason ?? signal);
+    await closeAll?.();
+  } catch (error) {
+    process.stderr.write(`beton-worker: error while stopping: ${(error as Error)?.stack ?? error}\n`);
+  }
+  process.stderr.write(code ? `beton-worker: exiting with code 1: ${reason}\n` : '');
+  process.exit(code);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { attemptLabel } from '@beton/payroll/slip-attempts';
 import { AppError, notFound } from './errors.ts';
@@ -260,34 +260,48 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
 }
 
 /**
- * Every worker that reported, with its state: stopped (shut down cleanly), silent (no heartbeat
- * for longer than the sweeper's threshold, as the latest scheduler recorded it: its jobs are put
- * back) or alive. Judged by the database's clock, not the browser's.
+ * Every worker that reported, with its state: stopped (shut down cleanly), stalled (it says it
+ * cannot take jobs: its job runner stopped, or no job started while work of its queue waited;
+ * with the reason, since when), silent (no heartbeat for longer than the sweeper's threshold,
+ * as the latest scheduler recorded it: its jobs are put back) or alive. Judged by the
+ * database's clock, not the browser's.
  */
 export async function listWorkers(pool: Pool) {
-  const { rows } = await pool.query<{ id: string; host: string; pid: number; queue: string; started_at: Date; last_seen: Date; stopped_at: Date | null; silent: boolean; silent_after_ms: number }>(
-    `with threshold as (
-       select coalesce((select stale_heartbeat_ms from workers where stale_heartbeat_ms is not null order by last_seen desc limit 1), $1) as ms
-     )
-     select w.id, w.host, w.pid, w.queue, w.started_at, w.last_seen, w.stopped_at,
+  const { rows } = await pool.query<{ id: string; host: string; pid: number; queue: string; started_at: Date; last_seen: Date; stopped_at: Date | null; stalled_since: Date | null; stall_reason: string | null; runner_deaths: number; silent: boolean; silent_after_ms: number }>(
+    `with threshold as (select ${staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS)} as ms)
+     select w.id, w.host, w.pid, w.queue, w.started_at, w.last_seen, w.stopped_at, w.stalled_since, w.stall_reason, w.runner_deaths,
             w.last_seen < now() - make_interval(secs => t.ms / 1000.0) as silent, t.ms as silent_after_ms
      from workers w cross join threshold t order by w.stopped_at nulls first, w.last_seen desc limit 200`,
-    [DEFAULT_STALE_HEARTBEAT_MS],
   );
   return rows.map((r) => ({
     id: r.id, host: r.host, pid: r.pid, queue: r.queue, startedAt: r.started_at, lastSeen: r.last_seen, stoppedAt: r.stopped_at,
-    state: r.stopped_at ? ('stopped' as const) : r.silent ? ('silent' as const) : ('alive' as const), silentAfterMs: r.silent_after_ms,
+    state: r.stopped_at ? ('stopped' as const) : r.stalled_since ? ('stalled' as const) : r.silent ? ('silent' as const) : ('alive' as const),
+    silentAfterMs: r.silent_after_ms, stalledSince: r.stopped_at ? null : r.stalled_since, stallReason: r.stopped_at ? null : r.stall_reason, runnerDeaths: r.runner_deaths,
   }));
 }
 
+/**
+ * Stuck jobs (R8, issue 17), oldest first: running longer than STUCK_AFTER_MS or untouched by
+ * any heartbeat for the sweeper's stale threshold, and waiting jobs past due by that threshold
+ * that no worker can take (stranded: their wake-up is held by a worker that stopped touching
+ * it, or worn out). `startedAt` is when a running job started, or when a waiting one fell due.
+ */
 export async function listStuckJobs(pool: Pool, now = new Date()) {
-  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; worker_id: string | null; started_at: Date; heartbeat_at: Date | null }>(
-    `select j.id, j.task_name, j.queue, j.worker_id, j.started_at, j.heartbeat_at
-     from ${RUNNING_JOBS_FROM} where j.started_at < $1::timestamptz - make_interval(secs => $2)
-     order by j.started_at limit 200`,
+  const t = staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS);
+  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; worker_id: string | null; started_at: Date; heartbeat_at: Date | null; reason: string }>(
+    `(select j.id, j.task_name, j.queue, j.status::text, j.worker_id, j.started_at, j.heartbeat_at,
+             case when j.started_at < $1::timestamptz - make_interval(secs => $2) then 'running for over ' || ($2 / 60)::int || ' min'
+                  else 'no heartbeat for ' || round(extract(epoch from now() - coalesce(j.heartbeat_at, j.started_at))) || ' s' end as reason
+      from ${RUNNING_JOBS_FROM} where j.started_at < $1::timestamptz - make_interval(secs => $2) or ${staleRunningCondition(t)}
+      order by j.started_at limit 200)
+     union all
+     (select j.id, j.task_name, j.queue, j.status::text, null, j.run_at, null,
+             'due ' || round(extract(epoch from now() - j.run_at)) || ' s ago; no worker can take it' as reason
+      from ${strandedWaitingFrom(t)} order by j.run_at limit 200)
+     order by started_at limit 200`,
     [now, STUCK_AFTER_MS / 1000],
   );
-  return rows.map((r) => ({ id: r.id, taskName: r.task_name, queue: r.queue, workerId: r.worker_id, startedAt: r.started_at, heartbeatAt: r.heartbeat_at }));
+  return rows.map((r) => ({ id: r.id, taskName: r.task_name, queue: r.queue, status: r.status, workerId: r.worker_id, startedAt: r.started_at, heartbeatAt: r.heartbeat_at, reason: r.reason }));
 }
 
 export interface ScheduleView {

@@ -1,4 +1,5 @@
-import { RUNNING_JOBS_FROM } from '@beton/jobs/job-sets';
+import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom } from '@beton/jobs/job-sets';
+import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
 import { remindersAt } from '@beton/payroll/actions';
 import { slipDeadline } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
@@ -48,11 +49,18 @@ export interface RunProgress {
   withoutJob: number;
   /** Slips sent (= slips.done). */
   sent: number;
-  /** Slips that need attention (failed) + jobs running longer than 10 min. */
+  /**
+   * Slip jobs that will not finish by themselves: failed, running longer than 10 min or untouched
+   * by any heartbeat for the sweeper's stale threshold, or waiting past due by that threshold with
+   * no wake-up a worker can take (issue 17: the numbers equal the provider's truth).
+   */
   stuck: number;
   /** Slips that need attention: their last attempt failed (the employees list's "failed"). */
   failed: number;
+  /** Running longer than 10 min, or no heartbeat for the stale threshold. */
   runningTooLong: number;
+  /** Queued or retrying, past due by the stale threshold, and no worker can take them. */
+  stranded: number;
   /** Slips still on their way (queued, running, retrying). */
   remaining: number;
   /** The story's one line: "49,992 sent, 8 stuck". */
@@ -206,7 +214,7 @@ export async function listRunProgress(pool: Pool, companyId: string, options: { 
      where r.company_id = $1 order by r.month desc limit $2`,
     [companyId, options.limit ?? 12],
   );
-  return progressOf(pool, rows, options.now ?? new Date());
+  return progressOf(pool, companyId, rows, options.now ?? new Date());
 }
 
 /** One run's progress; a run of another company is NOT_FOUND. */
@@ -216,7 +224,7 @@ export async function runProgress(pool: Pool, companyId: string, runId: string, 
     [companyId, runId],
   );
   if (!rows[0]) throw notFound('Payroll run');
-  return (await progressOf(pool, rows, now))[0]!;
+  return (await progressOf(pool, companyId, rows, now))[0]!;
 }
 
 /** Sent slips per second over the window, measured from `since` if later than the window's start; null when too short. */
@@ -226,7 +234,8 @@ function rateOf(n: number, since: Date | null, now: Date): number | null {
   return spanS >= MIN_RATE_SPAN_S ? n / spanS : null;
 }
 
-async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunProgress[]> {
+/** `companyId`: the runs' company (HR's pages), or null for runs of every company (the deadline metric). */
+async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], now: Date): Promise<RunProgress[]> {
   if (runs.length === 0) return [];
   // Narrow queries instead of one wide one: counts by (task, status) from the counters the
   // triggers on `jobs` keep (a few rows, not 100,000); the running jobs (RUNNING_JOBS_FROM: as
@@ -234,6 +243,7 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
   // index range over their attempts' (run, task, finished_at)); the open slips of every run
   // still running (the queue a waiting run stands in).
   const ids = runs.map((r) => r.id);
+  const t = staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS);
   const [counts, tooLong, sending, active] = await Promise.all([
     pool.query<{ run: string; task: string; status: keyof StatusCounts; n: number }>(
       `select payroll_run_id as run, task_name as task, status, n
@@ -242,7 +252,8 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
     ),
     pool.query<{ run: string; n: number }>(
       `select j.payroll_run_id as run, count(*)::int as n from ${RUNNING_JOBS_FROM}
-       where a.started_at < $2::timestamptz - make_interval(secs => $3) and j.payroll_run_id = any($1::uuid[])
+       where (a.started_at < $2::timestamptz - make_interval(secs => $3) or ${staleRunningCondition(t)}) and j.payroll_run_id = any($1::uuid[])
+         and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
        group by 1`,
       [ids, now, STUCK_AFTER_MS / 1000],
     ),
@@ -278,6 +289,16 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
     return allSending.rate;
   };
 
+  // Stranded slip jobs, only for runs that have jobs waiting (the counters say so): read from
+  // the wake-ups no worker will take (a few rows), not from the run's jobs.
+  const waitingRuns = ids.filter((id) => counts.rows.some((r) => r.run === id && r.task !== REMINDER_TASK && (r.status === 'queued' || r.status === 'retrying') && r.n > 0));
+  const stranded = waitingRuns.length === 0 ? [] : (await pool.query<{ run: string; n: number }>(
+    `select j.payroll_run_id as run, count(*)::int as n from ${strandedWaitingFrom(t)}
+       and ($1::uuid is null or j.company_id = $1) and j.payroll_run_id = any($2::uuid[]) and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
+     group by 1`,
+    [companyId, waitingRuns],
+  )).rows;
+
   return Promise.all(runs.map(async (run) => {
     const render = emptyCounts();
     const email = emptyCounts();
@@ -291,7 +312,8 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
     const { slips, withoutJob } = slipStages(render, email, total);
     const sent = slips.done;
     const failed = slips.failed;
-    const stuck = failed + runningTooLong;
+    const strandedJobs = stranded.find((r) => r.run === run.id)?.n ?? 0;
+    const stuck = failed + runningTooLong + strandedJobs;
     const remaining = slips.queued + slips.running + slips.retrying;
     const [sentText, stuckText] = [sent.toLocaleString('en-US'), stuck.toLocaleString('en-US')];
     const deadline = slipDeadline(run.month, run.time_zone, run.deadline);
@@ -324,7 +346,7 @@ async function progressOf(pool: Pool, runs: RunRow[], now: Date): Promise<RunPro
       id: run.id, month: run.month, status: run.status, startedAt: run.started_at, completedAt: run.completed_at,
       approvedAt: run.approved_at, approvedBy: run.approved_by,
       remindersAt: run.approved_at ? remindersAt(run.approved_at) : null, reminders,
-      employeeCount: total, render, email, slips, withoutJob, sent, stuck, failed, runningTooLong, remaining,
+      employeeCount: total, render, email, slips, withoutJob, sent, stuck, failed, runningTooLong, stranded: strandedJobs, remaining,
       line: `${sentText} sent, ${stuckText} stuck`,
       lineBn: `${sentText}টি পাঠানো হয়েছে, ${stuckText}টি আটকে আছে`,
       throughputPerSecond: ownRate,
@@ -352,7 +374,7 @@ export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array
      where r.id in (select payroll_run_id from run_job_counts
                     where task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}') and status in ('queued', 'running', 'retrying') and n > 0)`,
   );
-  const progress = await progressOf(pool, rows, now);
+  const progress = await progressOf(pool, null, rows, now);
   return progress
     .filter((p) => p.remaining > 0)
     .map((p) => ({

@@ -10,7 +10,7 @@ const stages = z.object(Object.fromEntries(SLIP_STAGES.map((s) => [s, z.number()
 export const runProgressOutput = z.object({
   id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), completedAt: z.date().nullable(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
   remindersAt: z.date().nullable(), reminders: counts,
-  employeeCount: z.number(), render: counts, email: counts, slips: stages, withoutJob: z.number(), sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(),
+  employeeCount: z.number(), render: counts, email: counts, slips: stages, withoutJob: z.number(), sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(), stranded: z.number(),
   remaining: z.number(), line: z.string(), lineBn: z.string(), throughputPerSecond: z.number().nullable(),
   deadline: z.date(), deadlineText: z.string(), deadlineTextBn: z.string(), timeZone: z.string(),
   schedule: z.object({
@@ -103,11 +103,12 @@ export const queuesOutput = z.object({
 
 export const workersOutput = z.array(z.object({
   id: z.string(), host: z.string(), pid: z.number(), queue: z.string(), startedAt: z.date(), lastSeen: z.date(), stoppedAt: z.date().nullable(),
-  state: z.enum(['alive', 'silent', 'stopped']), silentAfterMs: z.number(),
+  state: z.enum(['alive', 'stalled', 'silent', 'stopped']), silentAfterMs: z.number(),
+  stalledSince: z.date().nullable(), stallReason: z.string().nullable(), runnerDeaths: z.number(),
 }));
 
 export const stuckJobsOutput = z.array(z.object({
-  id: z.number(), taskName: z.string(), queue: z.string(), workerId: z.string().nullable(), startedAt: z.date(), heartbeatAt: z.date().nullable(),
+  id: z.number(), taskName: z.string(), queue: z.string(), status: z.string(), workerId: z.string().nullable(), startedAt: z.date(), heartbeatAt: z.date().nullable(), reason: z.string(),
 }));
 
 export const schedulesOutput = z.array(z.object({

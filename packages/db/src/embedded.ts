@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,6 +22,11 @@ export interface EmbeddedDatabase {
   /** Server URL without a database name (`postgres://postgres:…@127.0.0.1:port`). */
   serverUrl: string;
   port: number;
+  /**
+   * Stops the server (a fast shutdown: every connection is terminated, as in a failover) and
+   * starts it again on the same port and data after `downMs` — the fault tests' database restart.
+   */
+  restart(options?: { downMs?: number }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -112,7 +117,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     port,
     user: USER,
     password,
-    persistent,
+    // The package deletes a non-persistent data folder whenever the server stops, which would
+    // make a restart impossible: the folder is deleted here, by stop(), instead.
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: [
       '-c',
@@ -144,10 +151,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   return {
     serverUrl,
     port,
+    async restart({ downMs = 0 } = {}) {
+      await server.stop();
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+      await server.start();
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       await server.stop();
+      if (!persistent) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -64,6 +64,16 @@ export interface JobDefinition<Name extends string = string, Schema extends z.Zo
   /** Expected run time; on SIGTERM a job that cannot finish in the grace left is handed back at once. Default: timeoutMs. */
   estimateMs?: (payload: z.infer<Schema>) => number;
   schedule?: JobSchedule<z.input<Schema>>;
+  /**
+   * A recurring job whose next run does this run's work as well (the bank poll asks for every
+   * credit since the last poll that succeeded). When its last attempt fails transiently it does
+   * not go to the dead-letter queue, which is for work a person must look at: it ends `done`,
+   * its error kept on the job and its attempts (`last_error` starts with "superseded by the next
+   * run"). If the job has not succeeded for longer than `alertAfterMs`, that is logged as an
+   * error and shown by `beton_recurring_job_failing_seconds` (alert BetonRecurringJobFailing).
+   * Permanent errors still fail it.
+   */
+  supersededByNextRun?: { alertAfterMs: number };
 }
 
 /** Identity function that keeps the literal types of a definition. */

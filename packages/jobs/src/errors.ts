@@ -1,3 +1,5 @@
+import { isDatabaseConnectionError } from './connection-retry.ts';
+
 /**
  * Error classification in one place (SPEC R6). Transient errors are retried with backoff;
  * permanent errors fail the job at once (one attempt, into the DLQ).
@@ -11,6 +13,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'timeout'
   | 'connection_reset'
+  | 'database_unavailable'
   | 'invalid_recipient'
   | 'invalid_payload'
   | 'rejected'
@@ -203,6 +206,8 @@ export function classifyError(thrown: unknown): ClassifiedError {
     const mapped = errorFromHttpStatus(status, error.message, { retryAfterMs: retryAfterFromHeaders(headers) ?? 0 });
     return out(mapped.kind, mapped.code, mapped instanceof TransientError && status === 429 ? mapped.retryAfterMs : undefined);
   }
+  // The database connection was lost or refused (a failover, a restart, a connection limit).
+  if (isDatabaseConnectionError(error)) return out('transient', 'database_unavailable');
   const code = (error as NodeJS.ErrnoException).code;
   if (typeof code === 'string' && code in TRANSIENT_NETWORK_CODES) return out('transient', TRANSIENT_NETWORK_CODES[code]!);
   const causeCode = ((error as { cause?: NodeJS.ErrnoException }).cause)?.code;

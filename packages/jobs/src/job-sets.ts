@@ -17,3 +17,61 @@ export const RUNNING_JOBS_FROM = `job_attempts a join jobs j on j.id = a.job_id 
 export function failedJobsWhere(table = 'jobs'): string {
   return `${table}.status = 'failed' and ${table}.last_error_code is not null`;
 }
+
+/**
+ * The sweeper's stale threshold as the live schedulers recorded it (STALE_HEARTBEAT_MS), else
+ * `defaultMs`: the dashboard judges "silent" and "stranded" by the sweeper's own measure.
+ */
+export function staleThresholdMsSql(defaultMs: number): string {
+  return `coalesce((select stale_heartbeat_ms from workers where stale_heartbeat_ms is not null order by last_seen desc limit 1), ${Math.round(defaultMs)})`;
+}
+
+/**
+ * "Now" as the heartbeats see it: the freshest heartbeat of any running worker, or now() if
+ * that is later. After the database was unreachable (refused connections, a restart) every
+ * heartbeat is old, yet no worker is dead: measured from here, nothing looks stale until the
+ * workers have had a heartbeat to catch up, while a worker that is really gone falls behind the
+ * others (the sweeper's own process beats too).
+ */
+export const HEARTBEAT_NOW = `least(now(), coalesce((select max(last_seen) from workers where stopped_at is null), now()))`;
+
+/** `ms` (SQL, milliseconds) before HEARTBEAT_NOW. */
+export const heartbeatsAgo = (ms: string) => `${HEARTBEAT_NOW} - make_interval(secs => (${ms})::float8 / 1000)`;
+const ago = heartbeatsAgo;
+
+/**
+ * A running job (`j`, from RUNNING_JOBS_FROM) nobody touches: its heartbeat (or its start)
+ * is older than `thresholdMs` (SQL). The worker holding a job touches it every heartbeat
+ * while the job runs and while its outcome is written, so this is a dead worker's job — or
+ * one claimed by a statement whose answer never arrived.
+ */
+export function staleRunningCondition(thresholdMs: string): string {
+  return `coalesce(j.heartbeat_at, j.started_at) < ${ago(thresholdMs)}`;
+}
+
+/**
+ * Waiting jobs (`j`: queued or retrying, due more than `thresholdMs` (SQL) ago) whose current
+ * wake-up (`w`) no worker will take: locked by a pool that has not touched it for that long (a
+ * worker whose runner died, a fetch whose answer was lost), worn out by graphile-worker's own
+ * retries, or pushed back by them past the job's due time by more than the threshold. A FROM
+ * item read from the wake-up side: a job waiting in a long queue has a free wake-up and is not
+ * in it, however long it waits, and the scan is over wake-ups (pending work), not all jobs.
+ * Ends with its WHERE clause: a caller may add `and …`.
+ */
+export function strandedWaitingFrom(thresholdMs: string): string {
+  return `graphile_worker._private_jobs w
+    join jobs j on j.id = (w.payload->>'jobId')::bigint and j.wakeup_seq = (w.payload->>'seq')::int
+      and j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
+    where (w.locked_at < ${ago(thresholdMs)} or w.attempts >= w.max_attempts
+           or (w.locked_at is null and w.run_at > now() + make_interval(secs => (${thresholdMs})::float8 / 1000)))`;
+}
+
+/**
+ * Waiting jobs (`j`) due more than `thresholdMs` ago with no wake-up at all. Beton writes a job's
+ * wake-up in the statement that makes it wait, so this should never match; the sweeper looks
+ * anyway (a scan of the jobs waiting: not for the dashboard's pages).
+ */
+export function wakeupMissingCondition(thresholdMs: string): string {
+  return `j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
+    and not exists (select 1 from graphile_worker._private_jobs w where (w.payload->>'jobId')::bigint = j.id and (w.payload->>'seq')::int = j.wakeup_seq)`;
+}

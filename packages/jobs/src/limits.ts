@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { connectionRetryDelayMs, isConnectionError } from './connection-retry.ts';
 import type { Pool } from './db.ts';
 
 /**
@@ -291,15 +292,21 @@ export async function acquireSlot(
   const started = performance.now();
   let delay = 10;
   for (;;) {
-    const slot = await store.tryAcquireSlot(opts.key, opts.max, opts.holder, opts.ttlMs);
+    // A lost database connection is one more wait: taking a slot is one statement, safe to repeat
+    // (a slot taken by a statement whose answer was lost expires at its TTL).
+    const slot = await store.tryAcquireSlot(opts.key, opts.max, opts.holder, opts.ttlMs).catch((error: unknown) => {
+      if (isConnectionError(error)) return null;
+      throw error;
+    });
     if (slot !== null) {
       let released = false;
       return {
         waitedMs: performance.now() - started,
+        // Released once it succeeded: a release cut by a database fault can be called again.
         release: async () => {
           if (released) return;
-          released = true;
           await store.releaseSlot(opts.key, slot, opts.holder);
+          released = true;
         },
       };
     }
@@ -338,6 +345,18 @@ export interface WaitForRateOptions {
   signal?: AbortSignal;
 }
 
+/** A reservation that waits out a lost database connection (a place reserved by a lost answer is merely skipped). */
+async function reserveAcrossFaults(store: LimiterStore, key: string, places: RatePlaces, signal?: AbortSignal): Promise<RateReservation> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.reserveStart(key, places);
+    } catch (error) {
+      if (!isConnectionError(error)) throw error;
+      await sleep(connectionRetryDelayMs(attempt), signal);
+    }
+  }
+}
+
 /**
  * Reserves a start under the rate limit and sleeps until it; returns the time waited, ms.
  * Never starts before the reserved instant (the store's `startAt` is the latest it can be on
@@ -350,7 +369,7 @@ export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions)
   const places = ratePlaces(opts.perSecond, toleranceMs, window);
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {
-    const r = await store.reserveStart(opts.key, places);
+    const r = await reserveAcrossFaults(store, opts.key, places, opts.signal);
     const waitMs = r.startAt - performance.now();
     if (waitMs > 0) await sleep(waitMs, opts.signal);
     else if (opts.signal?.aborted) throw new LimitWaitAborted('wait aborted');

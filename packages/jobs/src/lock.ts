@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { retryOnConnectionError } from './connection-retry.ts';
 import type { Pool } from './db.ts';
 
 /**
@@ -17,18 +18,28 @@ export interface LockService {
 export class PostgresLock implements LockService {
   constructor(private readonly pool: Pool) {}
 
+  /**
+   * Not re-entrant — except when the statement runs again after a lost connection: the first
+   * run may have committed, so then a lock `owner` already holds counts as taken (else a lost
+   * answer would leave the lock held, for its TTL, by nobody who knows it).
+   */
   async tryAcquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `insert into locks as l (key, owner, expires_at) values ($1, $2, now() + make_interval(secs => $3::float8 / 1000))
-       on conflict (key) do update set owner = excluded.owner, expires_at = excluded.expires_at
-       where l.expires_at <= now()`,
-      [key, owner, ttlMs],
-    );
+    let again = false;
+    const { rowCount } = await retryOnConnectionError(() => {
+      const retried = again;
+      again = true;
+      return this.pool.query(
+        `insert into locks as l (key, owner, expires_at) values ($1, $2, now() + make_interval(secs => $3::float8 / 1000))
+         on conflict (key) do update set owner = excluded.owner, expires_at = excluded.expires_at
+         where l.expires_at <= now() or ($4::boolean and l.owner = excluded.owner)`,
+        [key, owner, ttlMs, retried],
+      );
+    });
     return rowCount === 1;
   }
 
   async release(key: string, owner: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(`delete from locks where key = $1 and owner = $2`, [key, owner]);
+    const { rowCount } = await retryOnConnectionError(() => this.pool.query(`delete from locks where key = $1 and owner = $2`, [key, owner]));
     return rowCount === 1;
   }
 }

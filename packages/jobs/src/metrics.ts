@@ -25,6 +25,8 @@ export const METRIC_NAMES = {
   payrollRunEtaSlack: 'beton_payroll_run_eta_slack_seconds',
   collectErrors: 'beton_metrics_collect_errors_total',
   queuePaused: 'beton_queue_paused',
+  recurringFailing: 'beton_recurring_job_failing_seconds',
+  recurringAlertAfter: 'beton_recurring_job_alert_after_seconds',
 } as const;
 
 export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
@@ -73,6 +75,15 @@ export interface PayrollRunEta {
   slackSeconds: number;
 }
 
+/** A recurring job superseded by its next run when it fails (JobDefinition.supersededByNextRun). */
+export interface RecurringFailing {
+  task: string;
+  /** How long it has not succeeded; 0 when its latest run did. */
+  failingSeconds: number;
+  /** Its definition's alert threshold. */
+  alertAfterSeconds: number;
+}
+
 export interface WorkerHeartbeat {
   worker: string;
   ageSeconds: number;
@@ -95,6 +106,8 @@ export interface CreateMetricsOptions {
   collectDbPool?: () => MaybePromise<ReadonlyArray<DbPoolStats>>;
   /** Read at scrape time (typically only the scheduler process passes it). */
   collectPayrollRunEta?: () => MaybePromise<ReadonlyArray<PayrollRunEta>>;
+  /** Read at scrape time (the scheduler process): recurring jobs that fail and are superseded by their next run. */
+  collectRecurringFailing?: () => MaybePromise<ReadonlyArray<RecurringFailing>>;
   /** Heartbeats of other workers (e.g. read from a heartbeats table by the scheduler). */
   collectHeartbeats?: () => MaybePromise<ReadonlyArray<WorkerHeartbeat>>;
   /** Name of this process for its own heartbeat series. Default `${hostname()}-${pid}`. */
@@ -125,6 +138,8 @@ export interface BetonMetrics {
   readonly payrollRunEtaSlack: Gauge<'company' | 'run'>;
   readonly collectErrors: Counter<'collector'>;
   readonly queuePaused: Gauge<'queue'>;
+  readonly recurringFailing: Gauge<'task'>;
+  readonly recurringAlertAfter: Gauge<'task'>;
 
   /** A worker took a job. */
   jobStarted(labels: { task: string; queue: string }): void;
@@ -339,6 +354,34 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
     labelNames: ['queue'] as const,
     registers,
   });
+  let recurringInFlight: { at: number; promise: Promise<ReadonlyArray<RecurringFailing> | undefined> } | undefined;
+  function recurring(): Promise<ReadonlyArray<RecurringFailing> | undefined> {
+    const collect = options.collectRecurringFailing;
+    if (!collect) return Promise.resolve(undefined);
+    const t = now();
+    if (!recurringInFlight || t - recurringInFlight.at > 1000) recurringInFlight = { at: t, promise: safely('recurring_failing', collect) };
+    return recurringInFlight.promise;
+  }
+  const recurringFailing = new Gauge({
+    name: METRIC_NAMES.recurringFailing,
+    help: 'Seconds a recurring job superseded by its next run (the bank poll) has not succeeded; 0 when its latest run did.',
+    labelNames: ['task'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const r of (await recurring()) ?? []) this.set({ task: r.task }, r.failingSeconds);
+    },
+  });
+  const recurringAlertAfter = new Gauge({
+    name: METRIC_NAMES.recurringAlertAfter,
+    help: "A recurring job's alert threshold (its definition's supersededByNextRun.alertAfterMs), seconds.",
+    labelNames: ['task'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const r of (await recurring()) ?? []) this.set({ task: r.task }, r.alertAfterSeconds);
+    },
+  });
 
   registry.registerMetric(collectErrors);
   // Each configured collector's error counter starts at 0 (see initialize()).
@@ -368,6 +411,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
     queuePausedSet(queue, paused) {
       queuePaused.set({ queue }, paused ? 1 : 0);
     },
+    recurringFailing,
+    recurringAlertAfter,
     jobStarted({ task, queue }) {
       jobsStarted.inc({ task, queue });
     },

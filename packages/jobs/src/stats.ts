@@ -96,3 +96,22 @@ export async function workerHeartbeatAges(pool: Pool): Promise<Array<{ worker: s
   );
   return rows.map((r) => ({ worker: r.worker, ageSeconds: Math.max(0, r.age) }));
 }
+
+/**
+ * Per recurring task: how long it has not succeeded, seconds — 0 when its latest finished
+ * attempt succeeded; otherwise the time since its last success (or its first attempt). Reads the
+ * attempts' (payroll run, task, finished_at) index: recurring jobs belong to no payroll run.
+ */
+export async function recurringFailingSeconds(pool: Pool, tasks: string[]): Promise<Record<string, number>> {
+  const { rows } = await pool.query<{ task: string; failing: number | null }>(
+    `select t.task,
+            case when (select a.outcome from job_attempts a where a.payroll_run_id is null and a.task_name = t.task and a.finished_at is not null
+                       order by a.finished_at desc limit 1) = 'done' then 0
+                 else extract(epoch from now() - coalesce(
+                   (select max(a.finished_at) from job_attempts a where a.payroll_run_id is null and a.task_name = t.task and a.outcome = 'done'),
+                   (select min(a.started_at) from job_attempts a where a.payroll_run_id is null and a.task_name = t.task)))::float8 end as failing
+     from unnest($1::text[]) as t(task)`,
+    [tasks],
+  );
+  return Object.fromEntries(rows.map((r) => [r.task, r.failing ?? 0]));
+}

@@ -1,5 +1,6 @@
+import { retryOnConnectionError } from './connection-retry.ts';
 import { addWakeups, inTransaction, type Pool } from './db.ts';
-import { RUNNING_JOBS_FROM } from './job-sets.ts';
+import { heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition } from './job-sets.ts';
 
 /** A worker whose heartbeat is older than this is gone: the sweeper puts its jobs back. */
 export const DEFAULT_STALE_HEARTBEAT_MS = 60_000;
@@ -7,39 +8,56 @@ export const DEFAULT_STALE_HEARTBEAT_MS = 60_000;
 export interface SweepOptions {
   /** A job `running` longer than this is put back. Default: 10 min (SPEC R8). */
   runningLongerThanMs?: number;
-  /** A job whose worker's heartbeat is older than this is put back. Default: 60 s. */
+  /**
+   * A job or wake-up untouched for this long is put back: a running job whose heartbeat is that
+   * old, a wake-up locked that long ago by a worker that has not touched it since, a waiting job
+   * due that long ago that no worker can take. Default: 60 s.
+   */
   heartbeatOlderThanMs?: number;
 }
 
 export interface SweepResult {
+  /** Running jobs put back (their attempt recorded as `recovered`). */
   recovered: Array<{ jobId: number; task: string; reason: string }>;
-  /** Wake-ups a dead worker had fetched but not claimed, released for others. */
+  /** Waiting jobs no worker could take (stranded), given a new wake-up. */
+  requeued: Array<{ jobId: number; task: string; status: string }>;
+  /** Wake-ups locked by a worker that stopped, went silent or stopped touching them, released for others. */
   releasedWakeups: number;
 }
 
 /**
- * Finds stuck and orphaned jobs (R8) and puts them back in the queue: the lost attempt is
- * recorded as `recovered` in its history, graphile-worker's lock on the old wake-up is
- * released (its own sweep waits 4 hours) and a fresh wake-up is added. A late finish by
- * the old worker is ignored (it no longer matches the job's attempt), and idempotency
- * keys keep a repeated side effect from happening twice.
+ * Finds stuck, orphaned and stranded jobs (R8, issue 17) and puts them back in the queue:
+ * - a `running` job running too long, whose worker stopped or is unknown, or that nobody has
+ *   touched for the stale threshold: the lost attempt is recorded as `recovered`, the job
+ *   queued with a fresh wake-up (a late finish by the old worker no longer matches its attempt;
+ *   idempotency keys keep a repeated side effect from happening twice);
+ * - a `queued`/`retrying` job past due by the stale threshold with no wake-up any worker can take
+ *   (see strandedWaitingFrom, and wakeupMissingCondition): queued with a fresh wake-up;
+ * - graphile-worker's lock on a wake-up held by a stopped or silent worker, or not touched by its
+ *   holder for the stale threshold, is released (graphile-worker's own sweep waits 4 hours).
+ * Run again after a database fault it finds what is left and does the rest: safe to repeat.
+ * "Untouched for" is measured against the freshest heartbeat of any running worker
+ * (HEARTBEAT_NOW), so right after the database was unreachable, when every heartbeat is old,
+ * nothing is taken from a worker that is alive and about to beat again.
  */
 export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): Promise<SweepResult> {
   const { runningLongerThanMs = 10 * 60_000, heartbeatOlderThanMs = DEFAULT_STALE_HEARTBEAT_MS } = options;
-  return inTransaction(pool, undefined, async (client) => {
+  return retryOnConnectionError(() => inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number; reason: string }>(
       `with stuck as (
          select j.id,
                 case when w.id is null then 'worker ' || coalesce(j.worker_id, '?') || ' unknown'
                      when w.stopped_at is not null then 'worker ' || w.id || ' stopped while holding the job'
-                     when w.last_seen < now() - make_interval(secs => $2::float8 / 1000)
+                     when w.last_seen < ${heartbeatsAgo('$2')}
                        then 'worker ' || w.id || ' silent for ' || round(extract(epoch from now() - w.last_seen)) || ' s'
+                     when ${staleRunningCondition('$2')}
+                       then 'not touched by worker ' || w.id || ' for ' || round(extract(epoch from now() - coalesce(j.heartbeat_at, j.started_at))) || ' s'
                      else 'running for ' || round(extract(epoch from now() - j.started_at)) || ' s' end as reason
          from ${RUNNING_JOBS_FROM}
          left join workers w on w.id = j.worker_id
          where (j.started_at < now() - make_interval(secs => $1::float8 / 1000)
                 or w.id is null or w.stopped_at is not null
-                or w.last_seen < now() - make_interval(secs => $2::float8 / 1000))
+                or ${staleRunningCondition('$2')})
          for update of j skip locked)
        , attempts as (
          update job_attempts a set outcome = 'recovered', finished_at = now(),
@@ -52,24 +70,40 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
        returning j.id, j.task_name, j.wakeup_seq, s.reason`,
       [runningLongerThanMs, heartbeatOlderThanMs],
     );
-    // Wake-ups fetched (locked) by a worker that died before claiming them — waiting for a
-    // limiter slot or in graphile-worker's local queue: release the lock so another takes them.
-    const released = await client.query(
-      `update graphile_worker._private_jobs set locked_at = null, locked_by = null
-       where locked_by in (select graphile_pool_id from workers
-                           where graphile_pool_id is not null
-                             and (stopped_at is not null or last_seen < now() - make_interval(secs => $1::float8 / 1000)))`,
+    // Waiting jobs no worker can take: a new wake-up (the old ones are deleted below). Their
+    // status and history stay as they are: nothing ran.
+    const stranded = await client.query<{ id: number; task_name: string; wakeup_seq: number; status: string }>(
+      `with s as (select j.id, j.status from jobs j
+                  where j.id in (select j.id from ${strandedWaitingFrom('$1')}) or (${wakeupMissingCondition('$1')})
+                  for update of j skip locked)
+       update jobs j set status = 'queued', wakeup_seq = j.wakeup_seq + 1, run_at = now(), updated_at = now()
+       from s where j.id = s.id
+       returning j.id, j.task_name, j.wakeup_seq, s.status::text`,
       [heartbeatOlderThanMs],
     );
-    if (rows.length === 0) return { recovered: [], releasedWakeups: released.rowCount ?? 0 };
-    // Release graphile-worker's lock: drop the old (stale) wake-ups of these jobs.
-    await client.query(
-      `delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = any($1::bigint[])`,
-      [rows.map((r) => r.id)],
+    // Wake-ups fetched (locked) by a worker that died or stopped touching them before claiming
+    // them — waiting for a limiter slot, in graphile-worker's local queue, or fetched by a
+    // statement whose answer was lost: release the lock so another worker takes them.
+    const released = await client.query(
+      `update graphile_worker._private_jobs set locked_at = null, locked_by = null
+       where locked_at < ${heartbeatsAgo('$1')}
+          or locked_by in (select graphile_pool_id from workers
+                           where graphile_pool_id is not null
+                             and (stopped_at is not null or last_seen < ${heartbeatsAgo('$1')}))`,
+      [heartbeatOlderThanMs],
     );
-    const byTask = new Map<string, typeof rows>();
-    for (const r of rows) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
-    for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
-    return { recovered: rows.map((r) => ({ jobId: r.id, task: r.task_name, reason: r.reason })), releasedWakeups: released.rowCount ?? 0 };
-  });
+    const again = [...rows, ...stranded.rows];
+    if (again.length > 0) {
+      // Release graphile-worker's lock: drop the old (stale) wake-ups of these jobs.
+      await client.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = any($1::bigint[])`, [again.map((r) => r.id)]);
+      const byTask = new Map<string, typeof again>();
+      for (const r of again) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
+      for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
+    }
+    return {
+      recovered: rows.map((r) => ({ jobId: r.id, task: r.task_name, reason: r.reason })),
+      requeued: stranded.rows.map((r) => ({ jobId: r.id, task: r.task_name, status: r.status })),
+      releasedWakeups: released.rowCount ?? 0,
+    };
+  }));
 }

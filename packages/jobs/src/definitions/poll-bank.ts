@@ -8,6 +8,9 @@ export const pollBank = defineJob({
   schema: z.object({ dueAt: z.string() }),
   timeoutMs: 25_000,
   retry: { maxAttempts: 3 },
+  // The next poll asks the bank for everything since the last successful one: a bank outage
+  // is not a dead letter; an hour without a successful poll is an alert.
+  supersededByNextRun: { alertAfterMs: 60 * 60_000 },
   idempotencyKey: (p) => `bank-poll:${p.dueAt}`,
   schedule: { cron: '*/15 * * * *', timeZone: 'UTC', payload: (dueAt) => ({ dueAt }) },
 });

@@ -76,10 +76,10 @@ export default function QueuesPage() {
         <p className="mt-1 text-xs text-slate-500"><L en="Recurring jobs (payroll, sweeper, bank poll) are on the Schedules page." bn="নিয়মিত কাজ শিডিউল পাতায়।" /></p>
       </Card>
       <Card>
-        <h2 className="font-semibold"><L en="Stuck jobs (running > 10 min)" bn="আটকে থাকা কাজ" /></h2>
+        <h2 className="font-semibold"><L en="Stuck jobs (running > 10 min, no heartbeat, or due but untaken)" bn="আটকে থাকা কাজ" /></h2>
         {stuck.data?.length === 0 && <p className="text-sm text-slate-500">None · নেই</p>}
         <ul className="text-sm">{stuck.data?.map((j) => (
-          <li key={j.id} data-testid="stuck-job" data-job-id={j.id}>#{j.id} {j.taskName} · <L en="worker" bn="ওয়ার্কার" /> {j.workerId ?? '?'} · <L en="since" bn="থেকে" /> {fmtTime(j.startedAt)}
+          <li key={j.id} data-testid="stuck-job" data-job-id={j.id}>#{j.id} {j.taskName} ({j.status}: {j.reason}) · <L en="worker" bn="ওয়ার্কার" /> {j.workerId ?? '—'} · <L en="since" bn="থেকে" /> {fmtTime(j.startedAt)}
             {' · '}<L en="last heartbeat" bn="শেষ হার্টবিট" />{' '}
             {j.heartbeatAt ? <time data-testid="stuck-heartbeat" dateTime={new Date(j.heartbeatAt).toISOString()}>{fmtTime(j.heartbeatAt)}</time> : '—'}
           </li>

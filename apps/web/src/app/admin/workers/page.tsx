@@ -19,8 +19,12 @@ export default function WorkersPage() {
                 <tr key={w.id} className="border-t border-slate-100">
                   <td className="p-2 font-mono">{w.id}</td><td className="p-2">{w.queue}</td><td className="p-2">{w.host}</td><td className="p-2">{w.pid}</td>
                   <td className="p-2">{fmtTime(w.lastSeen)}</td>
-                  <td data-testid="worker-state" data-state={w.state} className={`p-2 ${w.state === 'stopped' ? 'text-slate-500' : w.state === 'silent' ? 'text-red-700' : 'text-emerald-700'}`}>
-                    {w.state === 'stopped' ? <L en="stopped" bn="থেমেছে" /> : w.state === 'silent' ? <><L en="silent" bn="নীরব" /> <span className="text-xs">(<L en={`no heartbeat for over ${silentFor}: its jobs are put back`} bn={`${silentFor}-এর বেশি সাড়া নেই`} />)</span></> : <L en="alive" bn="সক্রিয়" />}
+                  <td data-testid="worker-state" data-state={w.state} className={`p-2 ${w.state === 'stopped' ? 'text-slate-500' : w.state === 'silent' || w.state === 'stalled' ? 'text-red-700' : 'text-emerald-700'}`}>
+                    {w.state === 'stopped' ? <L en="stopped" bn="থেমেছে" />
+                      : w.state === 'stalled' ? <><L en="stalled" bn="আটকে গেছে" /> <span className="text-xs" data-testid="worker-stall-reason">({w.stallReason ?? ''}{w.stalledSince ? <>, <L en="since" bn="থেকে" /> {fmtTime(w.stalledSince)}</> : null})</span></>
+                      : w.state === 'silent' ? <><L en="silent" bn="নীরব" /> <span className="text-xs">(<L en={`no heartbeat for over ${silentFor}: its jobs are put back`} bn={`${silentFor}-এর বেশি সাড়া নেই`} />)</span></>
+                      : <L en="alive" bn="সক্রিয়" />}
+                    {w.runnerDeaths > 0 && <span className="ml-1 text-xs text-slate-500">· <L en={`runner replaced ${w.runnerDeaths}×`} bn={`রানার ${w.runnerDeaths} বার বদলানো হয়েছে`} /></span>}
                   </td>
                 </tr>
               );

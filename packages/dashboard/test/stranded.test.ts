@@ -1,0 +1,96 @@
+/**
+ * Issue 17, point 3: nothing stays stranded, and the product's numbers say so. The incident:
+ * a worker whose runner had died kept its heartbeat and held the retry wake-up of one email
+ * locked; the sweeper freed only locks of stopped or silent workers and ignored `retrying` jobs,
+ * so the job sat `retrying`, long past due, while HR's line did not count it and the admin's
+ * stuck list did not show it. Here that state is built in the database (the worker row alive,
+ * its pool's lock on the wake-up untouched for 2 minutes), next to a job whose worker stopped
+ * touching it while running and a job merely waiting in a long queue.
+ */
+import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
+import { createJobClient, jobDefinitions, PostgresLock, recoverStuckJobs } from '@beton/jobs';
+import { runPayroll } from '@beton/payroll';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listStuckJobs, listWorkers } from '../src/admin.ts';
+import { runProgress } from '../src/runs.ts';
+
+describe('stranded jobs are counted and put back', () => {
+  let db: TestDatabase;
+  let companyId: string;
+  let runId: string;
+  let ids: { stranded: number; untouched: number; backlog: number; missing: number };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('stranded');
+    await seedDatabase(db.pool, { employees: 6, companies: 1, invalidRate: 0, seed: 3 });
+    await runPayroll({ pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions), lock: new PostgresLock(db.pool), by: 'test' }, '2026-11');
+    const run = (await db.pool.query<{ id: string; company_id: string }>('select id, company_id from payroll_runs')).rows[0]!;
+    [runId, companyId] = [run.id, run.company_id];
+    const renders = (await db.pool.query<{ id: number }>(`select id from jobs where task_name = 'render-slip' order by id`)).rows.map((r) => r.id);
+    ids = { stranded: renders[0]!, untouched: renders[1]!, backlog: renders[2]!, missing: renders[3]! };
+    // A live worker (fresh heartbeat, not stopped) whose graphile pool is 'pool-zombie'.
+    await db.pool.query(`insert into workers (id, host, pid, queue, last_seen, graphile_pool_id) values ('zombie', 'h', 1, 'pdf-render', now(), 'pool-zombie')`);
+    // Every render job fell due 2 minutes ago (a long queue: their wake-ups are free).
+    await db.pool.query(`update jobs set run_at = now() - interval '2 minutes' where task_name = 'render-slip'`);
+    await db.pool.query(`update graphile_worker._private_jobs set run_at = now() - interval '2 minutes'`);
+    // 1. Retrying, due 2 minutes ago; its retry wake-up locked by the zombie, untouched since.
+    await db.pool.query(
+      `update jobs set status = 'retrying', attempts = 1, last_error = 'provider answered 503', last_error_kind = 'transient', last_error_code = 'provider_unavailable' where id = $1`,
+      [ids.stranded],
+    );
+    await db.pool.query(
+      `update graphile_worker._private_jobs set locked_by = 'pool-zombie', locked_at = now() - interval '2 minutes' where (payload->>'jobId')::bigint = $1`,
+      [ids.stranded],
+    );
+    // 2. Running, claimed by the live zombie 2 minutes ago, its heartbeat never touched since.
+    await db.pool.query(
+      `update jobs set status = 'running', attempts = 1, worker_id = 'zombie', started_at = now() - interval '2 minutes', heartbeat_at = now() - interval '2 minutes' where id = $1`,
+      [ids.untouched],
+    );
+    await db.pool.query(
+      `insert into job_attempts (job_id, attempt, worker_id, started_at, payroll_run_id, task_name) values ($1, 1, 'zombie', now() - interval '2 minutes', $2, 'render-slip')`,
+      [ids.untouched, runId],
+    );
+    await db.pool.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = $1`, [ids.untouched]);
+    // 3. Queued, due 2 minutes ago, no wake-up at all (should never happen: the sweeper looks anyway).
+    await db.pool.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = $1`, [ids.missing]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("HR's stuck count and the admin's stuck list include them, not the job merely waiting in the queue", async () => {
+    const progress = await runProgress(db.pool, companyId, runId);
+    expect({ stuck: progress.stuck, stranded: progress.stranded, runningTooLong: progress.runningTooLong, failed: progress.failed }).toEqual({ stuck: 2, stranded: 1, runningTooLong: 1, failed: 0 });
+    expect(progress.line).toBe('0 sent, 2 stuck');
+    const stuck = await listStuckJobs(db.pool);
+    expect(stuck.map((j) => [j.id, j.status]).sort()).toEqual([[ids.stranded, 'retrying'], [ids.untouched, 'running']].sort());
+    expect(stuck.find((j) => j.id === ids.stranded)!.reason).toMatch(/^due 1\d\d s ago; no worker can take it$/);
+    expect(stuck.find((j) => j.id === ids.untouched)!.reason).toMatch(/^no heartbeat for 1\d\d s$/);
+    expect(stuck.map((j) => j.id)).not.toContain(ids.backlog);
+    // The zombie itself looks alive: it keeps its heartbeat (it is the jobs that say otherwise).
+    expect((await listWorkers(db.pool)).find((w) => w.id === 'zombie')?.state).toBe('alive');
+  });
+
+  it('the sweeper puts both back with a wake-up any worker can take; the numbers go back to 0', async () => {
+    const result = await recoverStuckJobs(db.pool);
+    expect(result.requeued.sort((a, b) => a.jobId - b.jobId)).toEqual([
+      { jobId: ids.stranded, task: 'render-slip', status: 'retrying' },
+      { jobId: ids.missing, task: 'render-slip', status: 'queued' },
+    ]);
+    expect(result.recovered).toEqual([{ jobId: ids.untouched, task: 'render-slip', reason: expect.stringMatching(/^not touched by worker zombie for 1\d\d s$/) }]);
+    const wakeups = await db.pool.query<{ job_id: number; seq: number; locked_at: Date | null; wakeup_seq: number; status: string }>(
+      `select (w.payload->>'jobId')::bigint as job_id, (w.payload->>'seq')::int as seq, w.locked_at, j.wakeup_seq, j.status::text
+       from graphile_worker._private_jobs w join jobs j on j.id = (w.payload->>'jobId')::bigint where j.id = any($1::bigint[])`,
+      [[ids.stranded, ids.untouched, ids.missing]],
+    );
+    expect(wakeups.rows).toHaveLength(3);
+    for (const w of wakeups.rows) expect([w.seq, w.locked_at, w.status]).toEqual([w.wakeup_seq, null, 'queued']);
+    const progress = await runProgress(db.pool, companyId, runId);
+    expect(progress.stuck).toBe(0);
+    expect(await listStuckJobs(db.pool)).toEqual([]);
+    // The job waiting in the queue was left alone.
+    expect((await recoverStuckJobs(db.pool)).requeued).toEqual([]);
+  });
+});

@@ -1,0 +1,115 @@
+import type { Pool, PoolClient } from '../db.ts';
+import { retryOnConnectionError, type DbFaultListener } from '../connection-retry.ts';
+
+/**
+ * The pool graphile-worker is given: Beton's own pool, except that graphile-worker's
+ * completion statements survive a lost connection.
+ *
+ * graphile-worker 0.18.0 batches completions (`completeJobBatchDelay` ≥ 0, which Beton needs:
+ * see worker.ts) through `batch()`, whose retry loop leaves after the first failure
+ * (graphile/worker#636: `break` in its `catch`). One dropped connection under a completion
+ * makes the worker pool shut itself down — "Could not completeJobs; queue is in an
+ * inconsistent state; aborting" — and the process stays up without taking jobs. Its
+ * non-batched path retries only a few SQLSTATEs, not a terminated connection.
+ *
+ * Each of the statements below is idempotent by design, so on a connection fault it is run
+ * again on a fresh connection (the broken client is released with its error, so the pool
+ * drops it) until it succeeds or `deadlineMs` passes:
+ * - `complete_job*`: delete the finished wake-up (a second delete deletes nothing);
+ * - `fail_job*`: release a failed wake-up with its backoff, `where locked_by = <this pool>`
+ *   (after the first commit the row is no longer locked by it: a second run changes nothing);
+ * - `return_job*`: hand unclaimed wake-ups of the local queue back, also `where locked_by`.
+ * Everything else — fetching wake-ups (not idempotent: a lost answer leaves rows locked; the
+ * sweeper frees wake-ups nobody touches), cron, LISTEN — goes through unchanged and keeps
+ * graphile-worker's own handling (retry at the next poll, reconnect with backoff). Taking a
+ * connection (a server restarting, a connection limit reached) is waited for, up to `deadlineMs`.
+ */
+const IDEMPOTENT_STATEMENT = /^(complete_job|complete_jobs|complete_job_q|fail_job|fail_jobs|fail_job_q|return_job|return_job_q)\//;
+
+export interface GraphilePoolOptions {
+  deadlineMs: number;
+  health?: DbFaultListener;
+  onRetry?: (statement: string, error: unknown, attempt: number) => void;
+}
+
+type QueryConfig = { text: string; values?: unknown[]; name?: string };
+
+/** A client whose idempotent graphile-worker statements move to a fresh connection on a fault. */
+class RetryingClient {
+  constructor(
+    private client: PoolClient,
+    private readonly pool: Pool,
+    private readonly options: GraphilePoolOptions,
+  ) {}
+
+  query(config: unknown, values?: unknown): Promise<unknown> {
+    const name = typeof config === 'object' && config !== null ? (config as QueryConfig).name : undefined;
+    if (!name || !IDEMPOTENT_STATEMENT.test(name)) return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
+    let first = true;
+    return retryOnConnectionError(
+      async () => {
+        if (!first) {
+          // The old connection is broken: give it back with its error (the pool destroys it).
+          const broken = this.client;
+          this.client = await this.pool.connect();
+          broken.release(new Error('connection lost; statement retried on a fresh one'));
+        }
+        first = false;
+        return this.client.query(config as QueryConfig);
+      },
+      {
+        deadlineMs: this.options.deadlineMs,
+        ...(this.options.health ? { health: this.options.health } : {}),
+        onRetry: (error, attempt) => this.options.onRetry?.(name, error, attempt),
+      },
+    );
+  }
+
+  release(error?: Error | boolean): void {
+    this.client.release(error);
+  }
+
+  on(event: string, listener: (...args: unknown[]) => void): this {
+    this.client.on(event as 'error', listener as () => void);
+    return this;
+  }
+
+  removeListener(event: string, listener: (...args: unknown[]) => void): this {
+    this.client.removeListener(event, listener);
+    return this;
+  }
+}
+
+/**
+ * A pg.Pool stand-in for graphile-worker's `pgPool` option over `pool` (see above). It offers
+ * what graphile-worker 0.18.0 uses of a pool: `connect()` (promise and callback forms),
+ * `query()` (cron), `on`/`removeListener`/`listeners` and `options.max`.
+ */
+export function graphilePool(pool: Pool, options: GraphilePoolOptions): Pool {
+  const facade = {
+    options: pool.options,
+    connect(callback?: (err: Error | undefined, client?: PoolClient, done?: (release?: unknown) => void) => void) {
+      // The LISTEN client (callback form) must be the real client: it listens for 'notification' and 'error'.
+      if (callback) return pool.connect(callback as never);
+      // A connection refused (a restart, a connection limit) is waited out like a lost one.
+      return retryOnConnectionError(() => pool.connect(), { deadlineMs: options.deadlineMs, ...(options.health ? { health: options.health } : {}) }).then(
+        (client) => new RetryingClient(client, pool, options) as unknown as PoolClient,
+      );
+    },
+    query: (...args: unknown[]) => (pool.query as (...a: unknown[]) => unknown)(...args),
+    on: (event: string, listener: (...args: unknown[]) => void) => (pool.on(event as 'error', listener as () => void), facade),
+    removeListener: (event: string, listener: (...args: unknown[]) => void) => (pool.removeListener(event, listener), facade),
+    listeners: (event: string) => pool.listeners(event),
+    end: () => Promise.resolve(), // Beton ends its own pool
+    get totalCount() {
+      return pool.totalCount;
+    },
+    get idleCount() {
+      return pool.idleCount;
+    },
+    get waitingCount() {
+      return pool.waitingCount;
+    },
+  };
+  return facade as unknown as Pool;
+}
