@@ -12,6 +12,7 @@ import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
+import { DateTime } from 'luxon';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,9 +86,9 @@ describe('alert rules on live worker processes', () => {
   it('the deadline alert fires while a run cannot finish in time and clears when it can; the DLQ and heartbeat alerts fire; every rule\'s metrics are emitted', async () => {
     const jobs = createJobClient(db.pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
     await scrape(); // before the run: the counters at 0
-    await runPayroll({ pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'alerts' }, '2026-11');
-    // Its deadline: 09:00 (Dhaka) on the 1st the run started; started on the next month's 1st, weeks ahead.
-    await db.pool.query(`update payroll_runs set started_at = (date_trunc('month', now() at time zone 'Asia/Dhaka') + interval '1 month 2 hours') at time zone 'Asia/Dhaka'`);
+    // A month whose deadline (09:00 in Dhaka on the 1st after it) is weeks ahead: next month's.
+    const month = DateTime.now().setZone('Asia/Dhaka').plus({ months: 1 }).toFormat('yyyy-LL');
+    await runPayroll({ pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'alerts' }, month);
 
     // The provider is down: every email attempt gets 503 and waits to retry; nothing is sent.
     await waitUntil('rendered slips waiting for the provider', async () => (await one(`select count(*)::int as n from jobs where task_name = 'send-slip-email'`)) === 60, 60_000);
@@ -96,7 +97,7 @@ describe('alert rules on live worker processes', () => {
     let at = await scrape();
     const late = firing('BetonPayrollRunWillMissDeadline', at);
     const companies = (await db.pool.query<{ id: string }>(`select id from companies order by id`)).rows.map((r) => r.id);
-    expect(late.map((s) => s.labels).sort((a, b) => a.company!.localeCompare(b.company!))).toEqual(companies.map((company) => ({ company, run: '2026-11' })));
+    expect(late.map((s) => s.labels).sort((a, b) => a.company!.localeCompare(b.company!))).toEqual(companies.map((company) => ({ company, run: month })));
     expect(late.every((s) => s.value === -Infinity)).toBe(true); // nothing sent in the last 5 minutes
     expect(firing('BetonPayrollRunSlackLow', at)).toHaveLength(2);
 
@@ -108,8 +109,14 @@ describe('alert rules on live worker processes', () => {
          from jobs where task_name = 'send-slip-email' group by payroll_run_id`);
       return rows.length === 2 && rows.every((r) => r.sent >= 2 && r.left >= 2);
     }, 60_000, 100);
-    at = await scrape();
-    const slack = evaluate('beton_payroll_run_eta_slack_seconds', store, at).samples;
+    // The card measures a run's rate over its first MIN_RATE_SPAN_S seconds of sending (no
+    // series meanwhile: not late, not yet estimable), then estimates from it.
+    let slack: Array<{ value: number }> = [];
+    await waitUntil('both runs estimated', async () => {
+      at = await scrape();
+      slack = evaluate('beton_payroll_run_eta_slack_seconds', store, at).samples;
+      return slack.length === 2;
+    }, 60_000, 500);
     expect(slack.length).toBeGreaterThan(0); // the run is still open…
     expect(slack.map((s) => s.value).filter((v) => !(v > 20 * 86_400))).toEqual([]); // …and finishes weeks before its deadline
     expect(firing('BetonPayrollRunWillMissDeadline', at)).toEqual([]);

@@ -206,12 +206,23 @@ export function evaluate(expr: string, store: SeriesStore, at: number): Evaluati
         const op = text(opNode!);
         const l = ev(left!, grouping);
         const r = ev(right!, grouping);
-        if (l.kind !== 'vector' || r.kind !== 'scalar') throw new Error(`only <vector> ${op} <number> is supported here`);
         const cmp: Record<string, (a: number, b: number) => boolean> = {
           '>': (a, b) => a > b, '<': (a, b) => a < b, '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '==': (a, b) => a === b, '!=': (a, b) => a !== b,
         };
         if (!cmp[op]) throw new Error(`operator ${op} is not supported here`);
-        return { kind: 'vector', samples: l.samples.filter((s) => cmp[op]!(s.value, r.value)) };
+        if (l.kind === 'vector' && r.kind === 'scalar') return { kind: 'vector', samples: l.samples.filter((s) => cmp[op]!(s.value, r.value)) };
+        if (l.kind === 'vector' && r.kind === 'vector') {
+          // Prometheus' default one-to-one matching: the same labels but the metric name; a
+          // comparison keeps the left sample where it holds.
+          const key = (labels: Labels) => JSON.stringify(Object.entries(labels).filter(([k]) => k !== '__name__').sort(([a], [b]) => a.localeCompare(b)));
+          const right = new Map<string, number>();
+          for (const s of r.samples) {
+            if (right.has(key(s.labels))) throw new Error(`many-to-one matching (${op}) is not supported here`);
+            right.set(key(s.labels), s.value);
+          }
+          return { kind: 'vector', samples: l.samples.filter((s) => right.has(key(s.labels)) && cmp[op]!(s.value, right.get(key(s.labels))!)) };
+        }
+        throw new Error(`only <vector> ${op} <number> and <vector> ${op} <vector> are supported here`);
       }
       default:
         throw new Error(`PromQL ${n.name} (${text(n)}) is not supported here`);

@@ -39,6 +39,7 @@ describe('worker configuration', () => {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://beton:secret@db:5432/beton',
       SENDGRID_API_KEY: 'SG.real-key',
+      EMAIL_FROM: 'payroll@verified.example.com',
       BANK_API_URL: 'https://bank.example.com',
       BANK_API_KEY: 'bank-key',
     };
@@ -51,14 +52,15 @@ describe('worker configuration', () => {
       return [];
     };
 
-    it('requires the database, the email key and the bank URL and key: one line per missing setting, no development default', () => {
-      expect(productionRequirements(EnvSchema)).toEqual(['DATABASE_URL', 'SENDGRID_API_KEY', 'BANK_API_URL', 'BANK_API_KEY']);
+    it('requires the database, the email key, a verified sender and the bank URL and key: one line per missing setting, no development default', () => {
+      expect(productionRequirements(EnvSchema)).toEqual(['DATABASE_URL', 'SENDGRID_API_KEY', 'EMAIL_FROM', 'BANK_API_URL', 'BANK_API_KEY']);
       expect(problems(production)).toEqual([]);
       expect(loadConfig(['--queue', 'send-email'], production).sendgrid.apiKey).toBe('SG.real-key');
       const lines = problems({ NODE_ENV: 'production' });
       expect(lines).toEqual([
         expect.stringMatching(/^DATABASE_URL: required when NODE_ENV=production/),
         expect.stringMatching(/^SENDGRID_API_KEY: required when NODE_ENV=production/),
+        expect.stringMatching(/^EMAIL_FROM: required when NODE_ENV=production/),
         expect.stringMatching(/^BANK_API_URL: required when NODE_ENV=production/),
         expect.stringMatching(/^BANK_API_KEY: required when NODE_ENV=production/),
       ]);

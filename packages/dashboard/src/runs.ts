@@ -89,6 +89,8 @@ export interface RunSchedule {
   expectedFinishAt: Date | null;
   /** 'run-rate': the run's own measured rate; 'queue': the queue ahead and the rate of all sending; 'none'. */
   basis: 'run-rate' | 'queue' | 'none';
+  /** Its first slips went out less than MIN_RATE_SPAN_S ago: no estimate yet, and none missed. */
+  measuring: boolean;
   /** Before its first slip: open slips of other runs ahead of its first one in the queue. */
   slipsAhead: number | null;
 }
@@ -322,7 +324,8 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
     const own = sending.rows.find((r) => r.run === run.id);
     const firstSentAt = own?.first_sent ?? null;
     const ownRate = rateOf(own?.recent ?? 0, own?.recent_from ?? null, now);
-    const schedule: RunSchedule = { firstSentAt, expectedStartAt: null, expectedFinishAt: null, basis: 'none', slipsAhead: null };
+    const measuring = !ownRate && (own?.recent ?? 0) > 0;
+    const schedule: RunSchedule = { firstSentAt, expectedStartAt: null, expectedFinishAt: null, basis: 'none', measuring, slipsAhead: null };
     let rate: number | null = null;
     const at = (slips: number, perSecond: number) => new Date(now.getTime() + Math.min(MAX_ESTIMATE_MS + 1, (slips / perSecond) * 1000));
     if (remaining > 0 && ownRate) {
@@ -354,7 +357,7 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
       schedule,
       eta: estimate({
         remaining, finishAt: schedule.expectedFinishAt, basis: schedule.basis, rate, deadline, now, timeZone: run.time_zone, total,
-        completedAt: run.completed_at, failed, measuring: !ownRate && (own?.recent ?? 0) > 0,
+        completedAt: run.completed_at, failed, measuring,
       }),
     };
   }));
@@ -365,7 +368,8 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
  * retrying, from the counters), with its slack against its deadline: deadline − the expected
  * finish HR's card shows (from the run's own rate, or from the queue ahead before its slips
  * start). Negative: at the current rate it finishes late; −Infinity: no estimate (nothing
- * sent lately with slips left). The schedulers report it as
+ * sent lately with slips left). A run whose first slips went out seconds ago (the card says
+ * "measuring the rate") has no series until its rate is known: not late, not yet estimable. The schedulers report it as
  * beton_payroll_run_eta_slack_seconds{company, run}.
  */
 export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array<{ company: string; run: string; slackSeconds: number }>> {
@@ -376,7 +380,7 @@ export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array
   );
   const progress = await progressOf(pool, null, rows, now);
   return progress
-    .filter((p) => p.remaining > 0)
+    .filter((p) => p.remaining > 0 && !p.schedule.measuring)
     .map((p) => ({
       company: rows.find((r) => r.id === p.id)!.company_id,
       run: p.month,

@@ -112,6 +112,18 @@ export async function purgeHistory(
       if ((rowCount ?? 0) < policy.batchSize) break;
     }
   }
+  // Runs from before the completion trigger (migration one_slip_per_month) with nothing open:
+  // completed here, in batches, not by a backfill inside the migration.
+  await pool.query(
+    `update payroll_runs r set status = 'completed', completed_at = coalesce(r.completed_at, now())
+     where r.id in (
+       select r2.id from payroll_runs r2
+       where r2.status = 'running' and not exists (
+         select 1 from run_job_counts c where c.payroll_run_id = r2.id and c.task_name in ('render-slip', 'send-slip-email')
+           and c.status in ('queued', 'running', 'retrying') and c.n > 0)
+       limit $1)`,
+    [policy.batchSize],
+  );
   // Counters of runs and queues whose jobs are all gone.
   await pool.query(`delete from run_job_counts where n = 0`);
   await pool.query(`delete from queue_job_counts where n = 0`);

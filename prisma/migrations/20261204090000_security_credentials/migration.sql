@@ -1,5 +1,7 @@
 -- Users given a one-time password (by `beton users create` or an admin) must change it at
 -- their first sign-in; seeded and existing users are not asked to.
+SET lock_timeout = '5s';
+
 ALTER TABLE "users" ADD COLUMN "must_change_password" BOOLEAN NOT NULL DEFAULT false;
 
 -- Sign-in attempts per account (hash of the email), beside Better Auth's per-address limit.

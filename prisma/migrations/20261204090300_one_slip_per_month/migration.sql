@@ -4,6 +4,8 @@
 -- graphile-worker's order of each job's wake-ups (lower first): the bulk spreads over 0–999 by
 -- each company's share, HR's one-off actions run at -1000. Not indexed: it changes only when
 -- HR moves a queued slip ahead, so a job's way to done stays a HOT update.
+SET lock_timeout = '5s';
+
 ALTER TABLE "jobs" ADD COLUMN "priority" INTEGER NOT NULL DEFAULT 0,
                    ADD COLUMN "superseded_by" TEXT;
 
@@ -59,8 +61,5 @@ CREATE TRIGGER "jobs_run_completion_update" AFTER UPDATE ON "jobs" REFERENCING O
 CREATE TRIGGER "jobs_run_completion_delete" AFTER DELETE ON "jobs" REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "payroll_runs_track_completion"();
 
--- The runs already there: completed when nothing of theirs is open.
-UPDATE "payroll_runs" r SET "status" = 'completed', "completed_at" = coalesce(r."completed_at", now())
-WHERE r."status" = 'running' AND NOT EXISTS (
-  SELECT 1 FROM "run_job_counts" c WHERE c."payroll_run_id" = r."id" AND c."task_name" IN ('render-slip', 'send-slip-email')
-    AND c."status" IN ('queued', 'running', 'retrying') AND c."n" > 0);
+-- The runs already there are completed by the daily retention pass (purgeHistory), in
+-- batches: no backfill inside a migration.
