@@ -765,8 +765,8 @@ async function main() {
   check('account fault (key revoked): the send-email queue paused and resumed, no job failed', accountFaultFailedJobs === 0 && pauses.rows[0]!.n > 0 && accountFaultAttempts > 0,
     `${accountFaultAttempts} attempts met the 401 and went back to queued; ${pauses.rows[0]!.n} resume(s); ${accountFaultFailedJobs} jobs failed by it`);
   const unreachableIds = new Set(unreachable.rows.map((r) => r.id));
-  check('delivered per the webhook: every reachable slip delivered, every unreachable one bounced, nothing awaiting', t.delivered === validCount - unreachableIds.size && t.bounced === unreachableIds.size && t.awaiting === 0,
-    `delivered ${t.delivered}/${validCount - unreachableIds.size}, bounced ${t.bounced}/${unreachableIds.size}, dropped ${t.dropped}, awaiting confirmation ${t.awaiting}; sent again after an unknown outcome found no evidence in the settle window ${t.resent} (a SIGKILLed worker's sends that had not left: none was a duplicate at the provider, see the first check)`);
+  check('delivered per the webhook: every reachable slip delivered, every unreachable one bounced, nothing awaiting', t.delivered === slipOwners.length - unreachableIds.size && t.bounced === unreachableIds.size && t.awaiting === 0,
+    `delivered ${t.delivered}/${slipOwners.length - unreachableIds.size} (the reachable valid addresses and those fixed mid-run), bounced ${t.bounced}/${unreachableIds.size}, dropped ${t.dropped}, awaiting confirmation ${t.awaiting}; sent again after an unknown outcome found no evidence in the settle window ${t.resent} (a SIGKILLed worker's sends that had not left: none was a duplicate at the provider, see the first check)`);
   const counts = await webhookCounts(db.pool);
   const hookStats = provider.stats().webhook;
   check('webhook: forged and replayed batches refused and counted, duplicates stored once', flood.refused === flood.sent && (counts['bad_signature'] ?? 0) + (counts['stale_timestamp'] ?? 0) >= flood.sent && (hookStats.duplicatesPosted === 0 || (counts['duplicate'] ?? 0) > 0) && hookStats.postFailures > 0,

@@ -40,9 +40,10 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
     const company = (await db.pool.query<{ id: string; name: string }>(`select id, name from companies order by name limit 1`)).rows[0]!;
     companyId = company.id;
     hr = seed.logins.find((l) => l.role === 'HR' && l.company === company.name)!;
-    // Two addresses of the company the provider refuses: two slips will need attention.
+    // Two malformed addresses of the company, refused by the provider (400): two slips will need
+    // attention. (An address that is accepted and then bounces is the delivery panel's, not a stuck slip.)
     invalid = (await db.pool.query<{ id: number }>(
-      `update employees set email = 'nobody-' || id || '@invalid.example' where id in (select id from employees where company_id = $1 order by id limit 2 offset 3) returning id`,
+      `update employees set email = 'nobody..' || id || '@run-card.example' where id in (select id from employees where company_id = $1 order by id limit 2 offset 3) returning id`,
       [companyId],
     )).rows.map((r) => r.id);
     provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20 });
@@ -155,7 +156,7 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
       await attention.click();
       await page.waitForURL(new RegExp(`/employees\\?month=${MONTH}&status=failed$`));
       await expect.poll(() => page.getByTestId('employee-total').textContent(), { timeout: 15_000 }).toBe(`${invalid.length} employees`);
-      expect((await page.locator('tbody tr td:nth-child(3)').allTextContents()).sort()).toEqual(invalid.map((id) => `nobody-${id}@invalid.example`).sort());
+      expect((await page.locator('tbody tr td:nth-child(3)').allTextContents()).sort()).toEqual(invalid.map((id) => `nobody..${id}@run-card.example`).sort());
 
       // ── HR fixes one address and resends: the card counts it sent, the run completes again ──
       await page.goto(`${web.url}/employees/${invalid[0]}`);

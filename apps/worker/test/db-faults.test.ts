@@ -55,7 +55,7 @@ describe('the product survives its database (issue 17)', () => {
     await migrateQueue(pool);
     await seedDatabase(pool, { employees: EMPLOYEES, companies: 2, invalidRate: 0, seed: 17 });
     role = await createWorkerRole(pool, url);
-    provider = await startProviderSimulator({ latencyMs: 150, latencySpreadMs: 50, ratePerSecond: 40, storeAttachmentBytes: false });
+    provider = await startProviderSimulator({ latencyMs: 150, latencySpreadMs: 50, ratePerSecond: 40, storeAttachmentBytes: false, activityApi: true, activityPerMinute: 100_000 });
     bank = await startBankSimulator({});
     env = {
       DATABASE_URL: role.url,
@@ -64,7 +64,11 @@ describe('the product survives its database (issue 17)', () => {
       BANK_API_URL: bank.url,
       LOG_LEVEL: 'warn',
       RETRY_BASE_MS: '200',
-      ACTIVITY_SETTLE_MS: '300',
+      // Lost acks are resolved through the Activity API (no webhook receiver in this test).
+      EMAIL_ACTIVITY_API: 'on',
+      EMAIL_ACTIVITY_PER_MINUTE: '6000',
+      EMAIL_SETTLE_MS: '2000',
+      EMAIL_EVIDENCE_WAIT_MS: '500',
       HEARTBEAT_MS: '500',
       EMAIL_RATE_LIMIT: '6', // a run lasts ~8 s: long enough for the faults to land in it
       // Few sends hold a rate-limit turn at a time: a fault stops the run (turns taken before it go out).

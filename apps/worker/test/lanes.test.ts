@@ -72,7 +72,7 @@ describe('HR ahead of the bulk, every company its share (processes, HTTP, Postgr
     // One invalid address in Bravo: its monthly email fails; HR fixes it mid-run and resends.
     const bravo = [...companyOf].filter(([, c]) => c === 'Bravo Foods').map(([id]) => id);
     const invalid = bravo[3]!;
-    await db.pool.query(`update employees set email = 'nobody@invalid.example' where id = $1`, [invalid]);
+    await db.pool.query(`update employees set email = 'nobody..malformed@lanes.example' where id = $1`, [invalid]);
 
     const summary = await runPayroll({ pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'test' }, MONTH);
     expect(summary.created).toBe(3);

@@ -48,7 +48,7 @@ describe('worker health tells the truth', () => {
     await admin.connect();
     await seedDatabase(db.pool, { employees: 4, companies: 1, invalidRate: 0, seed: 20 });
     employees = (await db.pool.query<{ id: number; company_id: string }>('select id, company_id from employees order by id')).rows;
-    provider = await startProviderSimulator({ latencyMs: 20, ratePerSecond: 40, activityDelayMs: 0 });
+    provider = await startProviderSimulator({ latencyMs: 20, ratePerSecond: 40, activityDelayMs: 0, activityApi: true, activityPerMinute: 100_000 });
     jobs = createJobClient(db.pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
     worker = spawnWorker({
       queue: 'send-email',
@@ -61,7 +61,11 @@ describe('worker health tells the truth', () => {
         DB_RETRY_DEADLINE_MS: '300',
         STALL_AFTER_MS: '1500',
         EVENT_LOOP_BLOCKED_MS: '1000',
-        ACTIVITY_SETTLE_MS: '300',
+        // Lost acks are resolved through the Activity API (no webhook receiver in this test).
+        EMAIL_ACTIVITY_API: 'on',
+        EMAIL_ACTIVITY_PER_MINUTE: '6000',
+        EMAIL_SETTLE_MS: '2000',
+        EMAIL_EVIDENCE_WAIT_MS: '500',
         RETRY_BASE_MS: '100',
       },
     });

@@ -126,7 +126,10 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
 
   it('a resend replaces the failed attempt before it (superseded, never retried); a number is never reused after an admin discarded a failed resend', async () => {
     const employee = (await employeesOf(companies[2]!))[1]!;
-    const month = '2026-09'; // never run: only resends
+    const month = '2026-09'; // paid long ago (its run completed, its jobs purged): only resends now
+    await db.pool.query(
+      `insert into payroll_runs (company_id, month, status, employee_count, enqueued_at, completed_at, created_by)
+       values ($1, $2, 'completed', 5, now(), now(), 'test')`, [companies[2], month]);
     const keys = () => provider.messages().map((m) => m.customArgs.idempotency_key ?? '').filter((k) => k.startsWith(`slip:${month}:emp-${employee.id}`));
     const statusOf = async (id: number) => (await db.pool.query<{ status: string; superseded_by: string | null }>(`select status::text, superseded_by from jobs where id = $1`, [id])).rows[0];
     const { rows: [saved] } = await db.pool.query<{ salary: unknown }>('select salary from employees where id = $1', [employee.id]);
