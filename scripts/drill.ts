@@ -442,7 +442,13 @@ async function main() {
         event(`HR presses Resend for ${label} (employee ${employeeId}): ${r.outcome}${r.outcome === 'in-progress' && r.promoted ? ', moved ahead of the bulk' : ''} → ${key}`);
       };
       if (back) await press('the slip furthest back in the queue', back.employee_id, false);
-      if (fixable) await press('an invalid address just fixed', fixable.id, true);
+      if (fixable) {
+        // HR can resend only a slip of a month their company was paid: on a loaded machine the
+        // schedulers may not have started that company's run yet at this moment.
+        await waitUntil('the fixed employee\'s company run', async () =>
+          (await db.pool.query(`select 1 from payroll_runs r join employees e on e.company_id = r.company_id where e.id = $1 and r.month = $2`, [fixable.id, month])).rowCount, 5 * 60_000, 250);
+        await press('an invalid address just fixed', fixable.id, true);
+      }
       // Until each arrives at the provider (the simulator's receive time).
       await Promise.all(resends.map(async (r) => {
         const m = await waitUntil(`resend ${r.key}`, async () => provider.messages({ customArgs: { idempotency_key: r.key } })[0], 10 * 60_000, 100).catch(() => undefined);

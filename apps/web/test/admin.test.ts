@@ -48,7 +48,8 @@ async function insertJob(job: {
   return id;
 }
 
-const ago = (ms: number) => new Date(Date.now() - ms);
+/** `ms` before `from` (now by default; pass one instant when durations between two must be exact). */
+const ago = (ms: number, from = Date.now()) => new Date(from - ms);
 const failedNoop = (key: string, attempts = 1) => insertJob({
   task: 'noop', queue: 'maintenance', payload: { key }, key: `noop:${key}`, status: 'failed',
   attempts: Array.from({ length: attempts }, (_, i) => ({
@@ -76,8 +77,9 @@ describe('admin console over HTTP', () => {
   it('job detail: the payload and every attempt with its error and stack', async () => {
     const [a] = t.fx.companies;
     const payload = { companyId: a!.id, employeeId: a!.employeeIds[9], month: t.fx.month, payrollRunId: a!.runId };
-    const first = { outcome: 'failed', startedAt: ago(120_000), finishedAt: ago(119_000), errorKind: 'transient', errorCode: 'render_timeout', errorMessage: 'render took 31 s', errorStack: 'Error: render took 31 s\n    at render (render.ts:10:5)', retryDelayMs: 2_000 } as const;
-    const second = { outcome: 'failed', startedAt: ago(60_000), finishedAt: ago(59_000), errorKind: 'permanent', errorCode: 'bad_salary', errorMessage: 'salary is negative', errorStack: 'Error: salary is negative\n    at slip (slip.ts:3:1)' } as const;
+    const now = Date.now();
+    const first = { outcome: 'failed', startedAt: ago(120_000, now), finishedAt: ago(119_000, now), errorKind: 'transient', errorCode: 'render_timeout', errorMessage: 'render took 31 s', errorStack: 'Error: render took 31 s\n    at render (render.ts:10:5)', retryDelayMs: 2_000 } as const;
+    const second = { outcome: 'failed', startedAt: ago(60_000, now), finishedAt: ago(59_000, now), errorKind: 'permanent', errorCode: 'bad_salary', errorMessage: 'salary is negative', errorStack: 'Error: salary is negative\n    at slip (slip.ts:3:1)' } as const;
     const id = await insertJob({ task: 'render-slip', queue: 'pdf-render', payload, key: `slip:${t.fx.month}:emp-${payload.employeeId}:detail`, status: 'failed', companyId: a!.id, employeeId: payload.employeeId, attempts: [first, second] });
 
     const job = await admin.admin.job.query({ id });

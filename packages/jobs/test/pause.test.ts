@@ -81,9 +81,11 @@ describe('queue pause for account faults', () => {
   });
 
   it('an admin resume lifts the pause at once; a deferred job waits without using its 2 attempts', async () => {
+    keyRevoked = true; // the workers' probes fail: only the admin can lift this pause
     await db.pool.query(`insert into queue_pauses (queue, reason, error_code, paused_by) values ('send-email', 'x', 'provider_unauthorized', 'test')`);
     expect(await resumeQueue(db.pool, 'send-email', 'admin@beton.example')).toMatchObject({ reason: 'x' });
     expect(await resumeQueue(db.pool, 'send-email', 'admin@beton.example')).toBeNull();
+    keyRevoked = false;
     const jobs = createJobClient(db.pool, [send]);
     const job = await jobs.enqueue('test-send', { key: 'deferring', defers: 5 });
     await waitFor('done', async () => (await db.pool.query<{ status: string }>(`select status::text from jobs where id = $1`, [job.id])).rows[0]!.status === 'done', 20_000);
