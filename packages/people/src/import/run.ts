@@ -61,6 +61,22 @@ interface Entry {
 }
 
 /**
+ * Reads one item ahead: the next batch is parsed (CPU) while the caller's database work on this
+ * one waits for PostgreSQL.
+ */
+async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  for (;;) {
+    const current = await next;
+    if (current.done) return;
+    next = source.next();
+    // A failure of the read-ahead surfaces when it is awaited, not as an unhandled rejection.
+    next.catch(() => {});
+    yield current.value;
+  }
+}
+
+/**
  * The file's data rows in batches of BATCH_ROWS; a code seen on an earlier row is an error of
  * the later one (the same rule in both phases). `missing`: the header lacks required columns.
  */
@@ -116,9 +132,13 @@ interface Classified {
 async function classify(db: Pool | PoolClient, companyId: string, records: ImportRecord[]): Promise<Classified[]> {
   if (!records.length) return [];
   const { rows } = await db.query<{ i: number; id: number | null; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary | null }>(
-    `select t.i::int, e.id, e.name_latin, e.name_bengali, e.email, e.bank_account, ${salaryInMonthSql('e', 't.month')} as salary
+    // A lateral lookup per row: the (company_id, code) index, never a scan of the company's employees.
+    `select t.i::int, e.id, e.name_latin, e.name_bengali, e.email, e.bank_account, e.salary
      from unnest($2::text[], $3::text[]) with ordinality as t(code, month, i)
-     left join employees e on e.company_id = $1 and e.code = t.code`,
+     left join lateral (
+       select e.id, e.name_latin, e.name_bengali, e.email, e.bank_account, ${salaryInMonthSql('e', 't.month')} as salary
+       from employees e where e.company_id = $1 and e.code = t.code
+     ) e on true`,
     [companyId, records.map((r) => r.code), records.map((r) => r.effectiveMonth)],
   );
   const byIndex = new Map(rows.map((r) => [r.i, r]));
@@ -162,7 +182,7 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
   let rows = 0;
   let stored = 0;
   try {
-    for await (const batch of batches(imp)) {
+    for await (const batch of readAhead(batches(imp))) {
       options.signal?.throwIfAborted();
       if (!Array.isArray(batch)) {
         const missing = batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' }));
@@ -257,12 +277,15 @@ export async function applyImport(pool: Pool, importId: string, options: PhaseOp
   if (imp.status !== 'applying') return { status: imp.status, appliedRows: imp.applied_rows };
   const actor = imp.apply_requested_by ?? imp.created_by;
   let applied = imp.applied_rows;
-  for await (const batch of batches(imp)) {
+  for await (const batch of readAhead(batches(imp))) {
     if (!Array.isArray(batch)) break;
     const end = batch.at(-1)!.index + 1;
     if (end <= applied) continue; // committed by an earlier attempt
     options.signal?.throwIfAborted();
     applied = await transaction(pool, async (client) => {
+      // No wait for the WAL flush at commit: a crash may lose the last batches committed, but
+      // each with its own checkpoint, so the next attempt simply applies them again.
+      await client.query(`set local synchronous_commit = off`);
       // The checkpoint, locked: a second runner of this import waits here and then skips the batch.
       const cp = (await client.query<{ applied_rows: number }>(`select applied_rows from employee_imports where id = $1 for update`, [importId])).rows[0]!.applied_rows;
       const todo = batch.filter((e) => e.index >= cp && e.record).map((e) => e.record!);
