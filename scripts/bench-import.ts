@@ -11,7 +11,7 @@
  */
 import { createPool } from '@beton/db';
 import { createJobClient, jobDefinitions } from '@beton/jobs';
-import { createImport, importEmployeesHandler, importView, requestApply, type ImportEmployeesPayload } from '@beton/people';
+import { createImport, importEmployeesHandler, importView, requestApply, type EnqueueImportJob, type ImportEmployeesPayload } from '@beton/people';
 import { parseArgs } from 'node:util';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 import { employeeRows, toCsv, toXlsx } from './lib/employee-file.ts';
@@ -51,7 +51,7 @@ async function main() {
 
     const jobs = createJobClient(pool, jobDefinitions);
     const queued: ImportEmployeesPayload[] = [];
-    const enqueue = async (client: Parameters<typeof jobs.enqueue>[2] extends infer O ? (O extends { client?: infer C } ? C : never) : never, p: ImportEmployeesPayload) => {
+    const enqueue: EnqueueImportJob = async (client, p) => {
       queued.push(p);
       await jobs.enqueue('import-employees', p, { client });
     };
@@ -59,17 +59,17 @@ async function main() {
     const ctx = { signal: new AbortController().signal, log: { info: (o: object, msg: string) => log(`  ${msg} ${JSON.stringify(o)}`) } };
 
     const t0 = performance.now();
-    const { id } = await createImport(pool, { companyId, actor: 'bench', filename: `bench.${format}`, format, content, effectiveMonth: '2026-12', enqueue: enqueue as never });
+    const { id } = await createImport(pool, { companyId, actor: 'bench', filename: `bench.${format}`, format, content, effectiveMonth: '2026-12', enqueue });
     const t1 = performance.now();
     await handler(queued.at(-1)!, ctx);
     const t2 = performance.now();
     const dry = await importView(pool, companyId, id);
-    await requestApply(pool, { companyId, importId: id, actor: 'bench', enqueue: enqueue as never });
+    await requestApply(pool, { companyId, importId: id, actor: 'bench', enqueue });
     await handler(queued.at(-1)!, ctx);
     const t3 = performance.now();
     const done = await importView(pool, companyId, id);
 
-    const again = await createImport(pool, { companyId, actor: 'bench', filename: `bench.${format}`, format, content, effectiveMonth: '2026-12', enqueue: enqueue as never });
+    const again = await createImport(pool, { companyId, actor: 'bench', filename: `bench.${format}`, format, content, effectiveMonth: '2026-12', enqueue });
     const t4 = performance.now();
     await handler(queued.at(-1)!, ctx);
     const t5 = performance.now();
