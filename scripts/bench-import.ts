@@ -1,5 +1,5 @@
 /**
- * `npm run bench:import -- [--rows 50000] [--format csv|xlsx] [--json]`
+ * `npm run bench:import -- [--rows 50000] [--format csv|xlsx] [--profile] [--json]`
  *
  * The employee import on a fresh database (DATABASE_URL's server, else a throwaway embedded
  * PostgreSQL): an upload of N employee rows (1 in 1,000 broken) is stored and its jobs queued as
@@ -15,17 +15,22 @@ import { createImport, importEmployeesHandler, importView, requestApply, type En
 import { parseArgs } from 'node:util';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 import { employeeRows, toCsv, toXlsx } from './lib/employee-file.ts';
+import { installSqlProfile } from './lib/sql-profile.ts';
+
+// Every statement of the import, grouped, with its total time (printed with --profile).
+const sql = installSqlProfile();
 
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '50000' },
     format: { type: 'string', default: 'csv' },
     json: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  console.log('Usage: npm run bench:import -- [--rows 50000] [--format csv|xlsx] [--json]');
+  console.log('Usage: npm run bench:import -- [--rows 50000] [--format csv|xlsx] [--profile] [--json]');
   process.exit(0);
 }
 const N = Number(values.rows);
@@ -58,6 +63,7 @@ async function main() {
     const handler = importEmployeesHandler({ pool });
     const ctx = { signal: new AbortController().signal, log: { info: (o: object, msg: string) => log(`  ${msg} ${JSON.stringify(o)}`) } };
 
+    sql.on();
     const t0 = performance.now();
     const { id } = await createImport(pool, { companyId, actor: 'bench', filename: `bench.${format}`, format, content, effectiveMonth: '2026-12', enqueue });
     const t1 = performance.now();
@@ -67,6 +73,7 @@ async function main() {
     await requestApply(pool, { companyId, importId: id, actor: 'bench', enqueue });
     await handler(queued.at(-1)!, ctx);
     const t3 = performance.now();
+    sql.off();
     const done = await importView(pool, companyId, id);
 
     const again = await createImport(pool, { companyId, actor: 'bench', filename: `bench.${format}`, format, content, effectiveMonth: '2026-12', enqueue });
@@ -93,6 +100,12 @@ async function main() {
     console.log(`total    ${total.toFixed(2).padStart(6)} s  (target <= ${TARGET_S.toFixed(0)} s: ${total <= TARGET_S ? 'met' : 'MISSED'}) — ${fmt(Math.round(N / total))} rows/s`);
     console.log(`again    ${((t5 - t4) / 1000).toFixed(2).padStart(6)} s  dry run of the same file: ${fmt(second.counts.unchanged)} unchanged, ${second.counts.new + second.counts.changed} to apply`);
     console.log(`verified ${fmt(db1.employees)} employees, ${fmt(db1.salaries)} salary rows, ${fmt(db1.audits)} audit entries: ${ok ? 'OK' : 'MISMATCH'}`);
+    if (values.profile) {
+      const entries = [...sql.stats.entries()].sort((a, b) => b[1].ms - a[1].ms);
+      console.log('');
+      console.log('Where the upload, dry run and apply spent their database time:');
+      for (const [text, st] of entries.slice(0, 12)) console.log(`${fmt(st.calls).padStart(6)} ${(st.ms / 1000).toFixed(2).padStart(7)} s  ${text}`);
+    }
     if (values.json) {
       console.log(JSON.stringify({
         rows: N, format, bytes: content.byteLength, uploadSeconds: seconds(t1 - t0), dryRunSeconds: seconds(t2 - t1), applySeconds: seconds(t3 - t2),

@@ -25,9 +25,9 @@ beforeAll(async () => {
   admin = await t.signIn(t.fx.admin.email, t.fx.admin.password);
 }, 60_000);
 
-function upload(body: BodyInit, { cookie = hrA, origin = t.web.url as string | null, type = CSV, query = 'filename=staff.csv&month=2026-12', headers = {} as Record<string, string> } = {}) {
+function upload(body: Uint8Array | string | ReadableStream, { cookie = hrA, origin = t.web.url as string | null, type = CSV, query = 'filename=staff.csv&month=2026-12', headers = {} as Record<string, string> } = {}) {
   return fetch(`${t.web.url}/api/imports?${query}`, {
-    method: 'POST', body, duplex: 'half',
+    method: 'POST', body: body as BodyInit, duplex: 'half',
     headers: { ...(cookie ? { cookie } : {}), ...(origin ? { origin } : {}), 'content-type': type, ...headers },
   } as RequestInit);
 }

@@ -16,30 +16,67 @@ export type Salary = Record<SalaryComponent, number>;
 
 export const MAX_AMOUNT = 10_000_000;
 
-/** 'YYYY-MM'. */
-export const monthSchema = z.string({ error: k('month.invalid') }).trim().regex(/^\d{4}-(0[1-9]|1[0-2])$/, k('month.invalid'));
+/**
+ * A text field: trimmed, then `check` returns the reason key of what is wrong, or null. One zod
+ * transform per field instead of a chain of checks: 50,000 import rows × 12 fields are validated
+ * in a fraction of the time (each zod check adds its own pass), with the same issues.
+ */
+function text(required: ReasonKey, check: (s: string) => ReasonKey | null, map: (s: string) => string = (s) => s) {
+  return z.string({ error: k(required) }).transform((raw, ctx) => {
+    const s = raw.trim();
+    const reason = s === '' ? required : check(s);
+    if (reason) {
+      ctx.addIssue({ code: 'custom', message: reason, input: raw });
+      return z.NEVER;
+    }
+    return map(s);
+  });
+}
 
-export const codeSchema = z.string({ error: k('code.required') }).trim().min(1, k('code.required')).regex(/^[A-Za-z0-9._-]{1,32}$/, k('code.format'));
-export const nameLatinSchema = z.string({ error: k('nameLatin.required') }).trim().min(1, k('nameLatin.required')).max(100, k('nameLatin.tooLong'));
-export const nameBengaliSchema = z
-  .string({ error: k('nameBengali.required') })
-  .trim()
-  .min(1, k('nameBengali.required'))
-  .max(100, k('nameBengali.tooLong'))
-  .regex(/[\u0980-\u09FF]/, k('nameBengali.script'));
-export const emailSchema = z.string({ error: k('email.invalid') }).trim().toLowerCase().pipe(z.email(k('email.invalid')));
-export const bankAccountSchema = z.string({ error: k('bankAccount.invalid') }).trim().regex(/^\d[\d -]{4,32}\d$/, k('bankAccount.invalid'));
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+const CODE = /^[A-Za-z0-9._-]{1,32}$/;
+const BENGALI = /[\u0980-\u09FF]/;
+const BANK_ACCOUNT = /^\d[\d -]{4,32}\d$/;
+/** 25000, 25000.5, 25,000.50 (thousands commas in their places). */
+const AMOUNT = /^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$/;
+
+/** 'YYYY-MM'. */
+export const monthSchema = text('month.invalid', (s) => (MONTH.test(s) ? null : 'month.invalid'));
+
+export const codeSchema = text('code.required', (s) => (CODE.test(s) ? null : 'code.format'));
+export const nameLatinSchema = text('nameLatin.required', (s) => (s.length > 100 ? 'nameLatin.tooLong' : null));
+export const nameBengaliSchema = text('nameBengali.required', (s) => (s.length > 100 ? 'nameBengali.tooLong' : BENGALI.test(s) ? null : 'nameBengali.script'));
+/** zod's own email pattern; stored lower-cased. */
+export const emailSchema = text('email.invalid', (s) => (z.regexes.email.test(s) ? null : 'email.invalid'), (s) => s.toLowerCase());
+export const bankAccountSchema = text('bankAccount.invalid', (s) => (BANK_ACCOUNT.test(s) ? null : 'bankAccount.invalid'));
+
+/** The reason an amount in taka is refused, or null. */
+function amountReason(n: number): ReasonKey | null {
+  if (!Number.isFinite(n)) return 'amount.notNumber';
+  if (n < 0) return 'amount.negative';
+  if (n > MAX_AMOUNT) return 'amount.tooLarge';
+  if (Math.abs(Math.round(n * 100) - n * 100) > 1e-6) return 'amount.decimals';
+  return null;
+}
 
 /** An amount in taka: a number, or a string such as "25,000.50" (thousands commas allowed). */
-export const amountSchema = z
-  .union([z.number(), z.string().trim().min(1, k('amount.required')).transform((s) => (/^-?[\d,]*\.?\d*$/.test(s) ? Number(s.replace(/,/g, '')) : Number.NaN))], { error: k('amount.required') })
-  .pipe(
-    z
-      .number({ error: k('amount.notNumber') })
-      .min(0, k('amount.negative'))
-      .max(MAX_AMOUNT, k('amount.tooLarge'))
-      .refine((n) => Math.abs(Math.round(n * 100) - n * 100) < 1e-6, k('amount.decimals')),
-  );
+export const amountSchema = z.unknown().transform((raw, ctx): number => {
+  let n: number;
+  if (typeof raw === 'number') n = raw;
+  else if (typeof raw === 'string' && raw.trim() !== '') {
+    const s = raw.trim();
+    n = /^-/.test(s) && AMOUNT.test(s.slice(1)) ? -Number(s.slice(1).replace(/,/g, '')) : AMOUNT.test(s) ? Number(s.replace(/,/g, '')) : Number.NaN;
+  } else {
+    ctx.addIssue({ code: 'custom', message: k('amount.required'), input: raw });
+    return z.NEVER;
+  }
+  const reason = amountReason(n);
+  if (reason) {
+    ctx.addIssue({ code: 'custom', message: reason, input: raw });
+    return z.NEVER;
+  }
+  return n;
+});
 
 /** Net pay in taka: earnings minus deductions (what the slip shows and the bank transfers). */
 export function netPayOf(s: Salary): number {
@@ -48,7 +85,7 @@ export function netPayOf(s: Salary): number {
 
 export const salarySchema = z
   .object({
-    basic: amountSchema.refine((n) => n > 0, k('basic.zero')),
+    basic: amountSchema.refine((n) => n > 0, { message: k('basic.zero'), abort: true }),
     houseRent: amountSchema,
     medical: amountSchema,
     conveyance: amountSchema,
