@@ -65,7 +65,7 @@ function Employees() {
             {list.data?.rows.map((e) => (
               <tr key={e.id} className="border-t border-slate-100 hover:bg-slate-50">
                 <td className="p-2 font-mono"><Link className="text-indigo-700 underline" href={`/employees/${e.id}`}>{e.code}</Link></td>
-                <td className="p-2">{e.nameLatin}<div lang="bn" className="text-xs text-slate-500">{e.nameBengali}</div></td>
+                <td className="p-2">{e.nameLatin}{e.deactivatedAt && <span data-testid="left" className="ml-2 rounded bg-slate-200 px-1.5 text-xs text-slate-800"><L en="left" bn="চাকরি ছেড়েছেন" /></span>}<div lang="bn" className="text-xs text-slate-600">{e.nameBengali}</div></td>
                 <td className="p-2 break-all">{e.email}</td>
                 <td className="p-2"><StatusBadge status={e.slipStatus} />{e.lastErrorCode && <span className="ml-1 text-xs text-red-700">{e.lastErrorCode}</span>}</td>
               </tr>
