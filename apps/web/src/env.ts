@@ -1,4 +1,5 @@
 import { parseEnv, requiredInProduction } from '@beton/config';
+import { DEFAULT_IMPORT_MAX_BYTES, MAX_IMPORT_BYTES_CEILING } from '@beton/people/import/policy';
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -81,6 +82,12 @@ export const schema = z.object({
   SENDGRID_WEBHOOK_PUBLIC_KEY: requiredInProduction(webhookPublicKey.optional(), 'the Event Webhook verification key from SendGrid'),
   /** A signed batch whose timestamp is further than this from now is a replay: refused (seconds). Default: 300. */
   SENDGRID_WEBHOOK_TOLERANCE_S: z.coerce.number().int().positive().default(300),
+  /**
+   * The largest employee file HR may upload (bytes); a larger one is refused with 413 before it
+   * is stored. At most 32 MiB (next.config.ts buffers no more of a request body). Default:
+   * 20971520 (20 MiB; a 50,000-row CSV is about 7 MiB).
+   */
+  IMPORT_MAX_BYTES: z.coerce.number().int().positive().max(MAX_IMPORT_BYTES_CEILING, `IMPORT_MAX_BYTES must be at most ${MAX_IMPORT_BYTES_CEILING} (32 MiB)`).default(DEFAULT_IMPORT_MAX_BYTES),
 });
 
 function isAddressOrRange(value: string): boolean {

@@ -26,7 +26,7 @@ function newestMtime(dir: string): number {
 
 function isFresh(): boolean {
   if (!existsSync(buildId)) return false;
-  const sources = ['apps/web', 'packages/config/src', 'packages/dashboard/src', 'packages/jobs/src', 'packages/db/src', 'packages/payroll/src'].map((d) => newestMtime(path.join(root, d)));
+  const sources = ['apps/web', 'packages/config/src', 'packages/dashboard/src', 'packages/jobs/src', 'packages/db/src', 'packages/payroll/src', 'packages/people/src'].map((d) => newestMtime(path.join(root, d)));
   return statSync(buildId).mtimeMs > Math.max(...sources);
 }
 

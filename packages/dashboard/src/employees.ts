@@ -15,6 +15,7 @@ export interface EmployeeRow {
   email: string;
   slipStatus: SlipStatus;
   lastErrorCode: string | null;
+  deactivatedAt: Date | null;
 }
 
 export interface ListEmployeesInput {
@@ -50,7 +51,7 @@ function escapeLike(s: string): string {
 /** One company's employees, searched and filtered in the database, one page at a time. */
 export async function listEmployees(pool: Pool, companyId: string, input: ListEmployeesInput): Promise<{ rows: EmployeeRow[]; total: number }> {
   const search = input.search?.trim() ? `%${escapeLike(input.search.trim())}%` : null;
-  type Row = { id: number; code: string; name_latin: string; name_bengali: string; email: string; slip_status: SlipStatus; last_error_code: string | null };
+  type Row = { id: number; code: string; name_latin: string; name_bengali: string; email: string; slip_status: SlipStatus; last_error_code: string | null; deactivated_at: Date | null };
   const searchSql = `($3::text is null or e.name_latin ilike $3 or e.name_bengali ilike $3 or e.code ilike $3 or e.email ilike $3)`;
   let rows: Row[];
   let total: number;
@@ -59,7 +60,7 @@ export async function listEmployees(pool: Pool, companyId: string, input: ListEm
     // (employees index), then one lateral lookup per shown row.
     const [page, count] = await Promise.all([
       pool.query<Row>(
-        `select e.id, e.code, e.name_latin, e.name_bengali, e.email, ${SLIP_STATUS_SQL} as slip_status,
+        `select e.id, e.code, e.name_latin, e.name_bengali, e.email, e.deactivated_at, ${SLIP_STATUS_SQL} as slip_status,
                 case when s.status = 'failed' then s.last_error_code end as last_error_code
          from (select * from employees e where e.company_id = $1 and ${searchSql} order by e.code limit $4 offset $5) e
          ${LATEST_SLIP_JOB}
@@ -73,7 +74,7 @@ export async function listEmployees(pool: Pool, companyId: string, input: ListEm
   } else {
     const result = await pool.query<Row & { total: number }>(
       `select *, count(*) over ()::int as total from (
-         select e.id, e.code, e.name_latin, e.name_bengali, e.email, ${SLIP_STATUS_SQL} as slip_status,
+         select e.id, e.code, e.name_latin, e.name_bengali, e.email, e.deactivated_at, ${SLIP_STATUS_SQL} as slip_status,
                 case when s.status = 'failed' then s.last_error_code end as last_error_code
          from employees e ${LATEST_SLIP_JOB}
          where e.company_id = $1 and ${searchSql}
@@ -88,7 +89,7 @@ export async function listEmployees(pool: Pool, companyId: string, input: ListEm
   }
   return {
     total,
-    rows: rows.map((r) => ({ id: r.id, code: r.code, nameLatin: r.name_latin, nameBengali: r.name_bengali, email: r.email, slipStatus: r.slip_status, lastErrorCode: r.last_error_code })),
+    rows: rows.map((r) => ({ id: r.id, code: r.code, nameLatin: r.name_latin, nameBengali: r.name_bengali, email: r.email, slipStatus: r.slip_status, lastErrorCode: r.last_error_code, deactivatedAt: r.deactivated_at })),
   };
 }
 

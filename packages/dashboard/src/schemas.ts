@@ -28,6 +28,8 @@ export const employeeListOutput = z.object({
   rows: z.array(z.object({
     id: z.number(), code: z.string(), nameLatin: z.string(), nameBengali: z.string(), email: z.string(),
     slipStatus: z.enum(SLIP_STATUSES), lastErrorCode: z.string().nullable(),
+    /** A leaver: when HR deactivated them (null while active). */
+    deactivatedAt: z.date().nullable(),
   })),
 });
 

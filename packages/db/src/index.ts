@@ -1,3 +1,4 @@
+export * from './audit.ts';
 export * from './bootstrap.ts';
 export * from './embedded.ts';
 export * from './errors.ts';

@@ -1,5 +1,6 @@
-import type { Pool, PoolClient } from '@beton/db';
+import { audit, type Pool, type PoolClient } from '@beton/db';
 import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, slipKey, supersedeJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 import { attemptLabel, SLIP_TASKS, slipDelivery } from './slip-attempts.ts';
 
@@ -205,17 +206,49 @@ export async function approvePayroll(
     );
     if (!run.rows[0]) throw new NotFoundError(`No payroll run for ${input.month}`);
     const runAt = remindersAt(run.rows[0].approved_at);
-    const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [input.companyId]);
+    // Those paid in the month (not a leaver of an earlier month).
+    const employees = await employeesPaidInMonth(client, input.companyId, input.month);
     // The company's reminders take their fair share of the queue beside other companies' work.
     const result = await deps.jobs.enqueueMany(
       'send-reminder-email',
-      employees.rows.map((e, i) => ({
-        payload: { companyId: input.companyId, employeeId: e.id, month: input.month, payrollRunId: run.rows[0]!.id },
+      employees.map((id, i) => ({
+        payload: { companyId: input.companyId, employeeId: id, month: input.month, payrollRunId: run.rows[0]!.id },
         runAt,
-        priority: fairSharePriority(i, employees.rows.length),
+        priority: fairSharePriority(i, employees.length),
       })),
       { client },
     );
     return { reminders: result.created + result.existing, runAt };
   });
+}
+
+/** What "Resend the corrected slip" did. */
+export type CorrectedSlipResult =
+  /** The month's slip had not been delivered: a new attempt renders it with the corrected salary. */
+  | { outcome: 'resent'; jobId: number }
+  /** The old slip had been delivered: a copy, rendered now with the corrected salary, goes as a second email. */
+  | { outcome: 'copy'; jobId: number; to: string }
+  /** An attempt is already on its way (it renders from the salary in force when its render runs). */
+  | { outcome: 'in-progress'; jobId: number };
+
+/**
+ * HR corrected the salary of a month already paid and asks for the corrected slip (issue 22).
+ * A slip renders from the salary in force for its month when its render job runs, so: not yet
+ * delivered → the month's one slip (resendSlip); already delivered → a deliberate copy
+ * (sendSlipCopy), which renders anew. Audited as `resend-corrected-slip` beside the action's own entry.
+ */
+export async function resendCorrectedSlip(
+  deps: ActionDeps,
+  input: { employeeId: number; month: string; requestedBy: string; companyId?: string },
+): Promise<CorrectedSlipResult> {
+  const first = await resendSlip(deps, input);
+  let result: CorrectedSlipResult;
+  if (first.outcome === 'created') result = { outcome: 'resent', jobId: first.jobId };
+  else if (first.outcome === 'in-progress') result = { outcome: 'in-progress', jobId: first.jobId };
+  else {
+    const copy = await sendSlipCopy(deps, input);
+    result = { outcome: 'copy', jobId: copy.jobId, to: copy.to };
+  }
+  await audit(deps.pool, input.requestedBy, 'resend-corrected-slip', { employeeId: input.employeeId, month: input.month, ...result });
+  return result;
 }

@@ -1,5 +1,6 @@
 import type { Pool } from '@beton/db';
 import { errorFromHttpStatus, inTransaction, PermanentError, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { salariesOfMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 import { netPay, type Salary } from './slip.ts';
 
@@ -81,10 +82,8 @@ export async function submitSalaryTransfers(
 ): Promise<{ transfers: number; submitted: number; duplicates: number }> {
   const { pool, bank } = deps;
   const month = assertMonth(payload.month);
-  const employees = await pool.query<{ id: number; bank_account: string; salary: Salary }>(
-    'select id, bank_account, salary from employees where company_id = $1 order by id',
-    [payload.companyId],
-  );
+  // Everyone paid in the month, with that month's salary (packages/people).
+  const employees = { rows: await salariesOfMonth(pool, payload.companyId, month) };
   const amounts = employees.rows.map((e) => ({ e, ...transferAmount(e.salary) }));
   const payable = amounts.flatMap((a) => ('amount' in a ? [{ ...a.e, amount: a.amount }] : []));
   const unpayable = amounts.flatMap((a) => ('problem' in a ? [`employee ${a.e.id}: ${a.problem}`] : []));
@@ -120,10 +119,10 @@ export async function submitSalaryTransfers(
   if (unpayable.length) {
     throw new PermanentError(
       'salary_invalid',
-      `${unpayable.length} of ${employees.rowCount} salaries of ${month} not submitted (the others were): ${unpayable.slice(0, 20).join('; ')}${unpayable.length > 20 ? '; …' : ''}`,
+      `${unpayable.length} of ${employees.rows.length} salaries of ${month} not submitted (the others were): ${unpayable.slice(0, 20).join('; ')}${unpayable.length > 20 ? '; …' : ''}`,
     );
   }
-  return { transfers: employees.rowCount ?? 0, submitted, duplicates };
+  return { transfers: employees.rows.length, submitted, duplicates };
 }
 
 export interface BankPollDeps {

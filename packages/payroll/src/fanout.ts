@@ -1,5 +1,6 @@
 import type { Pool } from '@beton/db';
 import { fairSharePriority, inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 
 export interface FanoutDeps {
@@ -57,19 +58,20 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
         const existing = await client.query<{ id: string }>('select id from payroll_runs where company_id = $1 and month = $2', [companyId, month]);
         return { status: 'exists', runId: existing.rows[0]!.id };
       }
-      const employees = await client.query<{ id: number }>('select id from employees where company_id = $1 order by id', [companyId]);
+      // Everyone paid in the month: a leaver deactivated before it gets no slip (packages/people).
+      const employees = await employeesPaidInMonth(client, companyId, month);
       const renders = await jobs.enqueueMany(
         'render-slip',
-        employees.rows.map((e, i) => ({ payload: { companyId, employeeId: e.id, month, payrollRunId: runId }, priority: fairSharePriority(i, employees.rows.length) })),
+        employees.map((id, i) => ({ payload: { companyId, employeeId: id, month, payrollRunId: runId }, priority: fairSharePriority(i, employees.length) })),
         { client },
       );
       // The month's salary transfers go to the bank in a job of their own: one enqueue here.
-      if (employees.rowCount) await jobs.enqueue('submit-bank-transfers', { companyId, month, payrollRunId: runId }, { client });
+      if (employees.length) await jobs.enqueue('submit-bank-transfers', { companyId, month, payrollRunId: runId }, { client });
       // A company without employees has nothing open: completed at once (else the jobs' triggers complete it).
       await client.query(
         `update payroll_runs set status = case when $2::int = 0 then 'completed' else 'running' end::"PayrollRunStatus",
                 completed_at = case when $2::int = 0 then now() end, employee_count = $2, enqueued_at = now() where id = $1`,
-        [runId, employees.rowCount],
+        [runId, employees.length],
       );
       return { status: 'created', runId, enqueued: renders.created, ms: Math.round(performance.now() - started) };
     });

@@ -2,16 +2,12 @@ import type { Pool, PoolClient } from '@beton/db';
 import type { BetonJobs, JobClient } from '@beton/jobs';
 import { PermanentError } from '@beton/jobs';
 import type { SlipData } from '@beton/pdf';
+import { salaryInMonthSql } from '@beton/people/salary';
 import { createHash } from 'node:crypto';
 
-export interface Salary {
-  basic: number;
-  houseRent: number;
-  medical: number;
-  conveyance: number;
-  tax: number;
-  providentFund: number;
-}
+import type { Salary } from '@beton/people/validation';
+
+export type { Salary };
 
 /** A month's earnings and deductions, as the slip prints them. */
 function salaryLines(s: Salary) {
@@ -36,12 +32,13 @@ export function netPay(salary: Salary): number {
   return sum(earnings) - sum(deductions);
 }
 
-/** What a slip prints, from the employee row and their salary components. */
+/** What a slip of `month` prints: the employee row and the salary components in force that month (packages/people). */
 export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<SlipData & { companyId: string; replyTo: string | null }> {
   const { rows } = await db.query<{ company_id: string; company: string; reply_to: string | null; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary }>(
-    `select e.company_id, c.name as company, c.reply_to_email as reply_to, e.code, e.name_latin, e.name_bengali, e.email, e.bank_account, e.salary
+    `select e.company_id, c.name as company, c.reply_to_email as reply_to, e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
+            ${salaryInMonthSql('e', '$2')} as salary
      from employees e join companies c on c.id = e.company_id where e.id = $1`,
-    [employeeId],
+    [employeeId, month],
   );
   const e = rows[0];
   if (!e) throw new PermanentError('employee_not_found', `Employee ${employeeId} does not exist (deleted after the job was queued?)`);

@@ -7,7 +7,7 @@
 import { AppError } from '@beton/dashboard';
 import type { Pool } from '@beton/db';
 import type { BetonJobs, JobClient } from '@beton/jobs';
-import { approvePayroll as approve, NoPayrollRunError, NotFoundError, resendSlip as resend, sendSlipCopy as copy, SlipActionRefused, type ResendResult } from '@beton/payroll/actions';
+import { approvePayroll as approve, NoPayrollRunError, NotFoundError, resendCorrectedSlip as corrected, resendSlip as resend, sendSlipCopy as copy, SlipActionRefused, type CorrectedSlipResult, type ResendResult } from '@beton/payroll/actions';
 
 type Jobs = JobClient<BetonJobs>;
 
@@ -42,4 +42,10 @@ export function sendSlipCopy(opts: { pool: Pool; jobs: Jobs; companyId: string; 
 export function approvePayroll(opts: { pool: Pool; jobs: Jobs; companyId: string; month: string; approvedBy: string }): Promise<{ reminders: number; runAt: Date }> {
   const { pool, jobs, ...input } = opts;
   return mapped(() => approve({ pool, jobs }, input));
+}
+
+/** After HR corrected a paid month's salary: the corrected slip (a new attempt, or a copy if the old one arrived). */
+export function resendCorrectedSlip(opts: { pool: Pool; jobs: Jobs; companyId: string; employeeId: number; month: string; requestedBy: string }): Promise<CorrectedSlipResult> {
+  const { pool, jobs, ...input } = opts;
+  return mapped(() => corrected({ pool, jobs }, input));
 }

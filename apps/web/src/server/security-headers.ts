@@ -4,10 +4,20 @@
  * request, tested over HTTP by the security suite (apps/web/test/security.test.ts).
  */
 
+import { IMPORT_CONTENT_TYPES } from '@beton/people/import/policy';
+
 /** Methods that change nothing; everything else is a mutation. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Where a mutation always needs our own page's Origin and JSON, cookie or not (sign-in included). */
-const ALWAYS_CHECKED = ['/api/trpc', '/api/auth'];
+const ALWAYS_CHECKED = ['/api/trpc', '/api/auth', '/api/imports'];
+/**
+ * Routes that take a file as the body instead of JSON, with the content types they accept (HR's
+ * employee upload: CSV or XLSX). Still only from our own Origin: a page of another site can send
+ * text/csv (a "simple" request) but never with our Origin header, so the CSRF check holds.
+ */
+const FILE_UPLOADS: Record<string, readonly string[]> = {
+  '/api/imports': Object.values(IMPORT_CONTENT_TYPES),
+};
 /** The session cookie's name starts with this (auth.ts `cookiePrefix`). */
 const COOKIE_PREFIX = 'beton.';
 
@@ -31,6 +41,11 @@ export function refuseMutation(req: { method: string; url: string; headers: Head
     return { status: 403, code: 'FORBIDDEN', message: 'Cross-site request refused: changes are accepted only from this dashboard\'s own pages', withSessionCookie: withCookie };
   }
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const upload = FILE_UPLOADS[path];
+  if (upload) {
+    if (!upload.includes(type)) return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: `Upload a CSV or an XLSX file (${upload.join(' or ')})`, withSessionCookie: withCookie };
+    return null;
+  }
   if (type !== 'application/json') {
     return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Changes are accepted only as application/json', withSessionCookie: withCookie };
   }

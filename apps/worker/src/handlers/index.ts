@@ -1,4 +1,5 @@
 import type { BetonJobName, JobHandler } from '@beton/jobs';
+import { importEmployeesHandler } from '@beton/people/import/handler';
 import type { HandlerDeps, HandlerFactory } from './deps.ts';
 import { applyEmailEventsHandler } from './apply-email-events.ts';
 import { noopHandler } from './noop.ts';
@@ -24,6 +25,8 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'poll-bank': pollBankHandler,
   'apply-email-events': applyEmailEventsHandler,
   'purge-history': purgeHistoryHandler,
+  // Defined, with its policy, in packages/people/src/import: only its registration is here.
+  'import-employees': (deps) => importEmployeesHandler({ pool: deps.pool }),
   noop: noopHandler,
 };
 

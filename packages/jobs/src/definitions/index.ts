@@ -1,3 +1,5 @@
+import { importEmployeesJob } from '@beton/people/import/definition';
+import { defineJob } from '../definition.ts';
 import { applyEmailEvents } from './apply-email-events.ts';
 import { noop } from './noop.ts';
 import { payrollFanout } from './payroll-fanout.ts';
@@ -13,6 +15,9 @@ import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
 export { applyEmailEvents, noop, payrollFanout, pollBank, purgeHistory, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
 export * from './shared.ts';
 
+/** HR's employee import (issue 22): defined with its handler and policy in packages/people/src/import. */
+export const importEmployees = defineJob(importEmployeesJob);
+
 /** Every job Beton knows: the typed enqueue and each worker's task list come from here. */
 export const jobDefinitions = [
   renderSlip,
@@ -25,6 +30,7 @@ export const jobDefinitions = [
   pollBank,
   applyEmailEvents,
   purgeHistory,
+  importEmployees,
   noop,
 ] as const;
 

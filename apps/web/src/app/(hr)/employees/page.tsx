@@ -37,7 +37,11 @@ function Employees() {
   const total = list.data?.total ?? 0;
   return (
     <div className="space-y-4">
-      <h1 className="text-2xl font-semibold"><L en="Employees" bn="কর্মচারী" /></h1>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-2xl font-semibold"><L en="Employees" bn="কর্মচারী" /></h1>
+        <Link href="/employees/new" data-testid="add-employee" className="ml-auto rounded bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700"><L en="Add employee" bn="কর্মচারী যোগ" /></Link>
+        <Link href="/employees/import" data-testid="import-employees" className="rounded border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50"><L en="Import" bn="ইমপোর্ট" /></Link>
+      </div>
       <Card className="flex flex-wrap items-end gap-3">
         <label className="text-sm"><L en="Search" bn="খুঁজুন" />
           <input aria-label="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, code, email · নাম, কোড, ইমেইল" className="mt-1 block w-56 rounded border border-slate-300 px-2 py-1" />
@@ -61,7 +65,7 @@ function Employees() {
             {list.data?.rows.map((e) => (
               <tr key={e.id} className="border-t border-slate-100 hover:bg-slate-50">
                 <td className="p-2 font-mono"><Link className="text-indigo-700 underline" href={`/employees/${e.id}`}>{e.code}</Link></td>
-                <td className="p-2">{e.nameLatin}<div lang="bn" className="text-xs text-slate-500">{e.nameBengali}</div></td>
+                <td className="p-2">{e.nameLatin}{e.deactivatedAt && <span data-testid="left" className="ml-2 rounded bg-slate-200 px-1.5 text-xs text-slate-800"><L en="left" bn="চাকরি ছেড়েছেন" /></span>}<div lang="bn" className="text-xs text-slate-600">{e.nameBengali}</div></td>
                 <td className="p-2 break-all">{e.email}</td>
                 <td className="p-2"><StatusBadge status={e.slipStatus} />{e.lastErrorCode && <span className="ml-1 text-xs text-red-700">{e.lastErrorCode}</span>}</td>
               </tr>

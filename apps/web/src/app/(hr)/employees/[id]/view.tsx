@@ -4,6 +4,7 @@ import { TRPCClientError } from '@trpc/client';
 import { useEffect, useState } from 'react';
 import { Button, Card, L, StatusBadge, StatusLabel, fmtTime } from '../../../../components/ui.tsx';
 import { DeliveryEvents } from '../../../../components/delivery.tsx';
+import { EmployeeEditor } from './edit.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 
 function fieldError(error: unknown, field: string): string | null {
@@ -55,6 +56,7 @@ export function EmployeeView({ id }: { id: number }) {
         <h1 className="text-2xl font-semibold">{e.nameLatin} <span lang="bn" className="text-slate-500">{e.nameBengali}</span></h1>
         <p className="font-mono text-sm text-slate-500">{e.code}</p>
       </div>
+      <EmployeeEditor id={id} />
       <div className="grid gap-4 md:grid-cols-2">
         <Card>
           <h2 className="mb-2 font-semibold"><L en="Email address" bn="ইমেইল ঠিকানা" /></h2>

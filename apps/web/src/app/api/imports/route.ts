@@ -1,0 +1,66 @@
+import { createImport } from '@beton/people/import/service';
+import { formatOfContentType } from '@beton/people/import/policy';
+import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { env } from '../../../env.ts';
+import { getSessionUser } from '../../../server/auth.ts';
+import { db } from '../../../server/db.ts';
+import { handled, jsonError } from '../../../server/http.ts';
+import { people } from '../../../server/people-adapter.ts';
+import { AppError } from '@beton/dashboard';
+
+export const dynamic = 'force-dynamic';
+
+let jobs: ReturnType<typeof createJobClient<typeof jobDefinitions>> | undefined;
+
+/** The body, refused past `max` bytes (a missing or lying Content-Length does not get more through). */
+async function readCapped(req: Request, max: number): Promise<Uint8Array | null> {
+  const reader = req.body?.getReader();
+  if (!reader) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * HR uploads an employee file: `POST /api/imports?filename=staff.csv&month=2026-12` with the file
+ * as the body (Content-Type text/csv or the XLSX type). The proxy has already checked the Origin
+ * (our own pages only) and the content type. Stored, its dry run queued; answers `{ id }` (201).
+ * Too large → 413 naming the limit; not HR → 401/403; a bad month or an empty file → 400.
+ */
+export const POST = handled(async (req: Request): Promise<Response> => {
+  const session = await getSessionUser(req.headers);
+  if (!session) return jsonError(req, 401, 'UNAUTHORIZED', 'Sign in first');
+  if (session.role !== 'HR' || !session.companyId) return jsonError(req, 403, 'FORBIDDEN', 'HR managers only');
+  if (session.mustChangePassword) return jsonError(req, 403, 'FORBIDDEN', 'Change your one-time password first');
+  const format = formatOfContentType(req.headers.get('content-type'));
+  if (!format) return jsonError(req, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Upload a CSV (.csv) or Excel (.xlsx) file · CSV (.csv) বা Excel (.xlsx) ফাইল আপলোড করুন');
+  const max = env().IMPORT_MAX_BYTES;
+  const limitText = `${(max / 1024 / 1024).toFixed(0)} MB`;
+  const tooLarge = () => jsonError(req, 413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${limitText} · ফাইলটি ${limitText}-এর চেয়ে বড়`);
+  if (Number(req.headers.get('content-length') ?? 0) > max) return tooLarge();
+  const content = await readCapped(req, max);
+  if (!content) return tooLarge();
+  const url = new URL(req.url);
+  const pool = db();
+  try {
+    const { id } = await people(() => createImport(pool, {
+      companyId: session.companyId!, actor: `hr:${session.email}`, filename: url.searchParams.get('filename') ?? '', format, content,
+      effectiveMonth: url.searchParams.get('month') ?? '',
+      enqueue: (client, payload) => (jobs ??= createJobClient(pool, jobDefinitions)).enqueue('import-employees', payload, { client }),
+    }));
+    return Response.json({ id }, { status: 201, headers: { 'cache-control': 'no-store' } });
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'INVALID_INPUT') return jsonError(req, 400, 'BAD_REQUEST', error.message, {});
+    throw error;
+  }
+});

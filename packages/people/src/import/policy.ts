@@ -1,0 +1,35 @@
+/**
+ * The import job's policy in one place: formats, sizes, batches, retries. The web's upload limit
+ * (IMPORT_MAX_BYTES, apps/web/src/env.ts) defaults to DEFAULT_IMPORT_MAX_BYTES and may not exceed
+ * MAX_IMPORT_BYTES_CEILING (Next's proxy buffers at most that much of a request body).
+ */
+
+/** Content types an upload may have, by format. */
+export const IMPORT_CONTENT_TYPES = {
+  csv: 'text/csv',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+} as const;
+export type ImportFormat = keyof typeof IMPORT_CONTENT_TYPES;
+
+/** The format of an upload's content type (parameters such as `; charset=utf-8` ignored), or null. */
+export function formatOfContentType(contentType: string | null): ImportFormat | null {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return (Object.entries(IMPORT_CONTENT_TYPES).find(([, t]) => t === type)?.[0] as ImportFormat | undefined) ?? null;
+}
+
+/** Default upload limit: 20 MiB (a 50,000-row CSV is about 8 MiB). */
+export const DEFAULT_IMPORT_MAX_BYTES = 20 * 1024 * 1024;
+/** The most an upload may be configured to: apps/web's next.config.ts `proxyClientMaxBodySize`. */
+export const MAX_IMPORT_BYTES_CEILING = 32 * 1024 * 1024;
+
+/** Rows validated, compared and applied per transaction. */
+export const BATCH_ROWS = 1_000;
+/** Rows of the dry run shown as its preview. */
+export const PREVIEW_ROWS = 20;
+/** Error rows kept for the report (the count is always exact). */
+export const MAX_STORED_ERRORS = 20_000;
+
+/** The job's attempt is failed as a timeout past this (50,000 rows take a few seconds). */
+export const IMPORT_TIMEOUT_MS = 10 * 60_000;
+/** Attempts of an import job: a crash or a database fault is retried from the checkpoint. */
+export const IMPORT_MAX_ATTEMPTS = 5;

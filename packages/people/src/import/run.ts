@@ -1,0 +1,304 @@
+/**
+ * The import job's two phases over the stored file (read again each time, streaming):
+ *
+ * - validate (the dry run): every row checked, compared with the database (new / changed /
+ *   unchanged), the error rows stored for the report, the first rows kept as the preview.
+ *   Nothing about employees is written.
+ * - apply: the valid rows written in batches of BATCH_ROWS, each batch ONE transaction with its
+ *   audit entries and the import's checkpoint (`applied_rows`). A crash loses at most the batch
+ *   in flight, which is rolled back; the next attempt starts after the checkpoint. Writes are
+ *   upserts keyed by (company, employee code) that write only what differs, so running the same
+ *   file again changes nothing: a crash and a re-run end in the same state as one clean run.
+ */
+import { auditMany, type Pool, type PoolClient } from '@beton/db';
+import { salaryInMonthSql, sameSalary } from '../salary.ts';
+import { transaction } from '../tx.ts';
+import type { Salary } from '../validation.ts';
+import { mapHeader } from './columns.ts';
+import { BATCH_ROWS, MAX_STORED_ERRORS, PREVIEW_ROWS, type ImportFormat } from './policy.ts';
+import { readRows, UnreadableFileError } from './read.ts';
+import { parseRow, type CellError, type ImportRecord } from './rows.ts';
+import { reasonText } from '../reasons.ts';
+
+export type ImportStatus = 'uploaded' | 'validating' | 'validated' | 'applying' | 'applied' | 'failed';
+export type RowAction = 'new' | 'changed' | 'unchanged';
+
+export interface PreviewRow {
+  row: number;
+  code: string;
+  name: string;
+  action: RowAction | 'error';
+  /** Changed fields (`email`, `salary`, …) of a changed row; the error columns of an error row. */
+  fields: string[];
+}
+
+interface StoredImport {
+  id: string;
+  company_id: string;
+  format: ImportFormat;
+  content: Buffer;
+  effective_month: string;
+  status: ImportStatus;
+  applied_rows: number;
+  created_by: string;
+  apply_requested_by: string | null;
+}
+
+async function loadImport(db: Pool | PoolClient, id: string): Promise<StoredImport | null> {
+  const { rows } = await db.query<StoredImport>(
+    `select id, company_id, format, content, effective_month, status, applied_rows, created_by, apply_requested_by from employee_imports where id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** One data row as read: its position among the data rows, and a record or its errors. */
+interface Entry {
+  index: number;
+  row: number;
+  record?: ImportRecord;
+  errors?: CellError[];
+}
+
+/**
+ * Reads one item ahead: the next batch is parsed (CPU) while the caller's database work on this
+ * one waits for PostgreSQL.
+ */
+async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  for (;;) {
+    const current = await next;
+    if (current.done) return;
+    next = source.next();
+    // A failure of the read-ahead surfaces when it is awaited, not as an unhandled rejection.
+    next.catch(() => {});
+    yield current.value;
+  }
+}
+
+/**
+ * The file's data rows in batches of BATCH_ROWS; a code seen on an earlier row is an error of
+ * the later one (the same rule in both phases). `missing`: the header lacks required columns.
+ */
+async function* batches(imp: StoredImport): AsyncGenerator<Entry[] | { missing: string[] }> {
+  let header: ReturnType<typeof mapHeader> | null = null;
+  const seen = new Set<string>();
+  let batch: Entry[] = [];
+  let index = 0;
+  for await (const { row, cells } of readRows(imp.format, imp.content)) {
+    if (!header) {
+      header = mapHeader(cells);
+      if (header.missing.length) {
+        yield { missing: header.missing };
+        return;
+      }
+      continue;
+    }
+    const parsed = parseRow(row, cells, header.index, imp.effective_month);
+    const entry: Entry = { index: index++, row };
+    if ('record' in parsed) {
+      if (seen.has(parsed.record.code)) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile' }];
+      else {
+        seen.add(parsed.record.code);
+        entry.record = parsed.record;
+      }
+    } else {
+      entry.errors = parsed.errors;
+    }
+    batch.push(entry);
+    if (batch.length === BATCH_ROWS) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (!header) {
+    yield { missing: ['code'] };
+    return;
+  }
+  if (batch.length) yield batch;
+}
+
+interface Classified {
+  record: ImportRecord;
+  action: RowAction;
+  employeeId: number | null;
+  /** Detail fields that differ. */
+  fields: Array<'nameLatin' | 'nameBengali' | 'email' | 'bankAccount'>;
+  salaryChanged: boolean;
+  salaryBefore: Salary | null;
+}
+
+/** Compares records with the company's employees: each is new, changed (which fields) or unchanged. */
+async function classify(db: Pool | PoolClient, companyId: string, records: ImportRecord[]): Promise<Classified[]> {
+  if (!records.length) return [];
+  const { rows } = await db.query<{ i: number; id: number | null; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary | null }>(
+    // A lateral lookup per row: the (company_id, code) index, never a scan of the company's employees.
+    `select t.i::int, e.id, e.name_latin, e.name_bengali, e.email, e.bank_account, e.salary
+     from unnest($2::text[], $3::text[]) with ordinality as t(code, month, i)
+     left join lateral (
+       select e.id, e.name_latin, e.name_bengali, e.email, e.bank_account, ${salaryInMonthSql('e', 't.month')} as salary
+       from employees e where e.company_id = $1 and e.code = t.code
+     ) e on true`,
+    [companyId, records.map((r) => r.code), records.map((r) => r.effectiveMonth)],
+  );
+  const byIndex = new Map(rows.map((r) => [r.i, r]));
+  return records.map((record, k) => {
+    const e = byIndex.get(k + 1);
+    if (!e?.id) return { record, action: 'new', employeeId: null, fields: [], salaryChanged: true, salaryBefore: null };
+    const fields = ([
+      ['nameLatin', e.name_latin], ['nameBengali', e.name_bengali], ['email', e.email], ['bankAccount', e.bank_account],
+    ] as const).filter(([f, v]) => record[f] !== v).map(([f]) => f);
+    const salaryChanged = !sameSalary(e.salary, record.salary);
+    return { record, action: fields.length || salaryChanged ? 'changed' : 'unchanged', employeeId: e.id, fields, salaryChanged, salaryBefore: e.salary };
+  });
+}
+
+export interface PhaseOptions {
+  signal?: AbortSignal | undefined;
+  /** Called after each committed apply batch with the checkpoint (tests crash the job here). */
+  afterBatch?: ((appliedRows: number) => Promise<void> | void) | undefined;
+}
+
+async function storeErrors(db: Pool, importId: string, errors: CellError[]): Promise<void> {
+  if (!errors.length) return;
+  const text = errors.map((e) => reasonText(e.reason));
+  await db.query(
+    `insert into employee_import_errors (import_id, row_number, column_name, reason_en, reason_bn)
+     select $1, * from unnest($2::int[], $3::text[], $4::text[], $5::text[]) on conflict do nothing`,
+    [importId, errors.map((e) => e.row), errors.map((e) => e.column), text.map((t) => t.en), text.map((t) => t.bn)],
+  );
+}
+
+/** The dry run: counts, preview and error report; nothing about employees is written. */
+export async function validateImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<{ status: ImportStatus; rows: number; counts?: Record<RowAction | 'errors', number> }> {
+  const imp = await loadImport(pool, importId);
+  if (!imp) return { status: 'failed', rows: 0 };
+  // Once applying began the dry run's numbers are history: a late duplicate of this job does nothing.
+  if (imp.status !== 'uploaded' && imp.status !== 'validating') return { status: imp.status, rows: 0 };
+  await pool.query(`update employee_imports set status = 'validating', phase_rows = 0, failure = null where id = $1`, [importId]);
+  await pool.query(`delete from employee_import_errors where import_id = $1`, [importId]);
+  const counts = { new: 0, changed: 0, unchanged: 0, errors: 0 };
+  const preview: PreviewRow[] = [];
+  let rows = 0;
+  let stored = 0;
+  try {
+    for await (const batch of readAhead(batches(imp))) {
+      options.signal?.throwIfAborted();
+      if (!Array.isArray(batch)) {
+        const missing = batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' }));
+        await storeErrors(pool, importId, missing);
+        counts.errors = missing.length;
+        break;
+      }
+      const classified = await classify(pool, imp.company_id, batch.flatMap((e) => (e.record ? [e.record] : [])));
+      const byRow = new Map(classified.map((c) => [c.record.row, c]));
+      const errors: CellError[] = [];
+      for (const entry of batch) {
+        const c = byRow.get(entry.row);
+        if (c) counts[c.action]++;
+        else {
+          counts.errors++;
+          errors.push(...entry.errors!);
+        }
+        if (preview.length < PREVIEW_ROWS) {
+          preview.push(c
+            ? { row: entry.row, code: c.record.code, name: c.record.nameLatin, action: c.action, fields: [...c.fields, ...(c.action === 'changed' && c.salaryChanged ? ['salary'] : [])] }
+            : { row: entry.row, code: '', name: '', action: 'error', fields: entry.errors!.map((e) => e.column) });
+        }
+      }
+      const keep = errors.slice(0, Math.max(0, MAX_STORED_ERRORS - stored));
+      stored += keep.length;
+      await storeErrors(pool, importId, keep);
+      rows += batch.length;
+      await pool.query(`update employee_imports set phase_rows = $2 where id = $1`, [importId, rows]);
+    }
+  } catch (error) {
+    if (!(error instanceof UnreadableFileError)) throw error;
+    await pool.query(`update employee_imports set status = 'failed', failure = $2 where id = $1`, [importId, error.message]);
+    return { status: 'failed', rows };
+  }
+  await pool.query(
+    `update employee_imports set status = 'validated', rows_total = $2, phase_rows = $2, new_count = $3, changed_count = $4, unchanged_count = $5,
+            error_count = $6, preview = $7, validated_at = now() where id = $1`,
+    [importId, rows, counts.new, counts.changed, counts.unchanged, counts.errors, JSON.stringify(preview)],
+  );
+  return { status: 'validated', rows, counts };
+}
+
+/** Writes one batch's changes (in the caller's transaction); returns how many were new and changed. */
+async function applyBatch(client: PoolClient, imp: StoredImport, records: ImportRecord[], actor: string): Promise<{ created: number; changed: number }> {
+  if (!records.length) return { created: 0, changed: 0 };
+  // The batch's existing employees, locked: HR's edit of one of them waits for this batch (and the other way round).
+  await client.query(`select id from employees where company_id = $1 and code = any($2::text[]) order by id for update`, [imp.company_id, records.map((r) => r.code)]);
+  const classified = await classify(client, imp.company_id, records);
+  const fresh = classified.filter((c) => c.action === 'new');
+  const changed = classified.filter((c) => c.action === 'changed');
+  const ids = new Map<string, number>();
+  if (fresh.length) {
+    const inserted = await client.query<{ id: number; code: string }>(
+      `insert into employees (company_id, code, name_latin, name_bengali, email, bank_account, salary)
+       select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[])
+       on conflict (company_id, code) do update set name_latin = excluded.name_latin, name_bengali = excluded.name_bengali,
+         email = excluded.email, bank_account = excluded.bank_account, updated_at = now()
+       returning id, code`,
+      [imp.company_id, ...(['code', 'nameLatin', 'nameBengali', 'email', 'bankAccount'] as const).map((f) => fresh.map((c) => c.record[f])), fresh.map((c) => JSON.stringify(c.record.salary))],
+    );
+    for (const r of inserted.rows) ids.set(r.code, r.id);
+  }
+  const details = changed.filter((c) => c.fields.length);
+  if (details.length) {
+    await client.query(
+      `update employees e set name_latin = t.nl, name_bengali = t.nb, email = t.em, bank_account = t.ba, updated_at = now()
+       from unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[]) as t(id, nl, nb, em, ba) where e.id = t.id`,
+      [details.map((c) => c.employeeId), ...(['nameLatin', 'nameBengali', 'email', 'bankAccount'] as const).map((f) => details.map((c) => c.record[f]))],
+    );
+  }
+  const salaries = [...fresh, ...changed.filter((c) => c.salaryChanged)];
+  if (salaries.length) {
+    await client.query(
+      `insert into salary_components (employee_id, effective_month, components, created_by)
+       select t.id, t.m, t.c, $4 from unnest($1::int[], $2::text[], $3::jsonb[]) as t(id, m, c)
+       on conflict (employee_id, effective_month) do update set components = excluded.components, created_by = excluded.created_by, updated_at = now()`,
+      [salaries.map((c) => c.employeeId ?? ids.get(c.record.code)), salaries.map((c) => c.record.effectiveMonth), salaries.map((c) => JSON.stringify(c.record.salary)), actor],
+    );
+  }
+  await auditMany(client, actor, 'import-employee', [...fresh, ...changed].map((c) => ({
+    importId: imp.id, companyId: imp.company_id, employeeId: c.employeeId ?? ids.get(c.record.code), code: c.record.code, row: c.record.row, action: c.action,
+    ...(c.fields.length ? { fields: c.fields } : {}),
+    ...(c.salaryChanged ? { effectiveMonth: c.record.effectiveMonth, salaryFrom: c.salaryBefore, salaryTo: c.record.salary } : {}),
+  })));
+  return { created: fresh.length, changed: changed.length };
+}
+
+/** Applies the valid rows after the checkpoint, a batch per transaction; the import ends `applied`. */
+export async function applyImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<{ status: ImportStatus; appliedRows: number }> {
+  const imp = await loadImport(pool, importId);
+  if (!imp) return { status: 'failed', appliedRows: 0 };
+  if (imp.status !== 'applying') return { status: imp.status, appliedRows: imp.applied_rows };
+  const actor = imp.apply_requested_by ?? imp.created_by;
+  let applied = imp.applied_rows;
+  for await (const batch of readAhead(batches(imp))) {
+    if (!Array.isArray(batch)) break;
+    const end = batch.at(-1)!.index + 1;
+    if (end <= applied) continue; // committed by an earlier attempt
+    options.signal?.throwIfAborted();
+    applied = await transaction(pool, async (client) => {
+      // No wait for the WAL flush at commit: a crash may lose the last batches committed, but
+      // each with its own checkpoint, so the next attempt simply applies them again.
+      await client.query(`set local synchronous_commit = off`);
+      // The checkpoint, locked: a second runner of this import waits here and then skips the batch.
+      const cp = (await client.query<{ applied_rows: number }>(`select applied_rows from employee_imports where id = $1 for update`, [importId])).rows[0]!.applied_rows;
+      const todo = batch.filter((e) => e.index >= cp && e.record).map((e) => e.record!);
+      if (end <= cp) return cp;
+      const r = await applyBatch(client, imp, todo, actor);
+      await client.query(
+        `update employee_imports set applied_rows = $2, phase_rows = $2, applied_new = applied_new + $3, applied_changed = applied_changed + $4 where id = $1`,
+        [importId, end, r.created, r.changed],
+      );
+      return end;
+    });
+    await options.afterBatch?.(applied);
+  }
+  await pool.query(`update employee_imports set status = 'applied', applied_at = now(), phase_rows = applied_rows where id = $1 and status = 'applying'`, [importId]);
+  return { status: 'applied', appliedRows: applied };
+}
