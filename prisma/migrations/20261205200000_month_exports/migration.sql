@@ -34,3 +34,6 @@ CREATE TABLE "month_export_parts" (
     CONSTRAINT "month_export_parts_pkey" PRIMARY KEY ("export_id", "seq"),
     CONSTRAINT "month_export_parts_export_id_fkey" FOREIGN KEY ("export_id") REFERENCES "month_exports"("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
+
+-- Whether a stored slip was encrypted: its email then says how to open it.
+ALTER TABLE "slips" ADD COLUMN "encrypted" BOOLEAN NOT NULL DEFAULT false;
