@@ -6,3 +6,5 @@ export * from './employees.ts';
 export * from './admin.ts';
 export * from './schemas.ts';
 export * from './delivery.ts';
+export * from './exports/index.ts';
+export * from './months.ts';

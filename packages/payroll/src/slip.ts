@@ -15,7 +15,7 @@ export interface Salary {
 }
 
 /** A month's earnings and deductions, as the slip prints them. */
-function salaryLines(s: Salary) {
+export function salaryLines(s: Salary) {
   return {
     earnings: [
       { labelEn: 'Basic salary', labelBn: 'মূল বেতন', amount: s.basic },

@@ -55,7 +55,7 @@ describe('protected slips', () => {
     expect(doc.needsPassword()).toBe(true);
     expect(doc.authenticatePassword('19900305')).toBe(0);
     expect(doc.authenticatePassword('05031990')).toBeGreaterThan(0);
-    expect(doc.loadPage(0).toStructuredText().asText()).toContain('Nusrat Jahan');
+    expect(doc.loadPage(0).toStructuredText('').asText()).toContain('Nusrat Jahan');
     expect((await db.pool.query(`select 1 from jobs where idempotency_key = $1`, [`slip:2026-11:emp-${withDate}:email`])).rowCount).toBe(1);
   });
 

@@ -25,7 +25,7 @@ describe('encryptPdf', () => {
     // Without the password nothing of the page can be read (MuPDF cannot decrypt its content).
     const unreadable = (() => {
       try {
-        return locked.loadPage(0).toStructuredText().asText();
+        return locked.loadPage(0).toStructuredText('').asText();
       } catch {
         return '';
       }
@@ -38,7 +38,7 @@ describe('encryptPdf', () => {
     const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
     expect(doc.authenticatePassword(PASSWORD)).toBeGreaterThan(0);
     expect(doc.getMetaData('encryption')).toMatch(/256-bit AES/);
-    const text = doc.loadPage(0).toStructuredText().asText();
+    const text = doc.loadPage(0).toStructuredText('').asText();
     expect(text).toContain(data.employee.nameLatin);
     expect(text).toContain(data.employee.code);
     expect(doc.getMetaData('info:Title')).toContain(data.employee.nameLatin);
@@ -51,7 +51,7 @@ describe('encryptPdf', () => {
   it('leaves nothing personal in clear: no name, code, account or amount in the bytes, strings included', async () => {
     const data = sampleSlip();
     const bytes = Buffer.from(await encryptPdf(await renderer.render(data), PASSWORD)).toString('latin1');
-    for (const secret of [data.employee.nameLatin, data.employee.code, data.employee.email, data.employee.bankAccount, data.company.name]) {
+    for (const secret of [data.employee.nameLatin, data.employee.code, data.employee.email, data.employee.bankAccount ?? '', data.company.name].filter(Boolean)) {
       expect(bytes).not.toContain(secret);
       expect(bytes.toUpperCase()).not.toContain(utf16Hex(secret));
     }

@@ -1,6 +1,7 @@
 import type { BetonJobName, JobHandler } from '@beton/jobs';
 import type { HandlerDeps, HandlerFactory } from './deps.ts';
 import { applyEmailEventsHandler } from './apply-email-events.ts';
+import { buildMonthExportHandler } from './build-month-export.ts';
 import { noopHandler } from './noop.ts';
 import { payrollFanoutHandler } from './payroll-fanout.ts';
 import { pollBankHandler } from './poll-bank.ts';
@@ -24,6 +25,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'poll-bank': pollBankHandler,
   'apply-email-events': applyEmailEventsHandler,
   'purge-history': purgeHistoryHandler,
+  'build-month-export': buildMonthExportHandler,
   noop: noopHandler,
 };
 

@@ -1,4 +1,5 @@
 import { applyEmailEvents } from './apply-email-events.ts';
+import { buildMonthExport } from './build-month-export.ts';
 import { noop } from './noop.ts';
 import { payrollFanout } from './payroll-fanout.ts';
 import { pollBank } from './poll-bank.ts';
@@ -10,7 +11,7 @@ import { sendSlipEmail } from './send-slip-email.ts';
 import { submitBankTransfers } from './submit-bank-transfers.ts';
 import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
 
-export { applyEmailEvents, noop, payrollFanout, pollBank, purgeHistory, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
+export { applyEmailEvents, buildMonthExport, noop, payrollFanout, pollBank, purgeHistory, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
 export * from './shared.ts';
 
 /** Every job Beton knows: the typed enqueue and each worker's task list come from here. */
@@ -25,6 +26,7 @@ export const jobDefinitions = [
   pollBank,
   applyEmailEvents,
   purgeHistory,
+  buildMonthExport,
   noop,
 ] as const;
 
