@@ -8,3 +8,4 @@ export * from './schemas.ts';
 export * from './delivery.ts';
 export * from './exports/index.ts';
 export * from './months.ts';
+export * from './companies.ts';

@@ -1,6 +1,7 @@
 import { adminRouter } from './routers/admin.ts';
 import { authRouter } from './routers/auth.ts';
 import { deliveryRouter, employeesRouter, runsRouter } from './routers/hr.ts';
+import { companySettingsRouter, monthsRouter } from './routers/months.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
@@ -8,6 +9,8 @@ export const appRouter = router({
   runs: runsRouter,
   employees: employeesRouter,
   delivery: deliveryRouter,
+  months: monthsRouter,
+  company: companySettingsRouter,
   admin: adminRouter,
 });
 
