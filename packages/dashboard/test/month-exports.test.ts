@@ -132,6 +132,22 @@ describe('month exports', () => {
     expect(audit.rows).toEqual([{ actor, details: expect.objectContaining({ kind: 'slips-zip', month: MONTH }) }]);
   });
 
+  it('splits a big month\'s ZIP into volumes, each built by its own job, together every employee once', async () => {
+    const { volumes, export: first } = await requestMonthExport(db.pool, jobs(), { companyId, month: '2026-11', kind: 'slips-zip', actor, slipsPerZip: 3 });
+    expect(volumes).toBe(3); // 7 employees: 3 + 3 + 1
+    const vols = (await listMonthExports(db.pool, companyId, MONTH)).filter((x) => x.kind === 'slips-zip' && x.volumes === 3);
+    expect(vols.map((v) => [v.volume, v.filename])).toEqual([1, 2, 3].map((i) => [i, `salary-slips-${MONTH}-part-${i}-of-3.zip`]));
+    expect(first.volume).toBe(1);
+    const seen: string[] = [];
+    for (const v of vols) {
+      await buildMonthExport(db.pool, v.id, { batchSize: 2 });
+      seen.push(...[...(await listZip(await fileOf(db, v.id))).keys()].filter((n) => n.endsWith('.pdf')));
+    }
+    expect(seen.sort()).toEqual(Array.from({ length: 6 }, (_, i) => `slip-${MONTH}-EX-00${i + 1}.pdf`));
+    expect((await listMonthExports(db.pool, companyId, MONTH)).filter((x) => x.volumes === 3).map((v) => v.total)).toEqual([3, 3, 1]);
+    await db.pool.query(`delete from month_exports where volumes = 3`);
+  });
+
   it('builds the register as CSV and XLSX with the right rows (XLSX read back with exceljs)', async () => {
     const csvReq = await requestMonthExport(db.pool, jobs(), { companyId, month: MONTH, kind: 'register-csv', actor });
     await buildMonthExport(db.pool, csvReq.export.id, { batchSize: 2 });

@@ -15,7 +15,7 @@ import { PermanentError } from '@beton/jobs';
 import type { Pool } from '../types.ts';
 import { DEFAULT_EXPORT_TTL_HOURS, type ExportKind, slipEntryName } from './kinds.ts';
 import { ExportPartWriter } from './parts.ts';
-import { countMonthEmployees, monthEmployeeBatches, slipPdfsOf, type RegisterRow } from './rows.ts';
+import { countMonthEmployees, monthEmployeeBatches, slipPdfsOf, type CodeRange, type RegisterRow } from './rows.ts';
 
 /** The register's columns, in order: header and value. */
 export const REGISTER_COLUMNS: Array<{ header: string; value: (r: RegisterRow) => string | number | null; money?: true; width: number }> = [
@@ -57,13 +57,14 @@ export interface BuildResult {
 }
 
 export async function buildMonthExport(pool: Pool, exportId: string, options: BuildOptions = {}): Promise<BuildResult | null> {
-  const { rows } = await pool.query<{ company_id: string; month: string; kind: ExportKind; status: string }>(
-    `select company_id, month, kind, status from month_exports where id = $1`, [exportId]);
+  const { rows } = await pool.query<{ company_id: string; month: string; kind: ExportKind; status: string; after_code: string; to_code: string | null }>(
+    `select company_id, month, kind, status, after_code, to_code from month_exports where id = $1`, [exportId]);
   const exp = rows[0];
   if (!exp) throw new PermanentError('export_not_found', `Export ${exportId} does not exist (deleted after the job was queued?)`);
   if (exp.status === 'ready') return null;
   await pool.query(`delete from month_export_parts where export_id = $1`, [exportId]);
-  const total = await countMonthEmployees(pool, exp.company_id, exp.month);
+  const range = { afterCode: exp.after_code, toCode: exp.to_code };
+  const total = await countMonthEmployees(pool, exp.company_id, exp.month, range);
   await pool.query(`update month_exports set status = 'building', total = $2, done = 0, error = null where id = $1`, [exportId, total]);
 
   const out = new ExportPartWriter(pool, exportId);
@@ -81,7 +82,7 @@ export async function buildMonthExport(pool: Pool, exportId: string, options: Bu
 
   try {
     if (exp.kind === 'slips-zip') {
-      missing = await writeZip(pool, exp, out, { ...options, progress, checkAbort });
+      missing = await writeZip(pool, { ...exp, range }, out, { ...options, progress, checkAbort });
     } else if (exp.kind === 'register-csv') {
       const csv = stringify({ header: true, bom: true, columns: REGISTER_COLUMNS.map((c) => c.header) });
       csv.pipe(out);
@@ -134,7 +135,7 @@ function csvValue(v: string | number | null, money?: true): string {
 
 async function writeZip(
   pool: Pool,
-  exp: { company_id: string; month: string },
+  exp: { company_id: string; month: string; range: CodeRange },
   out: ExportPartWriter,
   o: BuildOptions & { progress: (n: number) => Promise<void>; checkAbort: () => void },
 ): Promise<string[]> {
@@ -143,7 +144,7 @@ async function writeZip(
   const missing: string[] = [];
   let handed = 0;
   const mtime = new Date();
-  for await (const batch of monthEmployeeBatches(pool, exp.company_id, exp.month, o.batchSize ?? 500)) {
+  for await (const batch of monthEmployeeBatches(pool, exp.company_id, exp.month, o.batchSize ?? 500, exp.range)) {
     o.checkAbort();
     const pdfs = await slipPdfsOf(pool, batch.map((r) => r.id), exp.month);
     for (const r of batch) {

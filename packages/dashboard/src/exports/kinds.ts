@@ -12,11 +12,17 @@ export const EXPORT_FORMATS: Record<ExportKind, { extension: string; contentType
   'register-xlsx': { extension: 'xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', stem: 'payroll-register' },
 };
 
-/** `salary-slips-2026-11.zip`, `payroll-register-2026-11.xlsx`. */
-export function exportFilename(kind: ExportKind, month: string): string {
+/** `salary-slips-2026-11.zip`, `salary-slips-2026-11-part-2-of-3.zip`, `payroll-register-2026-11.xlsx`. */
+export function exportFilename(kind: ExportKind, month: string, volume = 1, volumes = 1): string {
   const f = EXPORT_FORMATS[kind];
-  return `${f.stem}-${month}.${f.extension}`;
+  return `${f.stem}-${month}${volumes > 1 ? `-part-${volume}-of-${volumes}` : ''}.${f.extension}`;
 }
+
+/**
+ * Slips per ZIP file: a month with more is split into volumes (`…-part-2-of-3.zip`), each built
+ * by its own job within the engine's 25 s timeout (5,000 slips ≈ 85 MB).
+ */
+export const SLIPS_PER_ZIP = 5000;
 
 /** A slip's name inside the ZIP: `slip-2026-11-EMP-00042.pdf` (the code made safe for every file system). */
 export function slipEntryName(month: string, code: string): string {

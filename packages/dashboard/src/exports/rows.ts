@@ -74,20 +74,41 @@ function toRow(r: Row): RegisterRow {
   };
 }
 
-/** How many employees the month has. */
-export async function countMonthEmployees(pool: Pool, companyId: string, month: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from employees e where e.company_id = $1 and ${IN_MONTH_SQL}`, [companyId, month]);
+/** A slice of the month's employees by code: after `afterCode` (exclusive), up to `toCode` (inclusive; null: the last). */
+export interface CodeRange {
+  afterCode: string;
+  toCode: string | null;
+}
+const ALL: CodeRange = { afterCode: '', toCode: null };
+
+/** How many employees the month has (in the range). */
+export async function countMonthEmployees(pool: Pool, companyId: string, month: string, range: CodeRange = ALL): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `select count(*)::int as n from employees e where e.company_id = $1 and e.code > $3 and ($4::text is null or e.code <= $4) and ${IN_MONTH_SQL}`,
+    [companyId, month, range.afterCode, range.toCode],
+  );
   return rows[0]?.n ?? 0;
 }
 
-/** The month's employees in code order, `batchSize` at a time. */
-export async function* monthEmployeeBatches(pool: Pool, companyId: string, month: string, batchSize = 1000): AsyncGenerator<RegisterRow[]> {
-  let after = '';
+/** The last code of every `size` employees of the month, in code order: the volumes' boundaries. */
+export async function monthCodeBoundaries(pool: Pool, companyId: string, month: string, size: number): Promise<string[]> {
+  const { rows } = await pool.query<{ code: string }>(
+    `select code from (select e.code, row_number() over (order by e.code) as rn from employees e where e.company_id = $1 and ${IN_MONTH_SQL}) t
+     where rn % $3 = 0 order by code`,
+    [companyId, month, size],
+  );
+  return rows.map((r) => r.code);
+}
+
+/** The month's employees in code order (in the range), `batchSize` at a time. */
+export async function* monthEmployeeBatches(pool: Pool, companyId: string, month: string, batchSize = 1000, range: CodeRange = ALL): AsyncGenerator<RegisterRow[]> {
+  let after = range.afterCode;
   for (;;) {
     const { rows } = await pool.query<Row>(
-      `${SELECT} where e.id in (select e.id from employees e where e.company_id = $1 and e.code > $3 and ${IN_MONTH_SQL} order by e.code limit $4)
+      `${SELECT} where e.id in (select e.id from employees e where e.company_id = $1 and e.code > $3 and ($5::text is null or e.code <= $5) and ${IN_MONTH_SQL}
+                                order by e.code limit $4)
        order by e.code`,
-      [companyId, month, after, batchSize],
+      [companyId, month, after, batchSize, range.toCode],
     );
     if (rows.length === 0) return;
     yield rows.map(toRow);

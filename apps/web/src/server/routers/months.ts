@@ -6,7 +6,7 @@ import { hrProcedure, jobs } from '../trpc.ts';
 const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
 const exportOutput = z.object({
   id: z.string(), month: z.string(), kind: z.enum(EXPORT_KINDS), status: z.enum(['queued', 'building', 'ready', 'failed']), done: z.number(), total: z.number(),
-  filename: z.string(), bytes: z.number().nullable(), error: z.string().nullable(), requestedBy: z.string(), createdAt: z.date(), finishedAt: z.date().nullable(),
+  filename: z.string(), volume: z.number(), volumes: z.number(), bytes: z.number().nullable(), error: z.string().nullable(), requestedBy: z.string(), createdAt: z.date(), finishedAt: z.date().nullable(),
   expiresAt: z.date().nullable(), expired: z.boolean(),
 });
 
@@ -21,7 +21,7 @@ export const monthsRouter = {
   /** Builds an export in the background (build-month-export job); the same one on its way is returned. Audited. */
   requestExport: hrProcedure
     .input(z.object({ month, kind: z.enum(EXPORT_KINDS) }))
-    .output(z.object({ export: exportOutput, created: z.boolean() }))
+    .output(z.object({ export: exportOutput, created: z.boolean(), volumes: z.number() }))
     .mutation(({ ctx, input }) => requestMonthExport(ctx.pool, jobs(ctx), { companyId: ctx.companyId, month: input.month, kind: input.kind, actor: ctx.actor })),
 } satisfies TRPCRouterRecord;
 

@@ -41,6 +41,7 @@ const M = {
   transfer: { en: 'Bank transfer', bn: 'ব্যাংক স্থানান্তর' },
   pdf: { en: 'PDF', bn: 'পিডিএফ' },
   total: { en: 'employees', bn: 'জন কর্মচারী' },
+  part: { en: (i: number, n: number) => `part ${i} of ${n}`, bn: (i: number, n: number) => `${n}টির ${i} নম্বর অংশ` },
 } as const;
 
 const KINDS = ['slips-zip', 'register-csv', 'register-xlsx'] as const;
@@ -99,7 +100,7 @@ export default function MonthPage() {
             return (
               <li key={e.id} data-testid="export" data-kind={e.kind} data-status={status} className="rounded border border-slate-200 p-2 text-sm">
                 <div className="flex flex-wrap items-center gap-2">
-                  <span className="font-medium"><L {...M.kinds[e.kind]} /></span>
+                  <span className="font-medium"><L {...M.kinds[e.kind]} />{e.volumes > 1 && <> · <L en={M.part.en(e.volume, e.volumes)} bn={M.part.bn(e.volume, e.volumes)} /></>}</span>
                   <ExportBadge status={status} />
                   <span className="text-slate-600">{fmtTime(e.createdAt)} · <L {...M.requestedBy} /> {e.requestedBy.replace(/^hr:/, '')}</span>
                   {status === 'ready' && (
