@@ -9,3 +9,4 @@ export * from './delivery.ts';
 export * from './exports/index.ts';
 export * from './months.ts';
 export * from './companies.ts';
+export * from './date-of-birth.ts';

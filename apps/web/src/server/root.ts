@@ -1,7 +1,7 @@
 import { adminRouter } from './routers/admin.ts';
 import { authRouter } from './routers/auth.ts';
 import { deliveryRouter, employeesRouter, runsRouter } from './routers/hr.ts';
-import { companySettingsRouter, monthsRouter } from './routers/months.ts';
+import { companySettingsRouter, dateOfBirthRouter, monthsRouter } from './routers/months.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
@@ -11,6 +11,7 @@ export const appRouter = router({
   delivery: deliveryRouter,
   months: monthsRouter,
   company: companySettingsRouter,
+  dateOfBirth: dateOfBirthRouter,
   admin: adminRouter,
 });
 

@@ -1,4 +1,4 @@
-import { EXPORT_KINDS, employeesWithoutDateOfBirth, getCompany, listMonthExports, listMonths, monthDetail, monthDetailOutput, monthSummaryOutput, requestMonthExport, setProtectSlips } from '@beton/dashboard';
+import { dateOfBirthInput, employeeDateOfBirth, updateEmployeeDateOfBirth, EXPORT_KINDS, employeesWithoutDateOfBirth, getCompany, listMonthExports, listMonths, monthDetail, monthDetailOutput, monthSummaryOutput, requestMonthExport, setProtectSlips } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { hrProcedure, jobs } from '../trpc.ts';
@@ -37,4 +37,14 @@ export const companySettingsRouter = {
     .input(z.object({ protectSlips: z.boolean() }))
     .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
     .mutation(({ ctx, input }) => setProtectSlips(ctx.pool, ctx.companyId, input.protectSlips, ctx.actor)),
+} satisfies TRPCRouterRecord;
+
+const employeeId = z.number().int().positive().max(2_147_483_647);
+
+/** An employee's date of birth: the password of their protected slips (audited without the date). */
+export const dateOfBirthRouter = {
+  get: hrProcedure.input(z.object({ id: employeeId })).output(z.object({ dateOfBirth: z.string().nullable(), protectSlips: z.boolean() }))
+    .query(({ ctx, input }) => employeeDateOfBirth(ctx.pool, ctx.companyId, input.id)),
+  set: hrProcedure.input(z.object({ id: employeeId, dateOfBirth: dateOfBirthInput })).output(z.object({ dateOfBirth: z.string().nullable() }))
+    .mutation(({ ctx, input }) => updateEmployeeDateOfBirth(ctx.pool, ctx.companyId, input.id, input.dateOfBirth, ctx.actor)),
 } satisfies TRPCRouterRecord;
