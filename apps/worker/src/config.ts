@@ -36,6 +36,11 @@ export const EnvSchema = z.object({
   RETENTION_BATCH_SIZE: positiveInt.default(5000),
   /** When the daily retention pass runs (UTC; default 17:30 = 23:30 in Dhaka). */
   RETENTION_CRON: z.string().default('30 17 * * *'),
+  /**
+   * Hours a month export (slips ZIP, payroll register) stays downloadable once built; after that
+   * its download answers 410 and the retention pass deletes its file. Default: 24.
+   */
+  EXPORT_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   /** How often the scheduler ticks; 60000 uses graphile-worker's cron, less runs a local timer (tests, drills). */
   SCHEDULE_TICK_MS: positiveInt.default(60_000),
   DB_CONNECTION_BUDGET: positiveInt.default(60),
@@ -175,6 +180,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     bankPollCron: e.BANK_POLL_CRON,
     retentionCron: e.RETENTION_CRON,
     retention: { jobsMonths: e.RETENTION_JOBS_MONTHS, slipMonths: e.RETENTION_SLIP_MONTHS, batchSize: e.RETENTION_BATCH_SIZE },
+    exportTtlHours: e.EXPORT_TTL_HOURS,
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,

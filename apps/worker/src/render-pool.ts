@@ -43,9 +43,13 @@ export function createRenderPool(threads: number, options: RenderPoolOptions = {
     resourceLimits: RENDER_THREAD_HEAP,
   });
   return {
-    /** `key`: the render job's idempotency key (for the thread's errors and test hooks). */
-    async render(data: SlipData, run: { signal: AbortSignal; key?: string }): Promise<Uint8Array> {
-      const result: RenderResult = await pool.run({ data, ...(run.key ? { key: run.key } : {}) } satisfies RenderTask, { signal: run.signal });
+    /**
+     * `key`: the render job's idempotency key (for the thread's errors and test hooks);
+     * `password`: the PDF is encrypted with it in the thread, after rendering (protected slips).
+     */
+    async render(data: SlipData, run: { signal: AbortSignal; key?: string; password?: string | undefined }): Promise<Uint8Array> {
+      const task: RenderTask = { data, ...(run.key ? { key: run.key } : {}), ...(run.password ? { password: run.password } : {}) };
+      const result: RenderResult = await pool.run(task, { signal: run.signal });
       for (const event of result.unsupported) options.onUnsupportedText?.(event);
       return result.pdf;
     },

@@ -8,13 +8,14 @@ import { compileWasmWithLiftoffOnly } from '@beton/pdf/wasm-tier';
 // Before @beton/pdf compiles HarfBuzz: a render thread's memory (see wasm-tier.ts).
 compileWasmWithLiftoffOnly();
 const { createSlipRenderer, sampleSlip } = await import('@beton/pdf');
+const { encryptPdf } = await import('@beton/pdf/encrypt');
 
 /** What the render of the task being run reported (a thread runs one task at a time). */
 const unsupported: UnsupportedText[] = [];
 const renderer = createSlipRenderer({ onUnsupportedText: (event) => unsupported.push(event) });
 
-/** `key`: the render job's idempotency key. */
-export type RenderTask = { data: SlipData; key?: string } | { warmUp: number };
+/** `key`: the render job's idempotency key; `password`: encrypt the rendered PDF with it (protected slips). */
+export type RenderTask = { data: SlipData; key?: string; password?: string } | { warmUp: number };
 
 /** The PDF, and the text in it that the font could not draw (the pool logs it). */
 export interface RenderResult {
@@ -29,6 +30,8 @@ export default async function render(task: RenderTask): Promise<RenderResult> {
     for (let i = 0; i < task.warmUp; i++) await renderer.render(sampleSlip({ employee: { code: `WARM-UP-${i}` } }));
     return { pdf: new Uint8Array(), unsupported: [] };
   }
-  const pdf = await renderer.render(task.data);
+  const rendered = await renderer.render(task.data);
+  // A separate step: the unprotected path is unchanged.
+  const pdf = task.password ? await encryptPdf(rendered, task.password) : rendered;
   return { pdf, unsupported: unsupported.splice(0) };
 }

@@ -30,13 +30,14 @@ export interface ListEmployeesInput {
 // of the month's attempts at the slip, so not a superseded job (another attempt did its
 // work) nor an extra copy: its email job done → sent; a render done whose email job is
 // gone (an admin discarded it) → rendered.
-const SLIP_STATUS_SQL = `
+export const SLIP_STATUS_SQL = `
   case when s.status is null then 'none'
        when s.status = 'done' and s.task_name = 'send-slip-email' then 'sent'
        when s.status = 'done' then 'rendered'
        else s.status::text end`;
 
-const LATEST_SLIP_JOB = `
+/** `s`: the employee `e`'s newest slip job of the month $2 (see SLIP_STATUS_SQL). */
+export const LATEST_SLIP_JOB = `
   left join lateral (
     select j.status, j.task_name, j.last_error_code from jobs j
     where j.employee_id = e.id and j.task_name in ('render-slip', 'send-slip-email') and j.payload->>'month' = $2

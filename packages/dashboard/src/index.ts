@@ -6,3 +6,7 @@ export * from './employees.ts';
 export * from './admin.ts';
 export * from './schemas.ts';
 export * from './delivery.ts';
+export * from './exports/index.ts';
+export * from './months.ts';
+export * from './companies.ts';
+export * from './date-of-birth.ts';

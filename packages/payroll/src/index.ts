@@ -12,5 +12,6 @@ export * from './schedule-source.ts';
 export * from './send.ts';
 export * from './slip-attempts.ts';
 export * from './slip.ts';
+export * from './slip-password.ts';
 export * from './plan.ts';
 export * from './retention.ts';

@@ -1,16 +1,26 @@
 import { formatTaka, monthNames, toBengaliDigits } from '@beton/pdf/format';
+import { SLIP_PASSWORD_RULE } from './slip-password.ts';
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-export function slipEmail(p: { nameLatin: string; nameBengali: string; company: string; month: string; netPay: number }) {
+/**
+ * The slip's email. `passwordProtected`: the attached PDF is encrypted (slip-password.ts), so the
+ * email says how to open it, and — since a misdirected email must leak nothing — leaves the net
+ * pay out.
+ */
+export function slipEmail(p: { nameLatin: string; nameBengali: string; company: string; month: string; netPay: number; passwordProtected?: boolean }) {
   const m = monthNames(p.month);
   const subject = `Salary slip ${m.en} / বেতন স্লিপ ${m.bn} — ${p.company}`;
   const text = [
     `Dear ${p.nameLatin},`,
-    `your salary slip for ${m.en} is attached. Net pay: ${formatTaka(p.netPay)}.`,
+    p.passwordProtected
+      ? `your salary slip for ${m.en} is attached. It is password-protected: to open it, enter ${SLIP_PASSWORD_RULE.en}.`
+      : `your salary slip for ${m.en} is attached. Net pay: ${formatTaka(p.netPay)}.`,
     '',
     `প্রিয় ${p.nameBengali},`,
-    `${m.bn} মাসের বেতন স্লিপ সংযুক্ত করা হলো। নিট বেতন: ৳ ${toBengaliDigits(p.netPay.toFixed(2))}।`,
+    p.passwordProtected
+      ? `${m.bn} মাসের বেতন স্লিপ সংযুক্ত করা হলো। স্লিপটি পাসওয়ার্ড দিয়ে সুরক্ষিত: খুলতে পাসওয়ার্ড হিসেবে দিন ${SLIP_PASSWORD_RULE.bn}।`
+      : `${m.bn} মাসের বেতন স্লিপ সংযুক্ত করা হলো। নিট বেতন: ৳ ${toBengaliDigits(p.netPay.toFixed(2))}।`,
     '',
     `— ${p.company}`,
   ].join('\n');

@@ -8,7 +8,9 @@
  * - email delivery records past the same period (the idempotency record of a job that no
  *   longer exists), schedule due times and bank polls (the newest poll always stays: it is the
  *   next poll's start), and worker rows stopped or silent for over a week;
- * - slip PDFs older than `slipMonths` (default 84: 7 years, see the README).
+ * - slip PDFs older than `slipMonths` (default 84: 7 years, see the README);
+ * - HR's month exports past their expiry (EXPORT_TTL_HOURS after they were built), with their
+ *   file parts (the foreign key cascades), and failed ones older than a day.
  *
  * Queued, running and retrying jobs are never touched, whatever their age; the audit log and
  * salary transfers are kept. A pass stops when its time budget is used or its signal aborts
@@ -34,7 +36,7 @@ interface Step {
   what: string;
   /** Deletes at most $2 rows older than $1 (a timestamp); returns the rows it deleted. */
   sql: string;
-  cutoff: 'jobs' | 'slips' | 'workers';
+  cutoff: 'jobs' | 'slips' | 'workers' | 'now';
 }
 
 const STEPS: Step[] = [
@@ -49,6 +51,12 @@ const STEPS: Step[] = [
     cutoff: 'jobs',
     sql: `delete from email_deliveries where id in (
             select id from email_deliveries where created_at < $1 and status <> 'sending' order by created_at limit $2)`,
+  },
+  {
+    what: 'month_exports',
+    cutoff: 'now',
+    sql: `delete from month_exports where id in (
+            select id from month_exports where expires_at < $1 or (status = 'failed' and created_at < $1 - interval '1 day') limit $2)`,
   },
   { what: 'slips', cutoff: 'slips', sql: `delete from slips where id in (select id from slips where created_at < $1 order by created_at limit $2)` },
   {
@@ -96,6 +104,7 @@ export async function purgeHistory(
     jobs: monthsBefore(now, policy.jobsMonths),
     slips: monthsBefore(now, policy.slipMonths),
     workers: new Date(now.getTime() - WORKER_ROWS_KEPT_DAYS * 86_400_000),
+    now,
   };
   const deleted: Record<string, number> = {};
   let batches = 0;

@@ -17,10 +17,10 @@ export interface MailDeps {
 export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Promise<DeliveryResult> {
   const key = slipKey(payload);
   const data = await loadSlipData(deps.pool, payload.employeeId, payload.month);
-  const slip = await deps.pool.query<{ pdf: Buffer }>('select pdf from slips where key = $1', [key]);
+  const slip = await deps.pool.query<{ pdf: Buffer; encrypted: boolean }>('select pdf, encrypted from slips where key = $1', [key]);
   const pdf = slip.rows[0]?.pdf;
   if (!pdf) throw new PermanentError('slip_missing', `No rendered slip stored for ${key}`);
-  const content = slipEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: payload.month, netPay: data.netPay });
+  const content = slipEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: payload.month, netPay: data.netPay, passwordProtected: slip.rows[0]!.encrypted });
   return deliverEmail(
     deps,
     {

@@ -4,13 +4,14 @@ import { PermanentError } from '@beton/jobs';
 import type { SlipData } from '@beton/pdf';
 import { salaryInMonthSql } from '@beton/people/salary';
 import { createHash } from 'node:crypto';
+import { requireSlipPassword, SLIP_PASSWORD_SQL } from './slip-password.ts';
 
 import type { Salary } from '@beton/people/validation';
 
 export type { Salary };
 
 /** A month's earnings and deductions, as the slip prints them. */
-function salaryLines(s: Salary) {
+export function salaryLines(s: Salary) {
   return {
     earnings: [
       { labelEn: 'Basic salary', labelBn: 'মূল বেতন', amount: s.basic },
@@ -33,9 +34,10 @@ export function netPay(salary: Salary): number {
 }
 
 /** What a slip of `month` prints: the employee row and the salary components in force that month (packages/people). */
-export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<SlipData & { companyId: string; replyTo: string | null }> {
-  const { rows } = await db.query<{ company_id: string; company: string; reply_to: string | null; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary }>(
-    `select e.company_id, c.name as company, c.reply_to_email as reply_to, e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
+export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<SlipData & { companyId: string; replyTo: string | null; protectSlips: boolean; password: string | null }> {
+  const { rows } = await db.query<{ company_id: string; company: string; reply_to: string | null; protect_slips: boolean; password: string | null; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary }>(
+    `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password,
+            e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
             ${salaryInMonthSql('e', '$2')} as salary
      from employees e join companies c on c.id = e.company_id where e.id = $1`,
     [employeeId, month],
@@ -46,6 +48,8 @@ export async function loadSlipData(db: Pool | PoolClient, employeeId: number, mo
   return {
     companyId: e.company_id,
     replyTo: e.reply_to,
+    protectSlips: e.protect_slips,
+    password: e.password,
     company: { name: e.company },
     employee: { code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email, bankAccount: e.bank_account },
     month,
@@ -71,25 +75,27 @@ export interface RenderSlipPayload {
  * ahead while it rendered).
  */
 export async function renderSlipAndQueueEmail(
-  deps: { pool: Pool; jobs: JobClient<BetonJobs>; render: (data: SlipData) => Promise<Uint8Array> },
+  deps: { pool: Pool; jobs: JobClient<BetonJobs>; render: (data: SlipData, options: { password?: string }) => Promise<Uint8Array> },
   payload: RenderSlipPayload,
   key: string,
   options: { jobId?: number } = {},
-): Promise<{ bytes: number; sha256: string }> {
-  const { companyId: _ignored, replyTo: _replyTo, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
-  const pdf = await deps.render(data);
+): Promise<{ bytes: number; sha256: string; encrypted: boolean }> {
+  const { companyId: _ignored, replyTo: _replyTo, protectSlips, password, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
+  // A protected slip is encrypted after rendering, in the same render thread (slip-password.ts);
+  // without its password the job fails, classified, before anything is rendered or sent.
+  const pdf = await deps.render(data, protectSlips ? { password: requireSlipPassword({ code: data.employee.code, password }) } : {});
   const sha256 = createHash('sha256').update(pdf).digest('hex');
   // Two statements, in this order, each atomic on its own: the email job exists only once its
   // slip is stored. A crash between them leaves a stored slip and no email job; the render job
   // is then not done, and its next attempt stores the slip again (same key) and enqueues.
   await deps.pool.query(
-    `insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, $5, $6)
-     on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, created_at = now()`,
-    [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength],
+    `insert into slips (employee_id, month, key, pdf, sha256, bytes, encrypted) values ($1, $2, $3, $4, $5, $6, $7)
+     on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, encrypted = excluded.encrypted, created_at = now()`,
+    [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength, protectSlips],
   );
   const priority = options.jobId === undefined
     ? undefined
     : (await deps.pool.query<{ priority: number }>('select priority from jobs where id = $1', [options.jobId])).rows[0]?.priority;
   await deps.jobs.enqueue('send-slip-email', payload, priority === undefined ? {} : { priority });
-  return { bytes: pdf.byteLength, sha256 };
+  return { bytes: pdf.byteLength, sha256, encrypted: protectSlips };
 }

@@ -70,7 +70,7 @@ describe('retention pass', () => {
       holder.release();
     }
     expect(result.done).toBe(true);
-    expect(result.deleted).toEqual({ jobs: 40, email_deliveries: 25, slips: 6, schedule_runs: 10, bank_polls: 1, workers: 2 });
+    expect(result.deleted).toEqual({ jobs: 40, email_deliveries: 25, month_exports: 0, slips: 6, schedule_runs: 10, bank_polls: 1, workers: 2 });
     expect(result.batches).toBeGreaterThan(6 + 3); // 40 jobs at 7 a statement: 6 batches, and more for the rest
     expect(await one(`select count(*)::int as n from jobs where idempotency_key like 'ret-old-%'`)).toBe(0);
     expect(await one(`select count(*)::int as n from jobs where idempotency_key like 'ret-open-%'`)).toBe(5); // never queued/retrying
@@ -84,6 +84,6 @@ describe('retention pass', () => {
     expect(counters).toEqual(truth);
     expect(await one(`select count(*)::int as n from run_job_counts where payroll_run_id = '00000000-0000-4000-a000-0000000000aa'`)).toBe(0);
     // A second pass finds nothing.
-    expect((await purgeHistory(db.pool, { now, batchSize: 7 })).deleted).toEqual({ jobs: 0, email_deliveries: 0, slips: 0, schedule_runs: 0, bank_polls: 0, workers: 0 });
+    expect((await purgeHistory(db.pool, { now, batchSize: 7 })).deleted).toEqual({ jobs: 0, email_deliveries: 0, month_exports: 0, slips: 0, schedule_runs: 0, bank_polls: 0, workers: 0 });
   });
 });

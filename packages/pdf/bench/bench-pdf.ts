@@ -8,7 +8,8 @@
  * words (so words repeat across employees, as they do in a company). A second
  * pass gives every slip a never-seen Bengali name, the worst case for the
  * shaping cache. With --json the last line is
- * {"pdfMedianMs":..,"pdfP99Ms":..,"slipsPerSecondPerCore":..,"bytes":..,"coldNameMedianMs":..,"cpuMedianMs":..}
+ * {"pdfMedianMs":..,"pdfP99Ms":..,"slipsPerSecondPerCore":..,"bytes":..,"coldNameMedianMs":..,"cpuMedianMs":..,
+ *  "encryptedMedianMs":..,"encryptedCpuMedianMs":..}
  * (times in ms per slip, wall clock unless named cpu; bytes per PDF).
  */
 import { availableParallelism } from 'node:os';
@@ -20,6 +21,7 @@ import { compileWasmWithLiftoffOnly } from '../src/wasm-tier.ts';
 compileWasmWithLiftoffOnly();
 const { createSlipRenderer } = await import('../src/index.ts');
 const { slip } = await import('./slips.ts');
+const { encryptPdf } = await import('../src/encrypt.ts');
 
 const { values: args } = parseArgs({
   options: {
@@ -31,7 +33,7 @@ const { values: args } = parseArgs({
 const SLIPS = Number(args.slips);
 const WARMUP = Number(args.warmup);
 
-async function measure(renderer: SlipRenderer, from: number, count: number, coldName: boolean) {
+async function measure(renderer: SlipRenderer, from: number, count: number, coldName: boolean, password?: string) {
   const times: number[] = [];
   const cpuTimes: number[] = [];
   let bytes = 0;
@@ -39,7 +41,9 @@ async function measure(renderer: SlipRenderer, from: number, count: number, cold
     const data = slip(i, coldName);
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    const pdf = await renderer.render(data);
+    const rendered = await renderer.render(data);
+    // Protected slips (issue 22): the encryption step after the render, as the render thread runs it.
+    const pdf = password ? await encryptPdf(rendered, password) : rendered;
     const cpu = process.cpuUsage(cpu0);
     times.push(performance.now() - t0);
     cpuTimes.push((cpu.user + cpu.system) / 1000);
@@ -64,6 +68,7 @@ const layoutsBefore = renderer.stats.shaped;
 const warm = await measure(renderer, WARMUP, SLIPS, false);
 const layoutsWarm = renderer.stats.shaped - layoutsBefore;
 const cold = await measure(renderer, 1_000_000, Math.min(SLIPS, 200), true);
+const encrypted = await measure(renderer, WARMUP, Math.min(SLIPS, 100), false, '05031990');
 
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 const result = {
@@ -73,6 +78,9 @@ const result = {
   bytes: Math.round(warm.bytes),
   coldNameMedianMs: round(cold.median),
   cpuMedianMs: round(warm.cpuMedian),
+  /** A password-protected slip: render + AES-256 encryption (packages/pdf/src/encrypt.ts). */
+  encryptedMedianMs: round(encrypted.median),
+  encryptedCpuMedianMs: round(encrypted.cpuMedian),
 };
 
 console.log(`@beton/pdf slip benchmark: ${SLIPS} slips after ${WARMUP} warmup, one thread (${availableParallelism()} cores seen)`);
@@ -82,4 +90,5 @@ console.log(`  median CPU time ${result.cpuMedianMs} ms per slip (process CPU: l
 console.log(`  ${result.slipsPerSecondPerCore} slips/s per core, ${result.bytes} bytes per PDF`);
 console.log(`  HarfBuzz shaping calls (cache misses) during the measured run: ${layoutsWarm}`);
 console.log(`  never-seen Bengali name on every slip: median ${result.coldNameMedianMs} ms, p99 ${round(cold.p99)} ms`);
+console.log(`  password-protected (render + AES-256): median ${result.encryptedMedianMs} ms, CPU ${result.encryptedCpuMedianMs} ms per slip`);
 if (args.json) console.log(JSON.stringify(result));

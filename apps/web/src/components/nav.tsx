@@ -7,6 +7,8 @@ import { L } from './ui.tsx';
 const HR_LINKS = [
   { href: '/runs', en: 'Payroll runs', bn: 'বেতন রান' },
   { href: '/employees', en: 'Employees', bn: 'কর্মচারী' },
+  { href: '/months', en: 'Past months', bn: 'আগের মাস' },
+  { href: '/settings', en: 'Settings', bn: 'সেটিংস' },
 ];
 const ADMIN_LINKS = [
   { href: '/admin/failed', en: 'Failed jobs', bn: 'ব্যর্থ কাজ' },
@@ -14,6 +16,7 @@ const ADMIN_LINKS = [
   { href: '/admin/workers', en: 'Workers', bn: 'ওয়ার্কার' },
   { href: '/admin/schedules', en: 'Schedules', bn: 'সময়সূচি' },
   { href: '/admin/users', en: 'Users', bn: 'ব্যবহারকারী' },
+  { href: '/admin/companies', en: 'Companies', bn: 'কোম্পানি' },
 ];
 
 export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {

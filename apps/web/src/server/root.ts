@@ -2,6 +2,7 @@ import { adminRouter } from './routers/admin.ts';
 import { authRouter } from './routers/auth.ts';
 import { deliveryRouter, employeesRouter, runsRouter } from './routers/hr.ts';
 import { importsRouter, peopleRouter } from './routers/people.ts';
+import { companySettingsRouter, dateOfBirthRouter, monthsRouter } from './routers/months.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
@@ -11,6 +12,9 @@ export const appRouter = router({
   delivery: deliveryRouter,
   people: peopleRouter,
   imports: importsRouter,
+  months: monthsRouter,
+  company: companySettingsRouter,
+  dateOfBirth: dateOfBirthRouter,
   admin: adminRouter,
 });
 

@@ -2,6 +2,7 @@ import type { BetonJobName, JobHandler } from '@beton/jobs';
 import { importEmployeesHandler } from '@beton/people/import/handler';
 import type { HandlerDeps, HandlerFactory } from './deps.ts';
 import { applyEmailEventsHandler } from './apply-email-events.ts';
+import { buildMonthExportHandler } from './build-month-export.ts';
 import { noopHandler } from './noop.ts';
 import { payrollFanoutHandler } from './payroll-fanout.ts';
 import { pollBankHandler } from './poll-bank.ts';
@@ -27,6 +28,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'purge-history': purgeHistoryHandler,
   // Defined, with its policy, in packages/people/src/import: only its registration is here.
   'import-employees': (deps) => importEmployeesHandler({ pool: deps.pool }),
+  'build-month-export': buildMonthExportHandler,
   noop: noopHandler,
 };
 

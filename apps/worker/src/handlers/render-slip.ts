@@ -5,7 +5,7 @@ export const renderSlipHandler: HandlerFactory = (deps) => async (payload, ctx) 
   const renderPool = deps.renderPool;
   if (!renderPool) throw new Error('render-slip runs only in a pdf-render worker (no thread pool here)');
   const result = await renderSlipAndQueueEmail(
-    { pool: deps.pool, jobs: deps.jobs, render: (data) => renderPool.render(data, { signal: ctx.signal, key: ctx.idempotencyKey }) },
+    { pool: deps.pool, jobs: deps.jobs, render: (data, options) => renderPool.render(data, { signal: ctx.signal, key: ctx.idempotencyKey, password: options.password }) },
     payload,
     ctx.idempotencyKey,
     { jobId: ctx.jobId },

@@ -1,6 +1,7 @@
 import { importEmployeesJob } from '@beton/people/import/definition';
 import { defineJob } from '../definition.ts';
 import { applyEmailEvents } from './apply-email-events.ts';
+import { buildMonthExport } from './build-month-export.ts';
 import { noop } from './noop.ts';
 import { payrollFanout } from './payroll-fanout.ts';
 import { pollBank } from './poll-bank.ts';
@@ -12,7 +13,7 @@ import { sendSlipEmail } from './send-slip-email.ts';
 import { submitBankTransfers } from './submit-bank-transfers.ts';
 import { sweepStuckJobs } from './sweep-stuck-jobs.ts';
 
-export { applyEmailEvents, noop, payrollFanout, pollBank, purgeHistory, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
+export { applyEmailEvents, buildMonthExport, noop, payrollFanout, pollBank, purgeHistory, renderSlip, sendBankStatusEmail, sendReminderEmail, sendSlipEmail, submitBankTransfers, sweepStuckJobs };
 export * from './shared.ts';
 
 /** HR's employee import (issue 22): defined with its handler and policy in packages/people/src/import. */
@@ -31,6 +32,7 @@ export const jobDefinitions = [
   applyEmailEvents,
   purgeHistory,
   importEmployees,
+  buildMonthExport,
   noop,
 ] as const;
 

@@ -1,6 +1,6 @@
 import { emailAccountOutput, emailAccountStatus, resumeEmailQueue } from '@beton/dashboard';
 import { ERROR_KINDS, FAILED_VIEWS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
-import { AppError } from '@beton/dashboard';
+import { AppError, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
@@ -67,6 +67,14 @@ export const adminRouter = {
       users: await listUsers(ctx.pool),
       companies: (await ctx.pool.query<{ id: string; name: string }>(`select id, name from companies order by name`)).rows,
     })),
+  /** Companies with their settings, employees and HR users (issue 22). */
+  companies: adminProcedure.output(z.array(companyOutput)).query(({ ctx }) => listCompanies(ctx.pool)),
+  /** A new company (name, time zone, payroll schedule, deadline); its HR users are then created on the users page. Audited. */
+  createCompany: adminProcedure.input(newCompanyInput.partial({ timeZone: true, payrollSchedule: true, deadline: true, protectSlips: true })).output(companyOutput)
+    .mutation(({ ctx, input }) => createCompany(ctx.pool, input, ctx.actor)),
+  /** Password-protected slips of a company, as its HR can set them. Audited. */
+  setProtectSlips: adminProcedure.input(z.object({ companyId: z.string().uuid(), protectSlips: z.boolean() })).output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
+    .mutation(({ ctx, input }) => setProtectSlips(ctx.pool, input.companyId, input.protectSlips, ctx.actor)),
   /** A new user with a one-time password, shown once to the admin, to be changed at the first sign-in; audited. */
   createUser: adminProcedure
     .input(newUserInput)

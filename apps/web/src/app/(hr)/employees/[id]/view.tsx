@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import { Button, Card, L, StatusBadge, StatusLabel, fmtTime } from '../../../../components/ui.tsx';
 import { DeliveryEvents } from '../../../../components/delivery.tsx';
 import { EmployeeEditor } from './edit.tsx';
+import { DateOfBirthCard } from '../../../../components/date-of-birth.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 
 function fieldError(error: unknown, field: string): string | null {
@@ -68,6 +69,7 @@ export function EmployeeView({ id }: { id: number }) {
             <Button type="submit" disabled={updateEmail.isPending}><L en="Save email" bn="ইমেইল সংরক্ষণ" /></Button>
           </form>
         </Card>
+        <DateOfBirthCard id={id} />
         <Card>
           <h2 className="mb-2 font-semibold"><L en="Resend slip" bn="স্লিপ আবার পাঠান" /></h2>
           <div className="flex flex-wrap items-center gap-2">

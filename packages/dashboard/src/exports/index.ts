@@ -1,0 +1,6 @@
+export * from './kinds.ts';
+export * from './rows.ts';
+export * from './parts.ts';
+export * from './build.ts';
+export * from './requests.ts';
+export * from './job.ts';
