@@ -151,7 +151,7 @@ async function measure(employees: number, companies: number): Promise<Figures> {
                       case status when 'done' then 'done' when 'failed' then 'failed' else 'running' end::"AttemptOutcome",
                       last_error_kind, last_error_code, last_error, payroll_run_id, task_name from e)
        insert into email_deliveries (idempotency_key, recipient, status, provider_message_id, attempts, payroll_run_id, company_id, employee_id, created_at, sent_at)
-       select left(e.idempotency_key, -6), emp.email, case when e.status = 'done' then 'sent' else 'sending' end, case when e.status = 'done' then 'msg-' || e.id end, 1,
+       select left(e.idempotency_key, -6), emp.email, case when e.status = 'done' then 'sent' else 'sending' end::"DeliveryStatus", case when e.status = 'done' then 'msg-' || e.id end, 1,
               e.payroll_run_id, e.company_id, e.employee_id, e.started_at, e.finished_at
        from e join employees emp on emp.id = e.employee_id where e.status <> 'failed'`,
     );

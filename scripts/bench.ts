@@ -37,6 +37,7 @@ const { values: args } = parseArgs({
     'naive-sample': { type: 'string', default: '20' },
     costs: { type: 'string', default: '.beton/bench-costs.json' },
     'cpu-prof': { type: 'boolean', default: false },
+    'no-web': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.employees);
@@ -81,9 +82,12 @@ async function main() {
   exit.add(() => provider.close());
   // Issue 16: the provider's signed Event Webhook flows into the web app (processed + delivered
   // per slip, a batch a second), and a scheduler applies the events, as in production.
-  const web = await startWebServer(db.url, { env: { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey } });
-  exit.add(() => web.stop());
-  provider.configureWebhook({ url: `${web.url}/api/email/events`, batchMs: 1000 });
+  // --no-web (the planner's test): no web app, no Event Webhook.
+  if (!args['no-web']) {
+    const web = await startWebServer(db.url, { env: { SENDGRID_WEBHOOK_PUBLIC_KEY: provider.webhookPublicKey } });
+    exit.add(() => web.stop());
+    provider.configureWebhook({ url: `${web.url}/api/email/events`, batchMs: 1000 });
+  }
   // The scheduler also submits each company's salaries (submit-bank-transfers): to a bank simulator.
   const bank = await startBankSimulator({});
   exit.add(() => bank.close());

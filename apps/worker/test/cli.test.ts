@@ -173,7 +173,7 @@ describe('beton CLI (a real process on a test database)', () => {
   });
 
   it('plan --json gives the story figures without a database', async () => {
-    const run = await beton(['plan', '--json'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    const run = await beton(['plan', '--story', '--json'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
     expect(run.code, run.stderr).toBe(0);
     const plan = JSON.parse(run.stdout);
     expect(plan.render.workers).toBe(24);
