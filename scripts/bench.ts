@@ -179,14 +179,19 @@ async function main() {
   conns.stop();
   const cpuMs = cpu.stop();
   // Statements per slip (each one round trip, BEGIN/COMMIT included) and where the database's time went.
+  // Top-level statements only: each is one round trip (a trigger's statements run inside the
+  // statement that fired it, and its time is counted in that statement's).
   const sqlTop = statements
     ? (
         await db.pool.query<{ query: string; calls: number; ms: number; rows: number }>(
-          `select regexp_replace(query, '\s+', ' ', 'g') as query, calls::int, total_exec_time::float8 as ms, rows::int
-           from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc`,
+          `select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls::int, total_exec_time::float8 as ms, rows::int
+           from pg_stat_statements where toplevel and dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc`,
         )
       ).rows
     : [];
+  const sqlNested = statements
+    ? (await db.pool.query<{ calls: number }>(`select coalesce(sum(calls), 0)::int as calls from pg_stat_statements where not toplevel and dbid = (select oid from pg_database where datname = current_database())`)).rows[0]!.calls
+    : 0;
   const sqlCalls = sqlTop.reduce((a, r) => a + r.calls, 0);
   const sqlMs = sqlTop.reduce((a, r) => a + r.ms, 0);
   const harnessUsage = process.cpuUsage(harnessCpu0);
@@ -311,7 +316,7 @@ async function main() {
   ];
   for (const [k, v] of rows) say(`  ${k.padEnd(72)} ${v}`);
   if (sqlTop.length) {
-    say(`\nStatements: ${round(sqlCalls / N, 1)} per slip (${sqlCalls} in all), ${round(sqlMs / N, 2)} ms of execution per slip; the top 15 by time:`);
+    say(`\nStatements: ${round(sqlCalls / N, 1)} round trips per slip (${sqlCalls} in all; ${round(sqlNested / N, 1)} more per slip inside triggers and functions), ${round(sqlMs / N, 2)} ms of execution per slip (wall, lock waits included); the top 15 by time:`);
     say(`  ${'calls/slip'.padStart(10)} ${'ms/slip'.padStart(8)} ${'ms/call'.padStart(8)}  statement`);
     for (const r of sqlTop.slice(0, 15)) say(`  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  ${r.query.slice(0, 150)}`);
   }
@@ -355,7 +360,7 @@ async function main() {
         const sum = summarizeCpuProfile(path.join(dir, f));
         if (sum.totalMs < 200) continue;
         say(`\nCPU profile ${kind} ${f} (${round(sum.totalMs / 1000, 1)} s busy): self time by function`);
-        for (const l of sum.lines) say(`  ${String(round(sum.share * 100, 1)).padStart(5)} %  ${round(sum.selfMs).toString().padStart(7)} ms  ${l.fn.slice(0, 110)}`);
+        for (const l of sum.lines) say(`  ${String(round(l.share * 100, 1)).padStart(5)} %  ${round(sum.selfMs).toString().padStart(7)} ms  ${l.fn.slice(0, 110)}`);
       }
     }
     say(`profiles in ${path.relative(repoRoot, profileDir)} (open in Chrome DevTools › Performance)`);

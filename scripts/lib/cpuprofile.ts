@@ -37,7 +37,8 @@ export function summarizeCpuProfile(file: string, top = 12): { totalMs: number; 
     const ms = (deltas[i + 1] ?? 0) / 1000;
     if (!node) continue;
     const { functionName, url, lineNumber } = node.callFrame;
-    if (functionName === '(idle)') {
+    // (idle): the event loop waiting; atomicsWaitLoop: a piscina thread waiting for its next task.
+    if (functionName === '(idle)' || functionName === 'atomicsWaitLoop') {
       idle += ms;
       continue;
     }
