@@ -76,13 +76,20 @@ export interface NightInput {
   slotsPerEmailProcess?: number;
   /** Database connections each worker process keeps (DB_POOL_MAX). Default 10. */
   poolPerProcess?: number;
-  /** Plan for this throughput instead of the fastest (the provider's rate). */
-  slipsPerSecond?: number;
+  /**
+   * The throughput to plan for: a number of slips/s, 'fastest' (the provider's rate), or by
+   * default 'deadline': what the deadline needs with `margin` to spare (never above the rate).
+   */
+  slipsPerSecond?: number | 'fastest' | 'deadline';
+  /** With 'deadline': plan for the needed throughput × this. Default 1.25. */
+  margin?: number;
 }
 
 export interface NightPlan {
   costs: { measuredAt: string; cores: number; loaded: boolean; cpuMsPerSlip: number; renderJobMs: number; sendMs: number };
-  input: Required<Omit<NightInput, 'slipsPerSecond'>> & { slipsPerSecond: number | null };
+  input: Required<Omit<NightInput, 'slipsPerSecond'>> & { slipsPerSecond: number | 'fastest' | 'deadline' };
+  /** The fastest the provider allows: N / R + one slip's latency. */
+  fastestRunSeconds: number;
   /** The throughput planned for and why. */
   slipsPerSecond: number;
   /** The throughput the deadline needs (N / (window − one slip's latency)). */
@@ -94,21 +101,24 @@ export interface NightPlan {
   email: { cores: number; processes: number; concurrencyLimit: number };
   scheduler: { cores: number; processes: number };
   web: { cores: number };
-  database: { cores: number; connections: number; statementsPerSecond: number | null };
+  database: { cores: number; connections: number; statementsPerSecond: number | null; beyondOneServer: boolean };
   /** Worker machines (render, email, scheduler, web) and the database's own machine. */
   workerMachines: number;
   databaseMachines: number;
   machineHours: number;
   cost: number;
+  /** Of which the database machines' share (they run all day anyway; shown apart). */
+  databaseCost: number;
 }
 
 const ceil = (x: number) => Math.max(1, Math.ceil(x - 1e-9));
 
 /** Plans a payroll night of `employees` slips from measured per-slip costs. */
 export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
-  const input = { coresPerMachine: 8, machineHourCost: 40, maxLoad: 0.75, slotsPerEmailProcess: 1000, poolPerProcess: 10, ...raw };
+  const input = { coresPerMachine: 8, machineHourCost: 40, maxLoad: 0.75, slotsPerEmailProcess: 1000, poolPerProcess: 10, margin: 1.25, slipsPerSecond: 'deadline' as const, ...raw };
   for (const [k, v] of Object.entries(input)) {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new CostsError(`${k} must be a number >= 0, got ${v}`);
+    if (typeof v === 'string' && k === 'slipsPerSecond' && (v === 'fastest' || v === 'deadline')) continue;
+    if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new CostsError(`${k} must be a number >= 0, got ${v}`);
   }
   if (!(input.employees > 0 && input.providerRate > 0 && input.windowSeconds > 0 && input.coresPerMachine >= 1)) {
     throw new CostsError('employees, provider rate, window and cores per machine must be > 0');
@@ -117,8 +127,17 @@ export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
   const c = costs.cpuMsPerSlip;
   const latencyS = (costs.renderJobMs + costs.sendMs) / 1000;
   const needed = input.employees / Math.max(1, input.windowSeconds - latencyS);
-  // Fastest: the provider's rate; or the rate asked for (never above the provider's).
-  const rate = Math.min(input.providerRate, input.slipsPerSecond ?? input.providerRate);
+  // The provider's rate (fastest), the deadline's need with a margin, or the rate asked for — never above the provider's.
+  // 'deadline': as many worker machines as the deadline's need × margin takes, used fully (the
+  // same machine-hours finish sooner; a machine half used costs as much as a full one).
+  const workerCoresPerRate = (c.render + c.email + c.scheduler + c.web) / 1000 / input.maxLoad;
+  const machinesForDeadline = ceil((workerCoresPerRate * needed * input.margin) / input.coresPerMachine);
+  const wanted =
+    input.slipsPerSecond === 'fastest' ? input.providerRate
+    : input.slipsPerSecond === 'deadline' ? (machinesForDeadline * input.coresPerMachine) / workerCoresPerRate
+    : input.slipsPerSecond;
+  if (!(wanted > 0)) throw new CostsError(`the throughput to plan for must be > 0, got ${wanted}`);
+  const rate = Math.min(input.providerRate, wanted);
   const cores = (cpuMs: number) => (rate * cpuMs) / 1000 / input.maxLoad;
   const renderCores = cores(c.render);
   const renderProcesses = ceil(renderCores / input.coresPerMachine);
@@ -127,7 +146,7 @@ export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
   // A Node process runs its JavaScript on one core: an email process gets at most one core's work.
   const emailProcesses = Math.max(ceil(emailCores), ceil(inFlight / input.slotsPerEmailProcess));
   const schedulerCores = cores(c.scheduler);
-  const schedulerProcesses = Math.max(2, ceil(schedulerCores)); // two: one stands by
+  const schedulerProcesses = ceil(schedulerCores) + 1; // one more stands by
   const webCores = cores(c.web);
   const dbCores = cores(c.postgres);
   const workerCores = renderCores + emailCores + schedulerCores + webCores;
@@ -138,7 +157,8 @@ export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
   const machineHours = ((workerMachines + databaseMachines) * runSeconds) / 3600;
   return {
     costs: { measuredAt: costs.measuredAt, cores: costs.machine.cores, loaded: costs.machine.loaded ?? false, cpuMsPerSlip: c.total ?? c.render + c.email + c.scheduler + c.web + c.postgres, renderJobMs: costs.renderJobMs, sendMs: costs.sendMs },
-    input: { ...input, slipsPerSecond: input.slipsPerSecond ?? null },
+    input,
+    fastestRunSeconds: input.employees / input.providerRate + latencyS,
     slipsPerSecond: rate,
     neededSlipsPerSecond: needed,
     runSeconds,
@@ -148,11 +168,12 @@ export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
     email: { cores: emailCores, processes: emailProcesses, concurrencyLimit: inFlight },
     scheduler: { cores: schedulerCores, processes: schedulerProcesses },
     web: { cores: webCores },
-    database: { cores: dbCores, connections: processes * input.poolPerProcess, statementsPerSecond: costs.statementsPerSlip ? rate * costs.statementsPerSlip : null },
+    database: { cores: dbCores, connections: processes * input.poolPerProcess, statementsPerSecond: costs.statementsPerSlip ? rate * costs.statementsPerSlip : null, beyondOneServer: dbCores > 32 },
     workerMachines,
     databaseMachines,
     machineHours,
     cost: machineHours * input.machineHourCost,
+    databaseCost: ((databaseMachines * runSeconds) / 3600) * input.machineHourCost,
   };
 }
 
@@ -198,15 +219,15 @@ export function formatNight(p: NightPlan, hhmm: (s: number) => string): string[]
   const i = p.input;
   return [
     `Payroll night on measured costs (${p.costs.measuredAt.slice(0, 16).replace('T', ' ')} UTC on ${p.costs.cores} cores${p.costs.loaded ? ', machine shared' : ''}: ${n1(p.costs.cpuMsPerSlip, 2)} CPU ms a slip, render job ${n1(p.costs.renderJobMs)} ms, send ${n1(p.costs.sendMs)} ms)`,
-    `${n1(i.employees, 0)} slips, provider ${n1(i.providerRate)}/s, window ${hhmm(i.windowSeconds)}; the deadline needs ${n1(p.neededSlipsPerSecond, 2)} slips/s; planned at ${n1(p.slipsPerSecond)} slips/s (${i.slipsPerSecond === null ? "the provider's rate: the fastest" : 'asked for'}), each core at most ${Math.round(i.maxLoad * 100)} % busy`,
+    `${n1(i.employees, 0)} slips, provider ${n1(i.providerRate)}/s, window ${hhmm(i.windowSeconds)}; the deadline needs ${n1(p.neededSlipsPerSecond, 2)} slips/s; planned at ${n1(p.slipsPerSecond, 2)} slips/s (${i.slipsPerSecond === 'fastest' ? "the provider's rate: the fastest" : i.slipsPerSecond === 'deadline' ? (p.slipsPerSecond < p.neededSlipsPerSecond * i.margin ? "the provider's rate: the deadline needs more" : `the deadline's need × ${i.margin} on whole machines, used fully`) : 'asked for'}), each core at most ${Math.round(i.maxLoad * 100)} % busy; the fastest possible run: ${hhmm(p.fastestRunSeconds)}`,
     '',
     `  render      ${n1(p.render.cores, 2).padStart(7)} cores → ${p.render.processes} pdf-render process(es) (a render thread per core)`,
-    `  email       ${n1(p.email.cores, 2).padStart(7)} cores → ${p.email.processes} send-email process(es), EMAIL_CONCURRENCY_LIMIT ${p.email.concurrencyLimit} (rate × send time × 1.2), EMAIL_RATE_LIMIT ${n1(p.slipsPerSecond)}`,
-    `  scheduler   ${n1(p.scheduler.cores, 2).padStart(7)} cores → ${p.scheduler.processes} maintenance processes (one stands by)`,
+    `  email       ${n1(p.email.cores, 2).padStart(7)} cores → ${p.email.processes} send-email process(es), EMAIL_CONCURRENCY_LIMIT ${p.email.concurrencyLimit} (rate × send time × 1.2), EMAIL_RATE_LIMIT ${Math.min(i.providerRate, Math.ceil(p.slipsPerSecond))}`,
+    `  scheduler   ${n1(p.scheduler.cores, 2).padStart(7)} cores → ${p.scheduler.processes} maintenance processes (one of them stands by)`,
     `  web         ${n1(p.web.cores, 2).padStart(7)} cores (the Event Webhook's batches, HR's pages)`,
-    `  PostgreSQL  ${n1(p.database.cores, 2).padStart(7)} cores, ${p.database.connections} connections (${i.poolPerProcess} per worker process)${p.database.statementsPerSecond ? `, ${n1(p.database.statementsPerSecond, 0)} statements/s` : ''}`,
+    `  PostgreSQL  ${n1(p.database.cores, 2).padStart(7)} cores, ${p.database.connections} connections (${i.poolPerProcess} per worker process)${p.database.statementsPerSecond ? `, ${n1(p.database.statementsPerSecond, 0)} statements/s` : ''}${p.database.beyondOneServer ? ' — more than one database server does well: plan a lower --rate' : ''}`,
     '',
     `Machines: ${p.workerMachines} × ${i.coresPerMachine}-core for the workers + ${p.databaseMachines} × ${i.coresPerMachine}-core for the database`,
-    `Run: ${hhmm(p.runSeconds)} → ${p.onTime ? `on time, ${hhmm(p.slackSeconds)} slack` : `LATE by ${hhmm(-p.slackSeconds)}`}; ${n1(p.machineHours, 2)} machine-hours ≈ ${n1(p.cost, 1)} BDT at ${n1(i.machineHourCost)} BDT per ${i.coresPerMachine}-core machine-hour`,
+    `Run: ${hhmm(p.runSeconds)} → ${p.onTime ? `on time, ${hhmm(p.slackSeconds)} slack` : `LATE by ${hhmm(-p.slackSeconds)}`}; ${n1(p.machineHours, 2)} machine-hours ≈ ${n1(p.cost, 1)} BDT (the database's share ${n1(p.databaseCost, 1)}) at ${n1(i.machineHourCost)} BDT per ${i.coresPerMachine}-core machine-hour`,
   ];
 }

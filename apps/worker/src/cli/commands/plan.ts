@@ -9,14 +9,14 @@ export const BENCH_COSTS_FILE = '.beton/bench-costs.json';
 export const COMMITTED_COSTS_FILE = 'docs/capacity.json';
 
 const help = `Usage: beton plan [--employees 50000] [--provider-rate 40] [--start 02:00] [--deadline 09:00]
-                  [--costs FILE] [--cores 8] [--machine-hour-cost 40] [--rate N] [--max-load 0.75] [--json]
+                  [--costs FILE] [--cores 8] [--machine-hour-cost 40] [--rate N|fastest|deadline] [--max-load 0.75] [--json]
        beton plan --story [--render-ms 800] [--send-ms 1200] [--send-cpu-ms 20] [--concurrency-limit 45]
                   [--machines 3] [--cores 8] … (the story's arithmetic)
 
 The capacity planner on measured costs: what one slip cost in each process kind (CPU ms of
 render, email, scheduler, web and PostgreSQL), the render job's and the send's time — from
 --costs, by default ${BENCH_COSTS_FILE} (written by \`npm run bench\`) or else the committed
-${COMMITTED_COSTS_FILE} — planned for N slips at the provider's rate (or --rate): how many
+${COMMITTED_COSTS_FILE} — planned for N slips at what the deadline needs (or --rate): how many
 render and email processes on how many cores, EMAIL_CONCURRENCY_LIMIT, PostgreSQL's cores and
 connections, the run's time against the deadline and the cost (--machine-hour-cost BDT per
 --cores-core machine-hour, default 40 for 8 cores). No database needed.
@@ -29,7 +29,8 @@ Options:
   --costs <file>           measured costs (default: ${BENCH_COSTS_FILE}, else ${COMMITTED_COSTS_FILE})
   --cores <n>              cores per machine (default: 8)
   --machine-hour-cost <n>  BDT per machine-hour (default: 40)
-  --rate <n>               plan for this many slips/s instead of the provider's rate
+  --rate <n|fastest|deadline>  slips/s to plan for: a number, the provider's rate (fastest), or
+                           what the deadline needs × 1.25 (deadline, the default)
   --max-load <f>           share of each core to plan on (default: 0.75)
   --json                   the plan as one JSON object
   -h, --help               this help
@@ -103,7 +104,7 @@ export const plan: Command = {
           coresPerMachine: numberFlag(values.cores, 'cores', 8, { integer: true, min: 1 }),
           machineHourCost: numberFlag(values['machine-hour-cost'], 'machine-hour-cost', 40, { min: 0 }),
           maxLoad: numberFlag(values['max-load'], 'max-load', 0.75, { min: 0.01, max: 1 }),
-          ...(values.rate !== undefined ? { slipsPerSecond: numberFlag(values.rate, 'rate', 1, { min: 0.001 }) } : {}),
+          ...(values.rate !== undefined ? { slipsPerSecond: values.rate === 'fastest' || values.rate === 'deadline' ? values.rate : numberFlag(values.rate, 'rate', 1, { min: 0.001 }) } : {}),
         });
         if (values.json) io.out(JSON.stringify({ costsFile: file, ...night }));
         else for (const line of [`costs: ${file}`, ...formatNight(night, hoursMinutes)]) io.out(line);
