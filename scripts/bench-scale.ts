@@ -158,7 +158,8 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     await pool.query(`delete from graphile_worker._private_jobs w using jobs j where j.id = (w.payload->>'jobId')::bigint and j.status in ('done', 'failed', 'running')`);
 
     // Every company's salaries submitted to the bank (the submit-bank-transfers job's function).
-    const bank = await startBankSimulator({});
+    // Nothing credited on its own (a day's delay): the poll below sees what bank.credit() credits.
+    const bank = await startBankSimulator({ creditDelayMs: 86_400_000 });
     cleanups.push(() => bank.close());
     const bankClient = createBankClient({ baseUrl: bank.url, apiKey: bank.apiKey });
     const companyIds = (await pool.query<{ id: string }>('select id from companies order by id')).rows.map((r) => r.id);
