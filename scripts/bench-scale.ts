@@ -130,7 +130,7 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     );
     await pool.query(`delete from graphile_worker._private_jobs w using jobs j where j.id = (w.payload->>'jobId')::bigint and j.status = 'done'`);
     // Their emails, enqueued as the render job does (the job client: rows and wake-ups).
-    const rendered = (await pool.query<{ payload: BetonJobs['send-slip-email'] }>(`select payload from jobs where task_name = 'render-slip' and status = 'done'`)).rows;
+    const rendered = (await pool.query<{ payload: { companyId: string; employeeId: number; month: string; payrollRunId?: string } }>(`select payload from jobs where task_name = 'render-slip' and status = 'done'`)).rows;
     for (let i = 0; i < rendered.length; i += 20_000) {
       await jobs.enqueueMany('send-slip-email', rendered.slice(i, i + 20_000).map((r) => ({ payload: r.payload })));
     }

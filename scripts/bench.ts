@@ -365,7 +365,7 @@ async function main() {
         const sum = summarizeCpuProfile(path.join(dir, f));
         if (sum.totalMs < 200) continue;
         say(`\nCPU profile ${kind} ${f} (${round(sum.totalMs / 1000, 1)} s busy): self time by function`);
-        for (const l of sum.lines) say(`  ${String(round(l.share * 100, 1)).padStart(5)} %  ${round(sum.selfMs).toString().padStart(7)} ms  ${l.fn.slice(0, 110)}`);
+        for (const l of sum.lines) say(`  ${String(round(l.share * 100, 1)).padStart(5)} %  ${round(l.selfMs).toString().padStart(7)} ms  ${l.fn.slice(0, 110)}`);
       }
     }
     say(`profiles in ${path.relative(repoRoot, profileDir)} (open in Chrome DevTools › Performance)`);
