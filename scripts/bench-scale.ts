@@ -200,26 +200,28 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     f.bankPollIdleMs = await p50(() => pollBankCredits(pollDeps, new Date(Date.UTC(2026, 11, 1, 2, 30 + 15 * k++)).toISOString()), Math.min(REPS, 7));
     say(`  bank poll credited ${window.credited.toLocaleString('en')} transfers of ${window.companies} companies`);
 
-    // ---- worker processes on this database: peak RSS ----
-    const provider = await startProviderSimulator({ latencyMs: 1200, latencySpreadMs: 200, ratePerSecond: 1000, storeAttachmentBytes: false });
-    cleanups.push(() => provider.close());
-    const env = {
-      DATABASE_URL: db.url, SENDGRID_BASE_URL: provider.url, SENDGRID_API_KEY: 'SG.beton-dev', LOG_LEVEL: 'warn',
-      EMAIL_CONCURRENCY_LIMIT: '200', EMAIL_RATE_LIMIT: '1000', BANK_API_URL: bank.url, SWEEP_CRON: '* * * * *', BANK_POLL_CRON: '* * * * *',
-    };
-    const workers = [
-      spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }),
-      spawnWorkerSlowStart({ name: 'send-email', queue: 'send-email', env }),
-      spawnWorkerSlowStart({ name: 'scheduler', queue: 'maintenance', env }),
-    ];
-    const rss = sampleRss(() => workers.map((w) => ({ name: w.name, pid: w.pid })), 500);
-    await Promise.all(workers.map((w) => w.ready));
-    await sleep(WORKERS_S * 1000);
-    rss.stop();
-    await Promise.all(workers.map((w) => w.stop(20_000)));
-    const peaks = [...rss.peak].map(([name, mb]) => `${name} ${round(mb)} MB`).join(', ');
-    f.peakWorkerRssMb = round(Math.max(...rss.peak.values()));
-    say(`  workers ran ${WORKERS_S} s on this database: peak RSS ${peaks}`);
+    // ---- worker processes on this database: peak RSS (--workers-seconds 0: skipped) ----
+    if (WORKERS_S > 0) {
+      const provider = await startProviderSimulator({ latencyMs: 1200, latencySpreadMs: 200, ratePerSecond: 1000, storeAttachmentBytes: false });
+      cleanups.push(() => provider.close());
+      const env = {
+        DATABASE_URL: db.url, SENDGRID_BASE_URL: provider.url, SENDGRID_API_KEY: 'SG.beton-dev', LOG_LEVEL: 'warn',
+        EMAIL_CONCURRENCY_LIMIT: '200', EMAIL_RATE_LIMIT: '1000', BANK_API_URL: bank.url, SWEEP_CRON: '* * * * *', BANK_POLL_CRON: '* * * * *',
+      };
+      const workers = [
+        spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }),
+        spawnWorkerSlowStart({ name: 'send-email', queue: 'send-email', env }),
+        spawnWorkerSlowStart({ name: 'scheduler', queue: 'maintenance', env }),
+      ];
+      const rss = sampleRss(() => workers.map((w) => ({ name: w.name, pid: w.pid })), 500);
+      await Promise.all(workers.map((w) => w.ready));
+      await sleep(WORKERS_S * 1000);
+      rss.stop();
+      await Promise.all(workers.map((w) => w.stop(20_000)));
+      const peaks = [...rss.peak].map(([name, mb]) => `${name} ${round(mb)} MB`).join(', ');
+      f.peakWorkerRssMb = round(Math.max(...rss.peak.values()));
+      say(`  workers ran ${WORKERS_S} s on this database: peak RSS ${peaks}`);
+    } else f.peakWorkerRssMb = 0;
 
     // ---- size per 10,000 employees per month ----
     const renderer = createSlipRenderer();
@@ -254,9 +256,10 @@ function growth(small: number, big: number, factor: number): string {
 }
 
 async function main() {
-  for (const [name, v] of Object.entries({ employees: N, companies: COMPANIES, reps: REPS, 'workers-seconds': WORKERS_S })) {
+  for (const [name, v] of Object.entries({ employees: N, companies: COMPANIES, reps: REPS })) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number >= 1 (got ${v})`);
   }
+  if (!Number.isInteger(WORKERS_S) || WORKERS_S < 0) throw new Error(`--workers-seconds must be a whole number >= 0 (got ${args['workers-seconds']})`);
   if (!Number.isInteger(COMPARE) || COMPARE < 0 || COMPARE >= N) throw new Error(`--compare-at must be a whole number below --employees, or 0 (got ${args['compare-at']})`);
   say(`Beton scale bench — ${N.toLocaleString('en')} employees over ${COMPANIES} companies${COMPARE ? `, compared with ${COMPARE.toLocaleString('en')} over ${Math.max(1, Math.round((COMPANIES * COMPARE) / N))}` : ''}`);
   say(`machine: ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start, Node ${process.version}`);
