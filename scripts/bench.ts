@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- [--employees N] [--json] [--fanout-only] [--email-concurrency C]` — the
+ * `npm run bench -- [--employees N] [--json] [--fanout-only] [--email-concurrency C] [--provider-rate R]
+ *                   [--cpu-prof] [--no-web] [--costs FILE]` — the
  * story's night without faults at the provider's real parameters (40/s, 1.2 s ± 200 ms):
  * fan-out, render, send, through real worker processes (one pdf-render, one send-email);
  * then the story's naive loop (render then send, one at a time) on a small sample against
@@ -11,6 +12,13 @@
  * 0.87) whatever the rate limit; the rate limit (40 placed in each second of the provider's
  * window) binds above ~40 × 1.3 ≈ 52 (the provider saw at most 55 in flight at 56). Default
  * here: 56 — the report names the value used.
+ *
+ * Issue 23 — the pipeline's ceiling: --provider-rate R runs the provider at R/s (latency
+ * unchanged) with EMAIL_RATE_LIMIT R and EMAIL_CONCURRENCY_LIMIT R × 1.6, so the provider is not
+ * the limit; the report adds slips per second end to end, CPU ms per slip by process kind (from
+ * /proc: scripts/lib/cpu.ts), the other load on the machine, statements per slip
+ * (pg_stat_statements) and the binding stage (README "Capacity"), and writes the measured costs
+ * to --costs (default .beton/bench-costs.json) for `beton plan`. --cpu-prof profiles each worker.
  */
 import { seedDatabase } from '@beton/db';
 import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
