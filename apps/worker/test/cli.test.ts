@@ -194,7 +194,7 @@ describe('beton CLI (a real process on a test database)', () => {
     expect(plan.database.connections).toBeGreaterThan(0);
     expect(plan.cost).toBeGreaterThan(0);
     const text = await beton(['plan', '--costs', 'docs/capacity.json', '--employees', '50000'], noDb);
-    expect(text.stdout).toMatch(/Machines: \d+ × 8-core for the workers/);
+    expect(text.stdout).toMatch(/Machines: \d+ × 8-core for the workers \+ one database server of \d+ cores/);
     const missing = await beton(['plan', '--costs', 'no/such.json'], noDb);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no measured costs at .*no\/such\.json: run `npm run bench -- --json` first/);

@@ -102,7 +102,7 @@ export interface NightPlan {
   scheduler: { cores: number; processes: number };
   web: { cores: number };
   database: { cores: number; connections: number; statementsPerSecond: number | null; beyondOneServer: boolean };
-  /** Worker machines (render, email, scheduler, web) and the database's own machine. */
+  /** Worker machines (render, email, scheduler, web), and the database server's size in machines of `coresPerMachine` (one server). */
   workerMachines: number;
   databaseMachines: number;
   machineHours: number;
@@ -227,7 +227,7 @@ export function formatNight(p: NightPlan, hhmm: (s: number) => string): string[]
     `  web         ${n1(p.web.cores, 2).padStart(7)} cores (the Event Webhook's batches, HR's pages)`,
     `  PostgreSQL  ${n1(p.database.cores, 2).padStart(7)} cores, ${p.database.connections} connections (${i.poolPerProcess} per worker process)${p.database.statementsPerSecond ? `, ${n1(p.database.statementsPerSecond, 0)} statements/s` : ''}${p.database.beyondOneServer ? ' — more than one database server does well: plan a lower --rate' : ''}`,
     '',
-    `Machines: ${p.workerMachines} × ${i.coresPerMachine}-core for the workers + ${p.databaseMachines} × ${i.coresPerMachine}-core for the database`,
+    `Machines: ${p.workerMachines} × ${i.coresPerMachine}-core for the workers + one database server of ${p.databaseMachines * i.coresPerMachine} cores (priced as ${p.databaseMachines} × ${i.coresPerMachine}-core)`,
     `Run: ${hhmm(p.runSeconds)} → ${p.onTime ? `on time, ${hhmm(p.slackSeconds)} slack` : `LATE by ${hhmm(-p.slackSeconds)}`}; ${n1(p.machineHours, 2)} machine-hours ≈ ${n1(p.cost, 1)} BDT (the database's share ${n1(p.databaseCost, 1)}) at ${n1(i.machineHourCost)} BDT per ${i.coresPerMachine}-core machine-hour`,
   ];
 }
