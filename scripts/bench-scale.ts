@@ -187,6 +187,10 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     f.adminFailedMs = await p50(() => Promise.all([listFailedJobs(pool, {}, { limit: 50, offset: 0 }), countFailedJobs(pool, {}), failedFacets(pool)]));
     f.adminQueuesMs = await p50(() => queuesOverview(pool));
     f.adminWorkersMs = await p50(() => listWorkers(pool));
+    say(`    HR progress ${f.hrProgressMs} ms, runs list ${f.hrRunsListMs} ms, employees page ${f.employeesPageMs} ms, search ${f.employeesSearchMs} ms, admin failed ${f.adminFailedMs} ms, queues ${f.adminQueuesMs} ms, workers ${f.adminWorkersMs} ms`);
+    t = performance.now();
+    const swept = await recoverStuckJobs(pool, {});
+    say(`    first sweep: ${round(performance.now() - t)} ms, ${swept.recovered.length} recovered (their workers silent), ${swept.requeued.length} stranded queued again`);
     f.sweepMs = await p50(() => recoverStuckJobs(pool, {}), Math.min(REPS, 5));
 
     // The bank: a quarter of the month credited since the last poll, then polls that find nothing new.
