@@ -26,7 +26,7 @@ export interface FreshDatabase {
  * A database nobody else uses: with DATABASE_URL a new database on that server (dropped at
  * the end); otherwise an embedded PostgreSQL in a throwaway folder `.beton/<label>-<pid>`.
  */
-export async function freshDatabase(label: string, options: { fast?: boolean; keep?: boolean; log?: (s: string) => void } = {}): Promise<FreshDatabase> {
+export async function freshDatabase(label: string, options: { fast?: boolean; keep?: boolean; settings?: Record<string, string>; log?: (s: string) => void } = {}): Promise<FreshDatabase> {
   const name = `beton_${label}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   let serverUrl: string;
   let stopServer = async () => {};
@@ -37,7 +37,7 @@ export async function freshDatabase(label: string, options: { fast?: boolean; ke
     where = `database ${name} on the DATABASE_URL server`;
   } else {
     const dir = path.join(repoRoot, `.beton/${label}-${process.pid}`);
-    const server = await startEmbeddedPostgres({ dir, persistent: false, fast: options.fast ?? false, port: await freePort() });
+    const server = await startEmbeddedPostgres({ dir, persistent: false, fast: options.fast ?? false, port: await freePort(), ...(options.settings ? { settings: options.settings } : {}) });
     serverUrl = server.serverUrl;
     where = `embedded PostgreSQL in ${path.relative(repoRoot, dir)} (port ${server.port}${options.fast ? ', fsync off' : ''})`;
     restart = (downMs) => server.restart({ downMs });

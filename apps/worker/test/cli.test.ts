@@ -193,13 +193,34 @@ describe('beton CLI (a real process on a test database)', () => {
   });
 
   it('plan --json gives the story figures without a database', async () => {
-    const run = await beton(['plan', '--json'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    const run = await beton(['plan', '--story', '--json'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
     expect(run.code, run.stderr).toBe(0);
     const plan = JSON.parse(run.stdout);
     expect(plan.render.workers).toBe(24);
     expect(plan.email.workersPerMachine).toBe(480);
     expect(plan.email.perSecond).toBe(37.5);
     expect(plan.naive.slipsInWindow).toBe(12_600);
+  });
+
+  it('plan plans on the measured costs of docs/capacity.json, and says what is missing', async () => {
+    const noDb = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const run = await beton(['plan', '--costs', 'docs/capacity.json', '--employees', '500000', '--provider-rate', '1000', '--rate', 'fastest', '--json'], noDb);
+    expect(run.code, run.stderr).toBe(0);
+    const plan = JSON.parse(run.stdout);
+    expect(plan.costsFile).toBe('docs/capacity.json');
+    expect(plan.slipsPerSecond).toBe(1000);
+    expect(plan.render.processes).toBeGreaterThanOrEqual(1);
+    expect(plan.email.concurrencyLimit).toBeGreaterThan(1000);
+    expect(plan.database.connections).toBeGreaterThan(0);
+    expect(plan.cost).toBeGreaterThan(0);
+    const text = await beton(['plan', '--costs', 'docs/capacity.json', '--employees', '50000'], noDb);
+    expect(text.stdout).toMatch(/Machines: \d+ × 8-core for the workers \+ one database server of \d+ cores/);
+    const missing = await beton(['plan', '--costs', 'no/such.json'], noDb);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no measured costs at .*no\/such\.json: run `npm run bench -- --json` first/);
+    const story = await beton(['plan', '--render-ms', '800'], noDb);
+    expect(story.code).toBe(2);
+    expect(story.stderr).toContain("--render-ms is the story's planner: add --story");
   });
 });
 

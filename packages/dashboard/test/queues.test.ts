@@ -20,8 +20,9 @@ describe('queues overview (admin)', () => {
          insert into jobs (task_name, queue, payload, status, max_attempts, idempotency_key)
          select t, q, '{}', 'done', 6, t || '-' || i from (values ('send-slip-email', 'send-email', 35), ('render-slip', 'pdf-render', 7)) v(t, q, n), generate_series(1, v.n) i
          returning id, task_name, idempotency_key)
-       insert into job_attempts (job_id, attempt, started_at, finished_at, outcome)
-       select id, 1, $1::timestamptz - interval '20 seconds',
+       -- The attempt carries its job's task, as the engine's claim writes it.
+       insert into job_attempts (job_id, attempt, task_name, started_at, finished_at, outcome)
+       select id, 1, task_name, $1::timestamptz - interval '20 seconds',
               case when task_name = 'send-slip-email' and split_part(idempotency_key, '-', 4)::int > 30 then $1::timestamptz - interval '11 seconds' else $1::timestamptz - interval '3 seconds' end,
               'done'
        from j`,

@@ -15,6 +15,8 @@ export interface EmbeddedOptions {
   maxConnections?: number;
   /** Trade durability for speed (fsync off) — for throwaway test clusters. Default: false. */
   fast?: boolean;
+  /** More server settings (`-c name=value`), e.g. the benches' `shared_preload_libraries: 'pg_stat_statements'`. */
+  settings?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -92,7 +94,7 @@ async function loadEmbeddedPostgres() {
  * package. As root, initdb refuses to run, so a `postgres` system user is created.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const { dir, persistent = true, maxConnections = 300, fast = false, log = () => {} } = options;
+  const { dir, persistent = true, maxConnections = 300, fast = false, settings = {}, log = () => {} } = options;
   mkdirSync(path.dirname(dir), { recursive: true });
   const portFile = `${dir}.port`;
   const remembered = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : undefined;
@@ -125,6 +127,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       '-c',
       `max_connections=${maxConnections}`,
       ...(fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: (m) => log(String(m).trimEnd()),
     onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),

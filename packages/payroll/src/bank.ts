@@ -160,8 +160,10 @@ export async function pollBankCredits(deps: BankPollDeps, dueAt: string, signal?
          select company_id, count(*)::int as n from u group by company_id order by company_id`,
         [credits.map((c) => c.reference), credits.map((c) => c.creditedAt)],
       );
-      for (const row of updated.rows) {
-        await deps.jobs.enqueue('send-bank-status-email', { companyId: row.company_id, pollWindow: dueAt, credited: row.n }, { client });
+      // Every company's status email in one statement (one enqueue per company was 600 round
+      // trips in a window at 600 companies: bench:scale).
+      if (updated.rows.length) {
+        await deps.jobs.enqueueMany('send-bank-status-email', updated.rows.map((row) => ({ payload: { companyId: row.company_id, pollWindow: dueAt, credited: row.n } })), { client });
       }
       const credited = updated.rows.reduce((a, r) => a + r.n, 0);
       await client.query('insert into bank_polls (due_at, as_of, credited) values ($1, $2, $3)', [dueAt, asOf, credited]);

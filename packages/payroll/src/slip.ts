@@ -88,14 +88,16 @@ export async function renderSlipAndQueueEmail(
   // Two statements, in this order, each atomic on its own: the email job exists only once its
   // slip is stored. A crash between them leaves a stored slip and no email job; the render job
   // is then not done, and its next attempt stores the slip again (same key) and enqueues.
-  await deps.pool.query(
-    `insert into slips (employee_id, month, key, pdf, sha256, bytes, encrypted) values ($1, $2, $3, $4, $5, $6, $7)
-     on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, encrypted = excluded.encrypted, created_at = now()`,
-    [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength, protectSlips],
+  // The job's priority now is read in the same round trip as the slip's insert (one statement
+  // fewer per slip; issue 23).
+  const { rows } = await deps.pool.query<{ priority: number }>(
+    `with stored as (
+       insert into slips (employee_id, month, key, pdf, sha256, bytes, encrypted) values ($1, $2, $3, $4, $5, $6, $7)
+       on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, encrypted = excluded.encrypted, created_at = now())
+     select priority from jobs where id = $8`,
+    [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength, protectSlips, options.jobId ?? null],
   );
-  const priority = options.jobId === undefined
-    ? undefined
-    : (await deps.pool.query<{ priority: number }>('select priority from jobs where id = $1', [options.jobId])).rows[0]?.priority;
+  const priority = options.jobId === undefined ? undefined : rows[0]?.priority;
   await deps.jobs.enqueue('send-slip-email', payload, priority === undefined ? {} : { priority });
   return { bytes: pdf.byteLength, sha256, encrypted: protectSlips };
 }
