@@ -78,7 +78,7 @@ describe('payroll with deactivation and dated salaries', () => {
     // The render job runs as a worker runs it, with the real renderer.
     await renderSlipAndQueueEmail({ pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions), render: renderSlip }, job.payload, job.idempotency_key);
     const pdf = (await db.pool.query<{ pdf: Buffer }>(`select pdf from slips where key = $1`, [job.idempotency_key])).rows[0]!.pdf;
-    const text = mupdf.Document.openDocument(pdf, 'application/pdf').loadPage(0).toStructuredText().asText();
+    const text = mupdf.Document.openDocument(pdf, 'application/pdf').loadPage(0).toStructuredText('').asText();
     expect(text).toContain('44,000.00'); // 43,000 + the 1,000 more medical allowance
     expect(text).toContain('2,500.00');
     expect(text).not.toContain('43,000.00');

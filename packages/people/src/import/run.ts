@@ -10,7 +10,8 @@
  *   upserts keyed by (company, employee code) that write only what differs, so running the same
  *   file again changes nothing: a crash and a re-run end in the same state as one clean run.
  */
-import { auditMany, type Pool, type PoolClient } from '@beton/db';
+import type { Pool, PoolClient } from '@beton/db';
+import { auditMany } from '@beton/db/audit';
 import { salaryInMonthSql, sameSalary } from '../salary.ts';
 import { transaction } from '../tx.ts';
 import type { Salary } from '../validation.ts';
