@@ -26,7 +26,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'apply-email-events': applyEmailEventsHandler,
   'purge-history': purgeHistoryHandler,
   // Defined, with its policy, in packages/people/src/import: only its registration is here.
-  'import-employees': (deps) => importEmployeesHandler({ pool: deps.pool }),
+  'import-employees': (deps) => importEmployeesHandler({ pool: deps.pool, enqueue: (payload) => deps.jobs.enqueue('import-employees', payload) }),
   noop: noopHandler,
 };
 
