@@ -78,10 +78,12 @@ async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
 }
 
 /**
- * The file's data rows in batches of BATCH_ROWS; a code seen on an earlier row is an error of
- * the later one (the same rule in both phases). `missing`: the header lacks required columns.
+ * The file's data rows in batches of BATCH_ROWS; a code already on an earlier row (valid or not)
+ * is an error of the later one (the same rule in both phases). Rows before `skipBefore` (done by
+ * an earlier part) are not validated again: only their code is read, for that rule, and they
+ * come as entries without record or errors. `missing`: the header lacks required columns.
  */
-async function* batches(imp: StoredImport): AsyncGenerator<Entry[] | { missing: string[] }> {
+async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry[] | { missing: string[] }> {
   let header: ReturnType<typeof mapHeader> | null = null;
   const seen = new Set<string>();
   let batch: Entry[] = [];
@@ -95,16 +97,15 @@ async function* batches(imp: StoredImport): AsyncGenerator<Entry[] | { missing: 
       }
       continue;
     }
-    const parsed = parseRow(row, cells, header.index, imp.effective_month);
+    const code = (cells[header.index.code!] ?? '').trim();
+    const duplicate = code !== '' && seen.has(code);
+    if (code !== '') seen.add(code);
     const entry: Entry = { index: index++, row };
-    if ('record' in parsed) {
-      if (seen.has(parsed.record.code)) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile' }];
-      else {
-        seen.add(parsed.record.code);
-        entry.record = parsed.record;
-      }
-    } else {
-      entry.errors = parsed.errors;
+    if (entry.index >= skipBefore) {
+      const parsed = parseRow(row, cells, header.index, imp.effective_month);
+      if (duplicate) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile' }];
+      else if ('record' in parsed) entry.record = parsed.record;
+      else entry.errors = parsed.errors;
     }
     batch.push(entry);
     if (batch.length === BATCH_ROWS) {
@@ -205,7 +206,7 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
   let checkpoint = (await pool.query<{ phase_rows: number }>(`select phase_rows from employee_imports where id = $1`, [importId])).rows[0]!.phase_rows;
   let worked = false;
   try {
-    for await (const batch of readAhead(batches(imp))) {
+    for await (const batch of readAhead(batches(imp, checkpoint))) {
       options.signal?.throwIfAborted();
       if (!Array.isArray(batch)) {
         await transaction(pool, async (client) => {
@@ -316,7 +317,7 @@ export async function applyImport(pool: Pool, importId: string, options: PhaseOp
   const actor = imp.apply_requested_by ?? imp.created_by;
   let applied = imp.applied_rows;
   let worked = false;
-  for await (const batch of readAhead(batches(imp))) {
+  for await (const batch of readAhead(batches(imp, applied))) {
     if (!Array.isArray(batch)) break;
     const end = batch.at(-1)!.index + 1;
     if (end <= applied) continue; // committed by an earlier part or attempt
