@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Button, Card, fmtTime } from '../../../../components/ui.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
+import { employeeDetailsSchema, fieldReasons, salaryChangeSchema } from '@beton/people/validation';
 import { fieldErrorsOf, messages, SALARY_LABELS, salaryForm, SalaryFields, TextField, type SalaryForm } from '../fields.tsx';
 
 /** Every string of the employee editor, in English and Bengali (moves to the i18n catalogue as it is). */
@@ -61,9 +62,26 @@ export function EmployeeEditor({ id }: { id: number }) {
   const active = useMutation(trpc.people.setActive.mutationOptions({ onSuccess: refresh }));
   const change = useMutation(trpc.people.changeSalary.mutationOptions({ onSuccess: refresh }));
   const corrected = useMutation(trpc.people.resendCorrected.mutationOptions({ onSuccess: refresh }));
+  // Each form is checked here first with the service's own schema (no request for input it would refuse); the service checks again.
+  const [localDetails, setLocalDetails] = useState<Record<string, string>>({});
+  const [localSalary, setLocalSalary] = useState<Record<string, string>>({});
   if (!r || !salary) return null;
-  const detailErrors = fieldErrorsOf(update.error);
-  const salaryErrors = fieldErrorsOf(change.error);
+  const detailErrors = Object.keys(localDetails).length ? localDetails : fieldErrorsOf(update.error);
+  const salaryErrors = Object.keys(localSalary).length ? localSalary : fieldErrorsOf(change.error);
+  const saveDetails = () => {
+    const checked = employeeDetailsSchema.safeParse(details);
+    setLocalDetails(checked.success ? {} : fieldReasons(checked.error));
+    if (!checked.success) return update.reset();
+    update.mutate({ id, details });
+  };
+  const saveSalary = () => {
+    corrected.reset();
+    const input = { salary, effectiveMonth };
+    const checked = salaryChangeSchema.safeParse(input);
+    setLocalSalary(checked.success ? {} : fieldReasons(checked.error));
+    if (!checked.success) return change.reset();
+    change.mutate({ id, change: input });
+  };
   const set = (k: keyof typeof details) => (v: string) => setDetails({ ...details, [k]: v });
   return (
     <div className="grid gap-4 md:grid-cols-2">
@@ -81,7 +99,7 @@ export function EmployeeEditor({ id }: { id: number }) {
         {active.error && <p role="alert" className="text-sm text-red-700">{active.error.message}</p>}
 
         <h2 className="pt-2 font-semibold"><T k="details" /></h2>
-        <form noValidate className="space-y-2" onSubmit={(e) => { e.preventDefault(); update.mutate({ id, details }); }}>
+        <form noValidate className="space-y-2" onSubmit={(e) => { e.preventDefault(); saveDetails(); }}>
           <TextField name="nameLatin" label={<T k="nameLatin" />} value={details.nameLatin} onChange={set('nameLatin')} error={detailErrors.nameLatin} />
           <TextField name="nameBengali" lang="bn" label={<T k="nameBengali" />} value={details.nameBengali} onChange={set('nameBengali')} error={detailErrors.nameBengali} />
           <TextField name="details.email" type="email" inputMode="email" label={<T k="email" />} value={details.email} onChange={set('email')} error={detailErrors.email} />
@@ -95,8 +113,8 @@ export function EmployeeEditor({ id }: { id: number }) {
       <Card className="space-y-3">
         <h2 className="font-semibold"><T k="salary" /></h2>
         <p className="text-sm"><T k="currentSalary" /> ({r.currentMonth}): <T k="netPay" /> <span data-testid="current-net" className="font-semibold">{taka(net(r.salary))}</span></p>
-        <form noValidate className="space-y-3" onSubmit={(e) => { e.preventDefault(); corrected.reset(); change.mutate({ id, change: { salary, effectiveMonth } }); }}>
-          {change.error && <p role="alert" data-testid="salary-error" className="text-sm text-red-700">{Object.keys(salaryErrors).length ? <T k="fix" /> : change.error.message}</p>}
+        <form noValidate className="space-y-3" onSubmit={(e) => { e.preventDefault(); saveSalary(); }}>
+          {(change.error || Object.keys(salaryErrors).length > 0) && <p role="alert" data-testid="salary-error" className="text-sm text-red-700">{Object.keys(salaryErrors).length ? <T k="fix" /> : change.error?.message}</p>}
           <SalaryFields value={salary} onChange={setSalary} errors={salaryErrors} />
           <div className="max-w-xs"><TextField name="effectiveMonth" type="month" label={<T k="effectiveMonth" />} value={effectiveMonth} onChange={setEffectiveMonth} error={salaryErrors.effectiveMonth} /></div>
           <Button type="submit" disabled={change.isPending}><T k="saveSalary" /></Button>

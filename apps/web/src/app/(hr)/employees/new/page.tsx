@@ -5,6 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { Button, Card } from '../../../../components/ui.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
+import { fieldReasons, newEmployeeSchema } from '@beton/people/validation';
 import { EMPTY_SALARY, fieldErrorsOf, messages, SalaryFields, TextField, thisMonth } from '../fields.tsx';
 
 /** Every string of this page, in English and Bengali (moves to the i18n catalogue as it is). */
@@ -28,16 +29,29 @@ export default function NewEmployeePage() {
   const [form, setForm] = useState({ code: '', nameLatin: '', nameBengali: '', email: '', bankAccount: '', effectiveMonth: thisMonth() });
   const [salary, setSalary] = useState(EMPTY_SALARY);
   const create = useMutation(trpc.people.create.mutationOptions({ onSuccess: (r) => router.push(`/employees/${r.id}`) }));
-  const errors = fieldErrorsOf(create.error);
+  // Checked here first with the service's own schema (no request for a form that would be refused); the service checks again.
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const errors = Object.keys(local).length ? local : fieldErrorsOf(create.error);
+  const submit = () => {
+    const employee = { ...form, salary };
+    const checked = newEmployeeSchema.safeParse(employee);
+    if (!checked.success) {
+      create.reset();
+      setLocal(fieldReasons(checked.error));
+      return;
+    }
+    setLocal({});
+    create.mutate({ employee });
+  };
   const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
   return (
     <div className="space-y-4">
       <Link href="/employees" className="text-sm text-indigo-700 underline">← <T k="back" /></Link>
       <h1 className="text-2xl font-semibold"><T k="title" /></h1>
-      <form noValidate className="space-y-4" onSubmit={(e) => { e.preventDefault(); create.mutate({ employee: { ...form, salary } }); }}>
-        {create.error && (
+      <form noValidate className="space-y-4" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+        {(create.error || Object.keys(errors).length > 0) && (
           <p role="alert" data-testid="form-error" className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
-            {Object.keys(errors).length ? <T k="fix" /> : create.error.message}
+            {Object.keys(errors).length ? <T k="fix" /> : create.error?.message}
           </p>
         )}
         <Card className="grid gap-3 sm:grid-cols-2">
