@@ -6,21 +6,16 @@
  * Used by the end-to-end bench (`npm run bench`) to split CPU milliseconds per slip by process
  * kind; the benches run on Linux (the only platform the product's images run on).
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Pool } from '@beton/db';
 
-let ticks: number | undefined;
-/** Clock ticks per second of /proc's times (getconf CLK_TCK; 100 on every Linux we run). */
+/**
+ * Clock ticks per second of /proc's times: USER_HZ, which Linux fixes at 100 in its user ABI on
+ * every architecture we run (x86-64, arm64), whatever the kernel's internal HZ. No system tool
+ * (getconf) is started: only Node and npm (scripts/test/system-tools.test.ts).
+ */
 export function clockTicks(): number {
-  if (ticks === undefined) {
-    try {
-      ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      ticks = 100;
-    }
-  }
-  return ticks;
+  return 100;
 }
 
 export interface ProcStat {
