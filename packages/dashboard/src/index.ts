@@ -6,3 +6,4 @@ export * from './employees.ts';
 export * from './admin.ts';
 export * from './schemas.ts';
 export * from './delivery.ts';
+export * from './queue-pause.ts';
