@@ -37,6 +37,7 @@ export function LanguageSwitch() {
 
 export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
   const t = useTranslations('nav');
+  const tc = useTranslations('common');
   const router = useRouter();
   const path = usePathname();
   const signOut = async () => {
@@ -48,7 +49,7 @@ export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
-        <span className="font-semibold text-indigo-800">{useTranslations('common')('appName')}</span>
+        <span className="font-semibold text-indigo-800">{tc('appName')}</span>
         <nav aria-label={t('main')} className="flex flex-wrap gap-4 text-sm">
           {links.map((l) => {
             const current = path.startsWith(l.href);

@@ -13,6 +13,7 @@ const STAGES = ['done', 'running', 'queued', 'retrying', 'failed'] as const;
 
 export default function RunsPage() {
   const t = useTranslations('runs');
+  const tc = useTranslations('common');
   const fmt = useFmt();
   const { num, when, month } = fmt;
   const errorText = useErrorText();
@@ -26,7 +27,7 @@ export default function RunsPage() {
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
-      {runs.isLoading && <p role="status">{useTranslations('common')('loading')}</p>}
+      {runs.isLoading && <p role="status">{tc('loading')}</p>}
       {runs.error && <p role="alert" className="text-red-700">{errorText(runs.error)}</p>}
       <AddressesToFix />
       {runs.data?.length === 0 && <Card>{t('empty')}</Card>}
@@ -65,7 +66,7 @@ export default function RunsPage() {
                 </p>
               )}
               <div className="grid gap-1 text-sm sm:grid-cols-2">
-                <p data-testid="run-deadline">{t('deadline')}: <b>{fmt.serverText(run.deadlineText, run.deadlineTextBn)}</b> <span className="text-slate-700">({run.timeZone})</span></p>
+                <p data-testid="run-deadline">{t('deadline')}: <b>{at(run.deadline)}</b></p>
                 <p data-testid="run-rate">{t('rate')}: <b>{run.throughputPerSecond === null ? '—' : t('rateValue', { rate: num(run.throughputPerSecond, { maximumFractionDigits: run.throughputPerSecond < 10 ? 2 : 1 }) })}</b></p>
                 <p data-testid="run-start">
                   {s.firstSentAt ? t('firstSent', { when: at(s.firstSentAt) })

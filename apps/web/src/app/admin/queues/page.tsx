@@ -36,6 +36,7 @@ function Chart({ points }: { points: Array<{ minute: Date; done: number; failed:
 
 export default function QueuesPage() {
   const t = useTranslations('queues');
+  const tc = useTranslations('common');
   const { num, when, age } = useFmt();
   const errorText = useErrorText();
   const trpc = useTRPC();
@@ -102,7 +103,7 @@ export default function QueuesPage() {
       </div>
       <Card>
         <h2 className="font-semibold">{t('delayedTitle')}</h2>
-        {d?.delayed.length === 0 && <p className="text-sm text-slate-700">{useTranslations('common')('none')}</p>}
+        {d?.delayed.length === 0 && <p className="text-sm text-slate-700">{tc('none')}</p>}
         <ul className="text-sm">{d?.delayed.map((x) => (
           <li key={`${x.queue}-${x.task}-${new Date(x.dueAt).toISOString()}`} data-testid="delayed-group">
             {t.rich('delayedLine', { count: x.n, task: x.task, queue: x.queue, when: when(x.dueAt), due: (chunks) => <time dateTime={new Date(x.dueAt).toISOString()}>{chunks}</time> })}
@@ -112,7 +113,7 @@ export default function QueuesPage() {
       </Card>
       <Card>
         <h2 className="font-semibold">{t('stuckTitle')}</h2>
-        {stuck.data?.length === 0 && <p className="text-sm text-slate-700">{useTranslations('common')('none')}</p>}
+        {stuck.data?.length === 0 && <p className="text-sm text-slate-700">{tc('none')}</p>}
         <ul className="text-sm">{stuck.data?.map((j) => (
           <li key={j.id} data-testid="stuck-job" data-job-id={j.id} className="break-words">
             {t.rich('stuckLine', {
