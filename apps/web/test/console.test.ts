@@ -335,7 +335,7 @@ describe('the new actions in Chromium', () => {
       await a.page.goto(`${web.url}/admin/failed/abc`);
       expect(await a.page.getByTestId('bad-job-id').textContent()).toBe('“abc” কোনো কাজের নম্বর নয়।');
       await a.page.goto(`${web.url}/admin/failed/999999999`);
-      await expect.poll(() => a.page.getByRole('alert').textContent(), { timeout: 10_000 }).toBe('কাজ #999999999 নেই: হয়তো বাতিল বা মুছে ফেলা হয়েছে।');
+      await expect.poll(() => a.page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 }).toBe('কাজ #999999999 নেই: হয়তো বাতিল বা মুছে ফেলা হয়েছে।');
       // The server's 404 for the missing job is the only console error (the browser logs failed requests).
       expect(a.errors.filter((e) => !/404/.test(e))).toEqual([]);
     } finally {

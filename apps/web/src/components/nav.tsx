@@ -28,7 +28,7 @@ export function LanguageSwitch() {
     router.refresh();
   };
   return (
-    <button type="button" data-testid="language-switch" lang={other} aria-label={t('switchToLabel')} onClick={change}
+    <button type="button" data-testid="language-switch" lang={other} title={t('switchToLabel')} onClick={change}
       className="rounded border border-slate-400 px-2 py-0.5 text-sm text-slate-800 hover:bg-slate-100">
       {t('switchTo')}
     </button>

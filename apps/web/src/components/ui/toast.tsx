@@ -48,7 +48,7 @@ export function Toaster() {
             <Toast.Title className="text-sm font-medium">{item.title}</Toast.Title>
             {item.description && <Toast.Description className="mt-1 text-sm">{item.description}</Toast.Description>}
           </div>
-          <Toast.Close className="rounded px-1 text-sm underline" aria-label={t('dismiss')}>×</Toast.Close>
+          <Toast.Close className="rounded px-1 text-sm underline"><span aria-hidden="true">×</span><span className="sr-only">{t('dismiss')}</span></Toast.Close>
         </Toast.Root>
       ))}
       <Toast.Viewport className="fixed right-0 bottom-0 z-50 m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 outline-none" />

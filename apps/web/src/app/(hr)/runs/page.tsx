@@ -10,6 +10,7 @@ import { useFmt } from '../../../lib/format.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 const STAGES = ['done', 'running', 'queued', 'retrying', 'failed'] as const;
+const b = (chunks: React.ReactNode) => <b>{chunks}</b>;
 
 export default function RunsPage() {
   const t = useTranslations('runs');
@@ -67,13 +68,13 @@ export default function RunsPage() {
               )}
               <div className="grid gap-1 text-sm sm:grid-cols-2">
                 <p data-testid="run-deadline">{t('deadline')}: <b>{at(run.deadline)}</b></p>
-                <p data-testid="run-rate">{t('rate')}: <b>{run.throughputPerSecond === null ? '—' : t('rateValue', { rate: num(run.throughputPerSecond, { maximumFractionDigits: run.throughputPerSecond < 10 ? 2 : 1 }) })}</b></p>
+                <p data-testid="run-rate">{t('rate')}: {run.throughputPerSecond === null ? <b>—</b> : t.rich('rateValue', { rate: num(run.throughputPerSecond, { maximumFractionDigits: run.throughputPerSecond < 10 ? 2 : 1 }), b })}</p>
                 <p data-testid="run-start">
-                  {s.firstSentAt ? t('firstSent', { when: at(s.firstSentAt) })
-                    : s.expectedStartAt ? t('expectedStart', { when: at(s.expectedStartAt), count: s.slipsAhead ?? 0 })
+                  {s.firstSentAt ? t.rich('firstSent', { when: at(s.firstSentAt), b })
+                    : s.expectedStartAt ? t.rich('expectedStart', { when: at(s.expectedStartAt), count: s.slipsAhead ?? 0, b })
                     : run.remaining > 0 ? t('notStarted') : null}
                 </p>
-                {s.expectedFinishAt && <p data-testid="run-finish">{t('expectedFinish', { when: at(s.expectedFinishAt) })}</p>}
+                {s.expectedFinishAt && <p data-testid="run-finish">{t.rich('expectedFinish', { when: at(s.expectedFinishAt), b })}</p>}
               </div>
               <p data-testid="run-eta" className={`text-sm ${run.eta.kind === 'late' ? 'font-semibold text-red-700' : 'text-slate-800'}`}>{fmt.serverText(run.eta.text, run.eta.textBn)}</p>
               <div className="flex flex-wrap items-center gap-3">

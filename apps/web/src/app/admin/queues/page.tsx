@@ -84,8 +84,8 @@ export default function QueuesPage() {
                 <div aria-live="polite" className="flex items-center gap-2">
                   <StatusBadge status={paused ? 'paused' : 'running'} />
                   {paused
-                    ? <Button variant="secondary" disabled={resume.isPending} onClick={() => void askResume(q.queue)} aria-label={t('resumeNamed', { queue: q.queue })}>{t('resume')}</Button>
-                    : <Button variant="secondary" disabled={pause.isPending} onClick={() => void askPause(q.queue)} aria-label={t('pauseNamed', { queue: q.queue })}>{t('pause')}</Button>}
+                    ? <Button variant="secondary" disabled={resume.isPending} onClick={() => void askResume(q.queue)}>{t('resumeNamed', { queue: q.queue })}</Button>
+                    : <Button variant="secondary" disabled={pause.isPending} onClick={() => void askPause(q.queue)}>{t('pauseNamed', { queue: q.queue })}</Button>}
                 </div>
               </div>
               {paused && <p data-testid="queue-paused" className="mt-1 text-sm text-amber-900">{t('paused', { when: when(paused.pausedAt), reason: paused.errorCode === 'paused_by_admin' ? t('pausedBy', { by: paused.pausedBy }) : paused.reason })}</p>}
