@@ -246,7 +246,7 @@ describe('the new actions in Chromium', () => {
           expect(await axeViolations(page)).toEqual([]);
           await dialog.getByRole('button', { name: locale === 'en' ? 'Pause pdf-render' : 'pdf-render থামান' }).click();
           await expect.poll(() => card.getAttribute('data-paused'), { timeout: 10_000 }).toBe('true');
-          await expect.poll(() => page.getByTestId('queue-toast').textContent()).toBe(locale === 'en' ? 'pdf-render is paused' : 'pdf-render থামানো হয়েছে');
+          await expect.poll(() => page.getByTestId('queue-toast').textContent()).toContain(locale === 'en' ? 'pdf-render is paused' : 'pdf-render থামানো হয়েছে');
           const { rows: [paused] } = await fx.pool.query(`select error_code, paused_by from queue_pauses where queue = 'pdf-render'`);
           expect(paused).toEqual({ error_code: 'paused_by_admin', paused_by: `admin:${fx.admin.email}` });
           expect(await card.getByTestId('queue-paused').textContent()).toContain(`admin:${fx.admin.email}`);

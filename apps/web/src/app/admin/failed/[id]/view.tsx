@@ -31,7 +31,7 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
   }));
   const back = <Link href={backHref} className="text-sm text-indigo-700 underline">← {t('back')}</Link>;
   if (job.error) {
-    return <div className="space-y-4">{back}<Card><h1 role="alert" className="text-xl font-semibold">{errorData(job.error)?.code === 'NOT_FOUND' ? t('notFound', { id: String(id) }) : errorText(job.error)}</h1></Card></div>;
+    return <div className="space-y-4">{back}<Card><div role="alert"><h1 className="text-xl font-semibold">{errorData(job.error)?.code === 'NOT_FOUND' ? t('notFound', { id: String(id) }) : errorText(job.error)}</h1></div></Card></div>;
   }
   if (!job.data) return <div className="space-y-4">{back}<p role="status">{tc('loading')}</p></div>;
   const j = job.data;
@@ -62,7 +62,7 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
       </Card>
       <Card>
         <h2 className="mb-2 font-semibold">{t('payload')}</h2>
-        <pre className="overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(j.payload, null, 2)}</pre>
+        <pre tabIndex={0} aria-label={t('payload')} className="overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(j.payload, null, 2)}</pre>
       </Card>
       <Card>
         <h2 className="mb-2 font-semibold">{t('attemptLog')}</h2>
@@ -73,7 +73,7 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
                 <span>· {t('duration')}: {a.durationMs === null ? '—' : ms(a.durationMs)}</span> <span className="break-all">· {t('worker')}: {a.workerId ?? '—'}</span>
                 {a.retryDelayMs !== null && <span>· {t('retryIn', { delay: ms(a.retryDelayMs) })}</span>}</div>
               {a.errorMessage && <div className="mt-1 text-red-800 [overflow-wrap:anywhere]"><span className="font-mono">{a.errorCode}</span>: {a.errorMessage}</div>}
-              {a.errorStack && <details className="mt-1"><summary className="cursor-pointer text-xs text-slate-700">{t('stack')}</summary><pre className="mt-1 overflow-x-auto text-xs whitespace-pre-wrap text-slate-700">{a.errorStack}</pre></details>}
+              {a.errorStack && <details className="mt-1"><summary className="cursor-pointer text-xs text-slate-700">{t('stack')}</summary><pre tabIndex={0} className="mt-1 overflow-x-auto text-xs whitespace-pre-wrap text-slate-700">{a.errorStack}</pre></details>}
             </li>
           ))}
         </ol>
