@@ -1,7 +1,6 @@
 import type { Metadata } from 'next';
 import { NextIntlClientProvider } from 'next-intl';
 import { getLocale, getTranslations } from 'next-intl/server';
-import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { ConfirmHost } from '../components/ui/dialog.tsx';
 import { Toaster } from '../components/ui/toast.tsx';
@@ -24,7 +23,6 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // One language at a time (the header's switch sets a cookie); `lang` tells the browser which
   // font and shaping to use, and screen readers which voice.
   const locale = await getLocale();
-  const nonce = (await headers()).get('x-nonce') ?? undefined;
   return (
     <html lang={locale}>
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">
@@ -32,7 +30,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <Providers>
             {children}
             <Toaster />
-            <ConfirmHost nonce={nonce} />
+            <ConfirmHost />
           </Providers>
         </NextIntlClientProvider>
       </body>

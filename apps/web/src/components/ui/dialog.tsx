@@ -22,15 +22,17 @@ export function confirmDialog(input: ConfirmInput): Promise<boolean> {
   });
 }
 
-/** `nonce`: this response's CSP nonce, for the one <style> element Radix's scroll lock adds. */
-export function ConfirmHost({ nonce }: { nonce: string | undefined }) {
+export function ConfirmHost() {
   const t = useTranslations('common');
   const [pending, setPending] = useState<Pending | null>(null);
   useEffect(() => {
+    // Radix's scroll lock adds one <style> element: it carries this page's CSP nonce, read from
+    // Next's own scripts (the browser hides the attribute, not the property).
+    const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce;
     if (nonce) setNonce(nonce);
     open = (p) => setPending(p);
     return () => { open = null; };
-  }, [nonce]);
+  }, []);
   const close = (ok: boolean) => { pending?.resolve(ok); setPending(null); };
   return (
     <AlertDialog.Root open={pending !== null} onOpenChange={(o) => { if (!o) close(false); }}>
