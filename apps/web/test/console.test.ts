@@ -5,13 +5,13 @@
  * the new actions (several failed jobs at once, a job's own page, pausing a queue, the
  * language switch, bad addresses) as a user does them. One server and one browser for the file.
  */
-import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../scripts/test/chromium.ts';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
+import { axeViolations, layout, textOutsideBengali } from './page-checks.ts';
 import { startWebServer, type WebServer } from './server.ts';
 
 const artifacts = path.resolve(import.meta.dirname, '../../../test-artifacts/web/console');
@@ -65,41 +65,6 @@ async function open(role: 'hr' | 'admin' | 'anon', locale: Locale, size: keyof t
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return { page, context, errors };
-}
-
-/** Accessibility violations of serious or critical impact (WCAG 2.1 A/AA rules), as "rule: target" lines. */
-async function axeViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary?.split('\n')[1] ?? ''}`));
-}
-
-/** Tables whose right edge passes their box's, and how far the page scrolls sideways. */
-async function layout(page: Page): Promise<{ tablesOut: string[]; pageOverflow: number }> {
-  return page.evaluate(() => ({
-    tablesOut: [...document.querySelectorAll('[data-table-box]')].flatMap((box) => {
-      const table = box.querySelector('table')!;
-      const over = table.getBoundingClientRect().right - box.getBoundingClientRect().right;
-      const boxOver = box.getBoundingClientRect().right - document.documentElement.clientWidth;
-      return over > 1 || boxOver > 1 ? [`${table.getAttribute('data-testid') ?? table.querySelector('caption')?.textContent ?? 'table'}: table ${Math.round(over)} px past its box, box ${Math.round(boxOver)} px past the page`] : [];
-    }),
-    pageOverflow: document.scrollingElement!.scrollWidth - window.innerWidth,
-  }));
-}
-
-/** Text in the page's body outside any `lang="bn"` element. */
-async function textOutsideBengali(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    let out = '';
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const el = n.parentElement;
-      if (!el || el.closest('[lang="bn"], script, style, [hidden]')) continue;
-      out += `${n.textContent} `;
-    }
-    return out;
-  });
 }
 
 const pages: Array<{ role: 'hr' | 'admin' | 'anon'; path: () => string; name: string; ready: (p: Page) => Promise<unknown> }> = [

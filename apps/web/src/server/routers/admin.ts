@@ -1,7 +1,7 @@
 import { emailAccountOutput, emailAccountStatus, resumeEmailQueue } from '@beton/dashboard';
 import { ERROR_KINDS, FAILED_VIEWS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
 import { AppError, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
-import { AppError, listQueuePauses, pauseQueueByAdmin, queuePauseOutput, resumeQueueByAdmin } from '@beton/dashboard';
+import { listQueuePauses, pauseQueueByAdmin, queuePauseOutput, resumeQueueByAdmin } from '@beton/dashboard';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
