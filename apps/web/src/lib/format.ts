@@ -29,8 +29,8 @@ export function useFmt() {
       locale,
       /** 49,992 / ৪৯,৯৯২ */
       num: (n: number, options?: NumberOptions) => format.number(n, options ?? {}),
-      /** Taka with paisa: "৳25,000.50" / "২৫,০০০.৫০৳". */
-      money: (n: number) => format.number(n, { style: 'currency', currency: 'BDT', currencyDisplay: 'narrowSymbol', minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+      /** Taka with paisa: "BDT 25,000.50" / "২৫,০০০.৫০৳" (the sign ৳ is a Bengali letter: English pages write BDT). */
+      money: (n: number) => format.number(n, { style: 'currency', currency: 'BDT', minimumFractionDigits: 2, maximumFractionDigits: 2 }),
       /** "November 2026" / "নভেম্বর ২০২৬" of "2026-11" (anything else as it is). */
       month: (ym: string) => {
         const m = MONTH.exec(ym);

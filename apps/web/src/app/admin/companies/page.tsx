@@ -38,7 +38,7 @@ export default function CompaniesPage() {
   const err = (k: (typeof FIELDS)[number]) => (fieldErrors[k] ? t(`invalid_${k}`) : null);
   const input = (k: (typeof FIELDS)[number], props: React.InputHTMLAttributes<HTMLInputElement> = {}) => (
     <input id={`company-${k}`} {...props} className={`${INPUT} ${props.className ?? ''} ${err(k) ? 'border-red-600' : ''}`} value={form[k]} aria-invalid={!!err(k)}
-      aria-describedby={err(k) ? `company-${k}-error` : undefined} onChange={(e) => { setForm({ ...form, [k]: e.target.value }); }} />
+      aria-describedby={[k === 'payrollSchedule' ? `company-${k}-hint` : '', err(k) ? `company-${k}-error` : ''].filter(Boolean).join(' ') || undefined} onChange={(e) => { setForm({ ...form, [k]: e.target.value }); }} />
   );
   return (
     <div className="space-y-4">

@@ -97,7 +97,7 @@ export function EmployeeEditor({ id }: { id: number }) {
         <div aria-live="polite">
           {corrected.data && (
             <p data-testid="corrected-outcome" data-outcome={corrected.data.outcome} className="text-sm text-indigo-900">
-              {corrected.data.outcome === 'resent' ? t('resent') : corrected.data.outcome === 'copy' ? t('copy', { to: corrected.data.to }) : t('inProgress')}
+              {corrected.data.outcome === 'resent' ? t('resent') : corrected.data.outcome === 'copy' ? t('copy', { to: corrected.data.to ?? '' }) : t('inProgress')}
             </p>
           )}
         </div>
