@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -10,7 +11,14 @@ const run = promisify(execFile);
  * The monorepo root (where prisma.config.ts lives): the nearest folder above this module that
  * holds it, so the same code finds it from its TypeScript source and from a bundle in dist/.
  */
-export const repoRoot = findRepoRoot(import.meta.dirname);
+export const repoRoot = findRepoRoot(moduleDir());
+
+/** This module's folder; in the web app's server bundle (where `import.meta.dirname` is not set and nothing migrates) the working directory. */
+function moduleDir(): string {
+  if (import.meta.dirname) return import.meta.dirname;
+  if (import.meta.url?.startsWith('file:')) return path.dirname(fileURLToPath(import.meta.url));
+  return process.cwd();
+}
 
 function findRepoRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
