@@ -240,7 +240,7 @@ describe('every page of past months, settings and companies, both languages, des
         const rounds = [
           { who: [a.hrEmail, a.hrPassword], pages: [
             { name: 'months', path: '/months', ready: (p: Page) => p.getByTestId('month-row').first().waitFor({ timeout: 15_000 }) },
-            { name: 'month', path: `/months/${fx.month}`, ready: (p: Page) => p.getByTestId('export').first().waitFor({ timeout: 15_000 }) },
+            { name: 'month', path: `/months/${fx.month}`, ready: (p: Page) => p.getByTestId('month-employee').first().waitFor({ timeout: 15_000 }) },
             { name: 'settings', path: '/settings', ready: (p: Page) => p.getByTestId('protect-slips').waitFor({ timeout: 15_000 }) },
             { name: 'employee-dob', path: `/employees/${a.employeeIds[0]}`, ready: (p: Page) => p.locator('#date-of-birth').waitFor({ timeout: 15_000 }) },
           ] },
