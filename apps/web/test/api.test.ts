@@ -52,6 +52,18 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'delivery.runCounts': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
     'delivery.addressesToFix': { input: undefined, hr: 'SCOPED' },
     'delivery.employeeEvents': { input: { id: emp }, hr: 'NOT_FOUND' },
+    // Issue 22: past months, exports, company settings, dates of birth, companies.
+    'months.list': { input: undefined, hr: 'SCOPED' },
+    'months.get': { input: { month: t.fx.month }, hr: 'SCOPED' },
+    'months.exports': { input: { month: t.fx.month }, hr: 'SCOPED' },
+    'months.requestExport': { input: { month: t.fx.month, kind: 'register-csv' }, hr: 'SCOPED' },
+    'company.get': { input: undefined, hr: 'SCOPED' },
+    'company.setProtectSlips': { input: { protectSlips: false }, hr: 'SCOPED' },
+    'dateOfBirth.get': { input: { id: emp }, hr: 'NOT_FOUND' },
+    'dateOfBirth.set': { input: { id: emp, dateOfBirth: '1990-03-05' }, hr: 'NOT_FOUND' },
+    'admin.companies': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.createCompany': { input: { name: 'Not By HR Ltd' }, hr: 'FORBIDDEN' },
+    'admin.setProtectSlips': { input: { companyId: b.id, protectSlips: true }, hr: 'FORBIDDEN' },
   };
 }
 

@@ -136,6 +136,26 @@ describe('beton CLI (a real process on a test database)', () => {
     expect((await db.pool.query(`select count(*)::int as n from users where email = 'x@example.com'`)).rows[0].n).toBe(0);
   });
 
+  it('companies create / list: the admin console\'s checks, audited as cli:<user>; bad input is one line', async () => {
+    const made = await beton(['companies', 'create', '--name', 'Jamuna Knits', '--schedule', '0 3 1 * *', '--protect-slips'], env);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain('Created company Jamuna Knits');
+    const { rows } = await db.pool.query(`select time_zone, payroll_schedule, deadline, protect_slips from companies where name = 'Jamuna Knits'`);
+    expect(rows).toEqual([{ time_zone: 'Asia/Dhaka', payroll_schedule: '0 3 1 * *', deadline: '09:00', protect_slips: true }]);
+    expect((await db.pool.query(`select actor from audit_log where action = 'create-company'`)).rows).toEqual([{ actor: 'cli:tester' }]);
+    const list = await beton(['companies', 'list', '--json'], env);
+    expect(JSON.parse(list.stdout).find((c: { name: string }) => c.name === 'Jamuna Knits')).toMatchObject({ protectSlips: true, employees: 0, hrUsers: 0 });
+    for (const [args, code, message] of [
+      [['companies', 'create', '--name', 'Jamuna Knits'], 1, /name: A company of this name exists/],
+      [['companies', 'create', '--name', 'X Ltd', '--time-zone', 'Mars/Olympus'], 1, /timeZone: Not a time zone/],
+      [['companies', 'create', '--name', 'X Ltd', '--schedule', 'monthly'], 1, /payrollSchedule: Not a schedule/],
+      [['companies', 'create'], 2, /--name is required/],
+    ] as const) {
+      const run = await beton([...args], env);
+      expect([run.code, run.stderr.trim().split('\n')[0]]).toEqual([code, expect.stringMatching(message)]);
+    }
+  });
+
   it('slips export: the audited way to read one slip (with a reason); without a reason nothing is read', async () => {
     const emp = (await db.pool.query<{ id: number }>('select id from employees order by id limit 1')).rows[0]!.id;
     const slip = (await db.pool.query<{ id: number }>(`insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, '2026-11', 'slip:cli-export', $2, 'x', 12) returning id`, [emp, Buffer.from('%PDF-1.4 cli')])).rows[0]!.id;

@@ -4,6 +4,7 @@
  * (main.ts logs it), once per text.
  */
 import { sampleSlip, type UnsupportedText } from '@beton/pdf';
+import * as mupdf from 'mupdf';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRenderPool } from '../src/render-pool.ts';
 
@@ -24,5 +25,13 @@ describe('render pool', () => {
       { employeeCode: 'EMP-90001', text: 'Rahim क', characters: ['U+0915'] },
       { employeeCode: 'EMP-90001', text: 'রহিম 😀', characters: ['U+1F600'] },
     ]);
+  }, 120_000);
+
+  it('a protected slip is encrypted in the render thread: MuPDF opens it only with its password', async () => {
+    const pdf = await pool.render(sampleSlip(), { signal: new AbortController().signal, password: '05031990' });
+    const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+    expect(doc.needsPassword()).toBe(true);
+    expect(doc.authenticatePassword('05031990')).toBeGreaterThan(0);
+    expect(doc.loadPage(0).toStructuredText('').asText()).toContain(sampleSlip().employee.nameLatin);
   }, 120_000);
 });
