@@ -1,4 +1,5 @@
-import { audit, type Pool, type PoolClient } from '@beton/db';
+import type { Pool, PoolClient } from '@beton/db';
+import { audit } from '@beton/db/audit';
 import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, slipKey, supersedeJobs, type BetonJobs, type JobClient } from '@beton/jobs';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';

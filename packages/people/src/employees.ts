@@ -4,7 +4,8 @@
  * each bad field with a reason key, nothing is saved); every change is one transaction with its
  * audit_log entry. Scoped by company: another company's employee is NOT_FOUND.
  */
-import { audit, type Pool, type PoolClient } from '@beton/db';
+import type { Pool, PoolClient } from '@beton/db';
+import { audit } from '@beton/db/audit';
 import type { z } from 'zod';
 import { PeopleError } from './errors.ts';
 import { salaryInMonthSql, sameSalary } from './salary.ts';

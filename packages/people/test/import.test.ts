@@ -55,10 +55,9 @@ describe('employee import job', () => {
     rows.push([...rows[5]!]); // the same code again, on the last row
     const id = await upload(acme, toCsv(rows));
     expect(queued.at(-1)).toEqual({ importId: id, companyId: acme, phase: 'validate' });
-    const result = await validateImport(db.pool, id);
-    expect(result).toMatchObject({ status: 'validated', rows: 2_501, counts: { new: 2_497, changed: 0, unchanged: 0, errors: 4 } });
+    expect(await validateImport(db.pool, id)).toEqual({ status: 'validated', rows: 2_501, done: true });
     const view = await importView(db.pool, acme, id);
-    expect(view).toMatchObject({ status: 'validated', rowsTotal: 2_501, phaseRows: 2_501, counts: { new: 2_497, errors: 4 } });
+    expect(view).toMatchObject({ status: 'validated', rowsTotal: 2_501, phaseRows: 2_501, counts: { new: 2_497, changed: 0, unchanged: 0, errors: 4 } });
     expect(view.preview.slice(0, 5).map((p) => [p.row, p.code, p.action])).toEqual([[2, 'IMP-000001', 'new'], [3, 'IMP-000002', 'new'], [4, 'IMP-000003', 'new'], [5, '', 'error'], [6, 'IMP-000005', 'new']]);
     // Row numbers as a spreadsheet shows them: the header is row 1.
     expect(view.errors.map((e) => [e.row, e.column])).toEqual([[5, 'email'], [12, 'basic'], [12, 'name_bengali'], [2_002, 'effective_month'], [2_502, 'code']]);
@@ -78,7 +77,7 @@ describe('employee import job', () => {
     // Apply: the valid rows, audited one entry per employee; the error rows skipped.
     await requestApply(db.pool, { companyId: acme, importId: id, actor: HR, enqueue });
     expect(queued.at(-1)).toEqual({ importId: id, companyId: acme, phase: 'apply', run: 1 });
-    expect(await applyImport(db.pool, id)).toEqual({ status: 'applied', appliedRows: 2_501 });
+    expect(await applyImport(db.pool, id)).toEqual({ status: 'applied', rows: 2_501, done: true });
     expect(await importView(db.pool, acme, id)).toMatchObject({ status: 'applied', applied: { rows: 2_501, new: 2_497, changed: 0 } });
     const after = await state(acme);
     expect(after).toHaveLength(2_497);
@@ -87,14 +86,16 @@ describe('employee import job', () => {
 
     // The same file again: all unchanged, nothing to apply, nothing written.
     const again = await upload(acme, toCsv(rows));
-    expect(await validateImport(db.pool, again)).toMatchObject({ counts: { new: 0, changed: 0, unchanged: 2_497, errors: 4 } });
+    await validateImport(db.pool, again);
+    expect(await importView(db.pool, acme, again)).toMatchObject({ counts: { new: 0, changed: 0, unchanged: 2_497, errors: 4 } });
     await expect(requestApply(db.pool, { companyId: acme, importId: again, actor: HR, enqueue })).rejects.toMatchObject({ code: 'CONFLICT', message: /Nothing to apply/ });
 
     // A raise for everyone from January, and a new address for one: changed, with the fields named
     // (the rows refused before are correct in this file: new).
     const raise = employeeRows(2_500, { raise: 1_000, month: '2027-01', broken: { 0: { email: 'rahim.new@import.example' } } });
     const third = await upload(acme, toCsv(raise));
-    expect(await validateImport(db.pool, third)).toMatchObject({ counts: { new: 3, changed: 2_497, unchanged: 0, errors: 0 } });
+    await validateImport(db.pool, third);
+    expect(await importView(db.pool, acme, third)).toMatchObject({ counts: { new: 3, changed: 2_497, unchanged: 0, errors: 0 } });
     expect((await importView(db.pool, acme, third)).preview[0]).toMatchObject({ code: 'IMP-000001', action: 'changed', fields: ['email', 'salary'] });
   });
 
@@ -110,7 +111,8 @@ describe('employee import job', () => {
       await applyImport(db.pool, first);
     }
     const cleanId = await upload(clean, file);
-    expect(await validateImport(db.pool, cleanId)).toMatchObject({ counts: { new: 4_899, changed: 10, unchanged: 90, errors: 1 } });
+    await validateImport(db.pool, cleanId);
+    expect(await importView(db.pool, clean, cleanId)).toMatchObject({ counts: { new: 4_899, changed: 10, unchanged: 90, errors: 1 } });
     await requestApply(db.pool, { companyId: clean, importId: cleanId, actor: HR, enqueue });
     await applyImport(db.pool, cleanId);
 
@@ -151,11 +153,33 @@ describe('employee import job', () => {
     }
   }, 180_000);
 
+  it('a file larger than one job\'s time goes in parts, each from the checkpoint the one before left', async () => {
+    const acme = await company('Parts Ltd');
+    const id = await upload(acme, toCsv(employeeRows(2_500, { broken: { 1_200: { email: 'x' } } })));
+    // budgetMs 0: every part does one batch of its own, then stops at its checkpoint.
+    const parts: Array<{ rows: number; done: boolean }> = [];
+    for (let done = false; !done;) {
+      const r = await validateImport(db.pool, id, { budgetMs: 0 });
+      parts.push({ rows: r.rows, done: r.done });
+      done = r.done;
+    }
+    expect(parts).toEqual([{ rows: 1_000, done: false }, { rows: 2_000, done: false }, { rows: 2_500, done: true }]);
+    expect(await importView(db.pool, acme, id)).toMatchObject({ status: 'validated', rowsTotal: 2_500, counts: { new: 2_499, errors: 1 } });
+    expect((await importView(db.pool, acme, id)).preview).toHaveLength(20);
+    await requestApply(db.pool, { companyId: acme, importId: id, actor: HR, enqueue });
+    const applied: boolean[] = [];
+    for (let done = false; !done;) applied.push((done = (await applyImport(db.pool, id, { budgetMs: 0 })).done));
+    expect(applied).toEqual([false, false, true]);
+    expect(await state(acme)).toHaveLength(2_499);
+    expect(await importAudits(acme)).toBe(2_499);
+  });
+
   it('reads XLSX (numbers as numbers, the upload month when a row has none), a missing column and an unreadable file', async () => {
     const acme = await company('Xlsx Ltd');
     const rows = employeeRows(300, { month: '', broken: { 7: { house_rent: 'twelve' } } });
     const id = await upload(acme, await toXlsx(rows), 'xlsx', '2026-11');
-    expect(await validateImport(db.pool, id)).toMatchObject({ status: 'validated', counts: { new: 299, errors: 1 } });
+    expect(await validateImport(db.pool, id)).toMatchObject({ status: 'validated' });
+    expect(await importView(db.pool, acme, id)).toMatchObject({ counts: { new: 299, errors: 1 } });
     expect((await importView(db.pool, acme, id)).errors).toEqual([{ row: 9, column: 'house_rent', reasonEn: 'Must be an amount in taka, e.g. 25000 or 25000.50', reasonBn: 'টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50' }]);
     await requestApply(db.pool, { companyId: acme, importId: id, actor: HR, enqueue });
     await applyImport(db.pool, id);
@@ -165,7 +189,8 @@ describe('employee import job', () => {
 
     const header = ['code', 'name_latin', 'email', 'bank_account', 'basic', 'house_rent', 'medical', 'conveyance', 'tax', 'provident_fund'];
     const missing = await upload(acme, toCsv([['E-1', 'A', 'a@b.example', '101-1234567', '1', '1', '1', '1', '0', '0']], header));
-    expect(await validateImport(db.pool, missing)).toMatchObject({ status: 'validated', counts: { new: 0, errors: 1 } });
+    expect(await validateImport(db.pool, missing)).toMatchObject({ status: 'validated' });
+    expect(await importView(db.pool, acme, missing)).toMatchObject({ counts: { new: 0, errors: 1 } });
     expect((await importView(db.pool, acme, missing)).errors).toEqual([{ row: 1, column: 'name_bengali', reasonEn: 'This column is missing from the header row', reasonBn: 'শিরোনাম সারিতে এই কলাম নেই' }]);
     await expect(requestApply(db.pool, { companyId: acme, importId: missing, actor: HR, enqueue })).rejects.toMatchObject({ code: 'CONFLICT' });
 

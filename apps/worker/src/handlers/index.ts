@@ -27,7 +27,7 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   'apply-email-events': applyEmailEventsHandler,
   'purge-history': purgeHistoryHandler,
   // Defined, with its policy, in packages/people/src/import: only its registration is here.
-  'import-employees': (deps) => importEmployeesHandler({ pool: deps.pool }),
+  'import-employees': (deps) => importEmployeesHandler({ pool: deps.pool, enqueue: (payload) => deps.jobs.enqueue('import-employees', payload) }),
   'build-month-export': buildMonthExportHandler,
   noop: noopHandler,
 };

@@ -4,6 +4,7 @@
  */
 import type { Pool } from '@beton/db';
 import type { ImportEmployeesPayload } from './definition.ts';
+import { IMPORT_PART_BUDGET_MS } from './policy.ts';
 import { applyImport, validateImport } from './run.ts';
 
 export interface ImportHandlerContext {
@@ -11,12 +12,13 @@ export interface ImportHandlerContext {
   log: { info(obj: object, msg: string): void };
 }
 
-export function importEmployeesHandler(deps: { pool: Pool }) {
+/** `enqueue` queues the next part of a file that did not fit in this one's time. */
+export function importEmployeesHandler(deps: { pool: Pool; enqueue: (payload: ImportEmployeesPayload) => Promise<unknown> }) {
   return async (payload: ImportEmployeesPayload, ctx: ImportHandlerContext): Promise<void> => {
     const started = performance.now();
-    const result = payload.phase === 'validate'
-      ? await validateImport(deps.pool, payload.importId, { signal: ctx.signal })
-      : await applyImport(deps.pool, payload.importId, { signal: ctx.signal });
+    const options = { signal: ctx.signal, budgetMs: IMPORT_PART_BUDGET_MS };
+    const result = payload.phase === 'validate' ? await validateImport(deps.pool, payload.importId, options) : await applyImport(deps.pool, payload.importId, options);
     ctx.log.info({ ...payload, ...result, ms: Math.round(performance.now() - started) }, `employee import ${payload.phase}: ${result.status}`);
+    if (!result.done) await deps.enqueue({ ...payload, part: (payload.part ?? 0) + 1 });
   };
 }

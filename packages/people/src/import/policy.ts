@@ -29,7 +29,13 @@ export const PREVIEW_ROWS = 20;
 /** Error rows kept for the report (the count is always exact). */
 export const MAX_STORED_ERRORS = 20_000;
 
-/** The job's attempt is failed as a timeout past this (50,000 rows take a few seconds). */
-export const IMPORT_TIMEOUT_MS = 10 * 60_000;
+/**
+ * The job's attempt is failed as a timeout past this. The engine wants every job shorter than a
+ * worker's shutdown grace (30 s) and the visibility timeout (60 s), so a large file is worked
+ * through in parts: a part stops after IMPORT_PART_BUDGET_MS at a checkpoint and queues the next.
+ */
+export const IMPORT_TIMEOUT_MS = 25_000;
+/** Time a part works before it hands the rest to the next part (a batch may run past it). */
+export const IMPORT_PART_BUDGET_MS = 12_000;
 /** Attempts of an import job: a crash or a database fault is retried from the checkpoint. */
 export const IMPORT_MAX_ATTEMPTS = 5;

@@ -10,7 +10,8 @@
  *   upserts keyed by (company, employee code) that write only what differs, so running the same
  *   file again changes nothing: a crash and a re-run end in the same state as one clean run.
  */
-import { auditMany, type Pool, type PoolClient } from '@beton/db';
+import type { Pool, PoolClient } from '@beton/db';
+import { auditMany } from '@beton/db/audit';
 import { salaryInMonthSql, sameSalary } from '../salary.ts';
 import { transaction } from '../tx.ts';
 import type { Salary } from '../validation.ts';
@@ -77,10 +78,12 @@ async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
 }
 
 /**
- * The file's data rows in batches of BATCH_ROWS; a code seen on an earlier row is an error of
- * the later one (the same rule in both phases). `missing`: the header lacks required columns.
+ * The file's data rows in batches of BATCH_ROWS; a code already on an earlier row (valid or not)
+ * is an error of the later one (the same rule in both phases). Rows before `skipBefore` (done by
+ * an earlier part) are not validated again: only their code is read, for that rule, and they
+ * come as entries without record or errors. `missing`: the header lacks required columns.
  */
-async function* batches(imp: StoredImport): AsyncGenerator<Entry[] | { missing: string[] }> {
+async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry[] | { missing: string[] }> {
   let header: ReturnType<typeof mapHeader> | null = null;
   const seen = new Set<string>();
   let batch: Entry[] = [];
@@ -94,16 +97,15 @@ async function* batches(imp: StoredImport): AsyncGenerator<Entry[] | { missing: 
       }
       continue;
     }
-    const parsed = parseRow(row, cells, header.index, imp.effective_month);
+    const code = (cells[header.index.code!] ?? '').trim();
+    const duplicate = code !== '' && seen.has(code);
+    if (code !== '') seen.add(code);
     const entry: Entry = { index: index++, row };
-    if ('record' in parsed) {
-      if (seen.has(parsed.record.code)) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile' }];
-      else {
-        seen.add(parsed.record.code);
-        entry.record = parsed.record;
-      }
-    } else {
-      entry.errors = parsed.errors;
+    if (entry.index >= skipBefore) {
+      const parsed = parseRow(row, cells, header.index, imp.effective_month);
+      if (duplicate) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile' }];
+      else if ('record' in parsed) entry.record = parsed.record;
+      else entry.errors = parsed.errors;
     }
     batch.push(entry);
     if (batch.length === BATCH_ROWS) {
@@ -155,11 +157,13 @@ async function classify(db: Pool | PoolClient, companyId: string, records: Impor
 
 export interface PhaseOptions {
   signal?: AbortSignal | undefined;
+  /** Stop at the first checkpoint after this long and answer `done: false` (the job queues the next part). Default: no limit. */
+  budgetMs?: number | undefined;
   /** Called after each committed apply batch with the checkpoint (tests crash the job here). */
   afterBatch?: ((appliedRows: number) => Promise<void> | void) | undefined;
 }
 
-async function storeErrors(db: Pool, importId: string, errors: CellError[]): Promise<void> {
+async function storeErrors(db: Pool | PoolClient, importId: string, errors: CellError[]): Promise<void> {
   if (!errors.length) return;
   const text = errors.map((e) => reasonText(e.reason));
   await db.query(
@@ -169,30 +173,58 @@ async function storeErrors(db: Pool, importId: string, errors: CellError[]): Pro
   );
 }
 
-/** The dry run: counts, preview and error report; nothing about employees is written. */
-export async function validateImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<{ status: ImportStatus; rows: number; counts?: Record<RowAction | 'errors', number> }> {
+export interface PhaseResult {
+  status: ImportStatus;
+  /** Data rows done so far (checked, or applied). */
+  rows: number;
+  /** False: stopped at a checkpoint for the time budget; the next part continues. */
+  done: boolean;
+}
+
+/**
+ * The dry run: counts, preview and error report; nothing about employees is written. Each batch
+ * commits its errors, counts and preview with the checkpoint (`phase_rows`): a part stopped by
+ * its budget, or an attempt cut by a crash, continues after the last batch committed.
+ */
+export async function validateImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<PhaseResult> {
+  const started = performance.now();
   const imp = await loadImport(pool, importId);
-  if (!imp) return { status: 'failed', rows: 0 };
+  if (!imp) return { status: 'failed', rows: 0, done: true };
   // Once applying began the dry run's numbers are history: a late duplicate of this job does nothing.
-  if (imp.status !== 'uploaded' && imp.status !== 'validating') return { status: imp.status, rows: 0 };
-  await pool.query(`update employee_imports set status = 'validating', phase_rows = 0, failure = null where id = $1`, [importId]);
-  await pool.query(`delete from employee_import_errors where import_id = $1`, [importId]);
-  const counts = { new: 0, changed: 0, unchanged: 0, errors: 0 };
-  const preview: PreviewRow[] = [];
+  if (imp.status !== 'uploaded' && imp.status !== 'validating') return { status: imp.status, rows: 0, done: true };
+  if (imp.status === 'uploaded') {
+    await transaction(pool, async (client) => {
+      await client.query(`delete from employee_import_errors where import_id = $1`, [importId]);
+      await client.query(
+        `update employee_imports set status = 'validating', phase_rows = 0, new_count = 0, changed_count = 0, unchanged_count = 0, error_count = 0,
+                preview = '[]', failure = null where id = $1`,
+        [importId],
+      );
+    });
+  }
   let rows = 0;
-  let stored = 0;
+  let checkpoint = (await pool.query<{ phase_rows: number }>(`select phase_rows from employee_imports where id = $1`, [importId])).rows[0]!.phase_rows;
+  let worked = false;
   try {
-    for await (const batch of readAhead(batches(imp))) {
+    for await (const batch of readAhead(batches(imp, checkpoint))) {
       options.signal?.throwIfAborted();
       if (!Array.isArray(batch)) {
-        const missing = batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' }));
-        await storeErrors(pool, importId, missing);
-        counts.errors = missing.length;
+        await transaction(pool, async (client) => {
+          await storeErrors(client, importId, batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' })));
+          await client.query(`update employee_imports set error_count = $2 where id = $1`, [importId, batch.missing.length]);
+        });
         break;
       }
+      const end = batch.at(-1)!.index + 1;
+      rows = end;
+      if (end <= checkpoint) continue; // checked by an earlier part
+      // Out of time after at least one batch of its own (so every part moves the checkpoint on).
+      if (worked && options.budgetMs !== undefined && performance.now() - started > options.budgetMs) return { status: 'validating', rows: checkpoint, done: false };
       const classified = await classify(pool, imp.company_id, batch.flatMap((e) => (e.record ? [e.record] : [])));
       const byRow = new Map(classified.map((c) => [c.record.row, c]));
+      const counts = { new: 0, changed: 0, unchanged: 0, errors: 0 };
       const errors: CellError[] = [];
+      const preview: PreviewRow[] = [];
       for (const entry of batch) {
         const c = byRow.get(entry.row);
         if (c) counts[c.action]++;
@@ -200,29 +232,35 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
           counts.errors++;
           errors.push(...entry.errors!);
         }
-        if (preview.length < PREVIEW_ROWS) {
+        if (entry.index < PREVIEW_ROWS) {
           preview.push(c
             ? { row: entry.row, code: c.record.code, name: c.record.nameLatin, action: c.action, fields: [...c.fields, ...(c.action === 'changed' && c.salaryChanged ? ['salary'] : [])] }
             : { row: entry.row, code: '', name: '', action: 'error', fields: entry.errors!.map((e) => e.column) });
         }
       }
-      const keep = errors.slice(0, Math.max(0, MAX_STORED_ERRORS - stored));
-      stored += keep.length;
-      await storeErrors(pool, importId, keep);
-      rows += batch.length;
-      await pool.query(`update employee_imports set phase_rows = $2 where id = $1`, [importId, rows]);
+      await transaction(pool, async (client) => {
+        // The checkpoint, locked: a second runner of this import waits here and then skips the batch.
+        const cp = (await client.query<{ phase_rows: number; stored: number }>(
+          `select phase_rows, (select count(*)::int from employee_import_errors where import_id = $1) as stored from employee_imports where id = $1 for update`, [importId],
+        )).rows[0]!;
+        if (end <= cp.phase_rows) return;
+        await storeErrors(client, importId, errors.slice(0, Math.max(0, MAX_STORED_ERRORS - cp.stored)));
+        await client.query(
+          `update employee_imports set phase_rows = $2, new_count = new_count + $3, changed_count = changed_count + $4, unchanged_count = unchanged_count + $5,
+                  error_count = error_count + $6, preview = case when $7::jsonb = '[]'::jsonb then preview else preview || $7::jsonb end where id = $1`,
+          [importId, end, counts.new, counts.changed, counts.unchanged, counts.errors, JSON.stringify(preview)],
+        );
+      });
+      checkpoint = end;
+      worked = true;
     }
   } catch (error) {
     if (!(error instanceof UnreadableFileError)) throw error;
     await pool.query(`update employee_imports set status = 'failed', failure = $2 where id = $1`, [importId, error.message]);
-    return { status: 'failed', rows };
+    return { status: 'failed', rows, done: true };
   }
-  await pool.query(
-    `update employee_imports set status = 'validated', rows_total = $2, phase_rows = $2, new_count = $3, changed_count = $4, unchanged_count = $5,
-            error_count = $6, preview = $7, validated_at = now() where id = $1`,
-    [importId, rows, counts.new, counts.changed, counts.unchanged, counts.errors, JSON.stringify(preview)],
-  );
-  return { status: 'validated', rows, counts };
+  await pool.query(`update employee_imports set status = 'validated', rows_total = $2, phase_rows = $2, validated_at = now() where id = $1 and status = 'validating'`, [importId, rows]);
+  return { status: 'validated', rows, done: true };
 }
 
 /** Writes one batch's changes (in the caller's transaction); returns how many were new and changed. */
@@ -271,34 +309,38 @@ async function applyBatch(client: PoolClient, imp: StoredImport, records: Import
 }
 
 /** Applies the valid rows after the checkpoint, a batch per transaction; the import ends `applied`. */
-export async function applyImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<{ status: ImportStatus; appliedRows: number }> {
+export async function applyImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<PhaseResult> {
+  const started = performance.now();
   const imp = await loadImport(pool, importId);
-  if (!imp) return { status: 'failed', appliedRows: 0 };
-  if (imp.status !== 'applying') return { status: imp.status, appliedRows: imp.applied_rows };
+  if (!imp) return { status: 'failed', rows: 0, done: true };
+  if (imp.status !== 'applying') return { status: imp.status, rows: imp.applied_rows, done: true };
   const actor = imp.apply_requested_by ?? imp.created_by;
   let applied = imp.applied_rows;
-  for await (const batch of readAhead(batches(imp))) {
+  let worked = false;
+  for await (const batch of readAhead(batches(imp, applied))) {
     if (!Array.isArray(batch)) break;
     const end = batch.at(-1)!.index + 1;
-    if (end <= applied) continue; // committed by an earlier attempt
+    if (end <= applied) continue; // committed by an earlier part or attempt
     options.signal?.throwIfAborted();
+    // Out of time after at least one batch of its own (so every part moves the checkpoint on).
+    if (worked && options.budgetMs !== undefined && performance.now() - started > options.budgetMs) return { status: 'applying', rows: applied, done: false };
     applied = await transaction(pool, async (client) => {
       // No wait for the WAL flush at commit: a crash may lose the last batches committed, but
       // each with its own checkpoint, so the next attempt simply applies them again.
       await client.query(`set local synchronous_commit = off`);
       // The checkpoint, locked: a second runner of this import waits here and then skips the batch.
       const cp = (await client.query<{ applied_rows: number }>(`select applied_rows from employee_imports where id = $1 for update`, [importId])).rows[0]!.applied_rows;
-      const todo = batch.filter((e) => e.index >= cp && e.record).map((e) => e.record!);
       if (end <= cp) return cp;
-      const r = await applyBatch(client, imp, todo, actor);
+      const r = await applyBatch(client, imp, batch.filter((e) => e.index >= cp && e.record).map((e) => e.record!), actor);
       await client.query(
         `update employee_imports set applied_rows = $2, phase_rows = $2, applied_new = applied_new + $3, applied_changed = applied_changed + $4 where id = $1`,
         [importId, end, r.created, r.changed],
       );
       return end;
     });
+    worked = true;
     await options.afterBatch?.(applied);
   }
   await pool.query(`update employee_imports set status = 'applied', applied_at = now(), phase_rows = applied_rows where id = $1 and status = 'applying'`, [importId]);
-  return { status: 'applied', appliedRows: applied };
+  return { status: 'applied', rows: applied, done: true };
 }

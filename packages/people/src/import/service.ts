@@ -2,7 +2,8 @@
  * HR's side of an import: store the upload and queue its dry run, confirm it (queue the apply),
  * read its progress, counts, preview and errors, download the error report. Scoped by company.
  */
-import { audit, type Pool, type PoolClient } from '@beton/db';
+import type { Pool, PoolClient } from '@beton/db';
+import { audit } from '@beton/db/audit';
 import { stringify } from 'csv-stringify/sync';
 import { createHash } from 'node:crypto';
 import { PeopleError } from '../errors.ts';

@@ -9,6 +9,7 @@ import { toast } from '../../../../components/ui/toast.tsx';
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
+import { employeeDetailsSchema, fieldReasons, salaryChangeSchema } from '@beton/people/validation';
 import { fieldErrorsOf, netOf, salaryForm, SalaryFields, TextField, type SalaryForm } from '../fields.tsx';
 
 /** Status (deactivate a leaver), details and salary of one employee (issue 22). Strings: messages `employeeEdit`. */
@@ -39,9 +40,26 @@ export function EmployeeEditor({ id }: { id: number }) {
   }));
   const change = useMutation(trpc.people.changeSalary.mutationOptions({ onSuccess: refresh }));
   const corrected = useMutation(trpc.people.resendCorrected.mutationOptions({ onSuccess: refresh }));
+  // Each form is checked here first with the service's own schema (no request for input it would refuse); the service checks again.
+  const [localDetails, setLocalDetails] = useState<Record<string, string>>({});
+  const [localSalary, setLocalSalary] = useState<Record<string, string>>({});
   if (!r || !salary) return null;
-  const detailErrors = fieldErrorsOf(update.error);
-  const salaryErrors = fieldErrorsOf(change.error);
+  const detailErrors = Object.keys(localDetails).length ? localDetails : fieldErrorsOf(update.error);
+  const salaryErrors = Object.keys(localSalary).length ? localSalary : fieldErrorsOf(change.error);
+  const saveDetails = () => {
+    const checked = employeeDetailsSchema.safeParse(details);
+    setLocalDetails(checked.success ? {} : fieldReasons(checked.error));
+    if (!checked.success) return update.reset();
+    update.mutate({ id, details });
+  };
+  const saveSalary = () => {
+    corrected.reset();
+    const input = { salary, effectiveMonth };
+    const checked = salaryChangeSchema.safeParse(input);
+    setLocalSalary(checked.success ? {} : fieldReasons(checked.error));
+    if (!checked.success) return change.reset();
+    change.mutate({ id, change: input });
+  };
   const set = (k: keyof typeof details) => (v: string) => setDetails({ ...details, [k]: v });
   const deactivate = async () => {
     if (await confirmDialog({ title: t('deactivateTitle', { name: r.nameLatin }), description: t('deactivateText'), confirmLabel: t('deactivateButton'), danger: true })) active.mutate({ id, active: false });
@@ -62,7 +80,7 @@ export function EmployeeEditor({ id }: { id: number }) {
         {active.error && <p role="alert" className="text-sm text-red-800">{errorText(active.error)}</p>}
 
         <h2 className="pt-2 font-semibold">{t('details')}</h2>
-        <form noValidate className="space-y-2" onSubmit={(e) => { e.preventDefault(); update.mutate({ id, details }); }}>
+        <form noValidate className="space-y-2" onSubmit={(e) => { e.preventDefault(); saveDetails(); }}>
           <TextField name="nameLatin" label={t('nameLatin')} value={details.nameLatin} onChange={set('nameLatin')} error={detailErrors.nameLatin} />
           <TextField name="nameBengali" lang="bn" label={t('nameBengali')} value={details.nameBengali} onChange={set('nameBengali')} error={detailErrors.nameBengali} />
           <TextField name="details.email" type="email" inputMode="email" label={t('email')} value={details.email} onChange={set('email')} error={detailErrors.email} />
@@ -76,8 +94,8 @@ export function EmployeeEditor({ id }: { id: number }) {
       <Card className="space-y-3">
         <h2 className="font-semibold">{t('salary')}</h2>
         <p className="text-sm">{t.rich('currentSalary', { month: monthName(r.currentMonth), net: money(netOf(r.salary)), b: (chunks) => <b data-testid="current-net">{chunks}</b> })}</p>
-        <form noValidate className="space-y-3" onSubmit={(e) => { e.preventDefault(); corrected.reset(); change.mutate({ id, change: { salary, effectiveMonth } }); }}>
-          {change.error && <p role="alert" data-testid="salary-error" className="text-sm text-red-800">{Object.keys(salaryErrors).length ? t('fix') : errorText(change.error)}</p>}
+        <form noValidate className="space-y-3" onSubmit={(e) => { e.preventDefault(); saveSalary(); }}>
+          {(change.error || Object.keys(salaryErrors).length > 0) && <p role="alert" data-testid="salary-error" className="text-sm text-red-800">{Object.keys(salaryErrors).length ? t('fix') : errorText(change.error)}</p>}
           <SalaryFields value={salary} onChange={setSalary} errors={salaryErrors} />
           <div className="max-w-xs"><TextField name="effectiveMonth" type="month" label={t('effectiveMonth')} value={effectiveMonth} onChange={setEffectiveMonth} error={salaryErrors.effectiveMonth} /></div>
           <Button type="submit" disabled={change.isPending}>{t('saveSalary')}</Button>

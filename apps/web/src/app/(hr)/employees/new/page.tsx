@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { Button, Card } from '../../../../components/ui.tsx';
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
+import { fieldReasons, newEmployeeSchema } from '@beton/people/validation';
 import { EMPTY_SALARY, fieldErrorsOf, SalaryFields, TextField, thisMonth } from '../fields.tsx';
 
 /** Add one employee with their salary (issue 22). Strings: messages `employeeNew` (+ `employeeEdit` for shared field names). */
@@ -19,14 +20,27 @@ export default function NewEmployeePage() {
   const [form, setForm] = useState({ code: '', nameLatin: '', nameBengali: '', email: '', bankAccount: '', effectiveMonth: thisMonth() });
   const [salary, setSalary] = useState(EMPTY_SALARY);
   const create = useMutation(trpc.people.create.mutationOptions({ onSuccess: (r) => router.push(`/employees/${r.id}`) }));
-  const errors = fieldErrorsOf(create.error);
+  // Checked here first with the service's own schema (no request for a form that would be refused); the service checks again.
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const errors = Object.keys(local).length ? local : fieldErrorsOf(create.error);
+  const submit = () => {
+    const employee = { ...form, salary };
+    const checked = newEmployeeSchema.safeParse(employee);
+    if (!checked.success) {
+      create.reset();
+      setLocal(fieldReasons(checked.error));
+      return;
+    }
+    setLocal({});
+    create.mutate({ employee });
+  };
   const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
   return (
     <div className="space-y-4">
       <Link href="/employees" className="text-sm text-indigo-700 underline">← {t('back')}</Link>
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
-      <form noValidate className="space-y-4" onSubmit={(e) => { e.preventDefault(); create.mutate({ employee: { ...form, salary } }); }}>
-        {create.error && (
+      <form noValidate className="space-y-4" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+        {(create.error || Object.keys(errors).length > 0) && (
           <p role="alert" data-testid="form-error" className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
             {Object.keys(errors).length ? te('fix') : errorText(create.error)}
           </p>
