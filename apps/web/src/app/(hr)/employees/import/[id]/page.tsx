@@ -37,7 +37,7 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
     <div className="space-y-4">
       <Link href="/employees/import" className="text-sm text-indigo-700 underline">← {t('back')}</Link>
       <div className="flex flex-wrap items-center gap-3">
-        <h1 className="break-all text-2xl font-semibold">{v.filename}</h1>
+        <h1 className="break-all text-2xl font-semibold">{t.rich('title', { file: v.filename, name: (chunks) => <span data-testid="import-file">{chunks}</span> })}</h1>
         <ImportStatus status={v.status} />
       </div>
       <p className="text-sm text-slate-700">{t('meta', { month: monthName(v.effectiveMonth), when: when(v.createdAt), who: v.createdBy.replace(/^hr:/, '') })}</p>
@@ -69,10 +69,10 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
       {(v.status === 'validated' || v.status === 'applying' || v.status === 'applied') && (
         <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4" data-testid="import-counts">
           {(['new', 'changed', 'unchanged', 'errors'] as const).map((k) => (
-            <Card key={k} className="text-center">
+            <div key={k} className="rounded-lg border border-slate-200 bg-white p-4 text-center shadow-sm">
               <dt className="text-sm text-slate-700">{t(k)}</dt>
               <dd data-testid={`count-${k}`} data-count={v.counts[k]} className="text-2xl font-semibold">{num(v.counts[k])}</dd>
-            </Card>
+            </div>
           ))}
         </dl>
       )}
