@@ -49,6 +49,9 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'admin.runScheduleNow': { input: { id: `payroll:${b.id}` }, hr: 'FORBIDDEN' },
     'admin.emailAccount': { input: undefined, hr: 'FORBIDDEN' },
     'admin.resumeEmail': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.queuePauses': { input: undefined, hr: 'FORBIDDEN' },
+    'admin.pauseQueue': { input: { queue: 'pdf-render' }, hr: 'FORBIDDEN' },
+    'admin.resumeQueue': { input: { queue: 'pdf-render' }, hr: 'FORBIDDEN' },
     'delivery.runCounts': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
     'delivery.addressesToFix': { input: undefined, hr: 'SCOPED' },
     'delivery.employeeEvents': { input: { id: emp }, hr: 'NOT_FOUND' },
@@ -64,6 +67,24 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'admin.companies': { input: undefined, hr: 'FORBIDDEN' },
     'admin.createCompany': { input: { name: 'Not By HR Ltd' }, hr: 'FORBIDDEN' },
     'admin.setProtectSlips': { input: { companyId: b.id, protectSlips: true }, hr: 'FORBIDDEN' },
+    // Issue 22: employees and salaries, imports (the upload itself is POST /api/imports: imports.test.ts).
+    'people.record': { input: { id: emp }, hr: 'NOT_FOUND' },
+    'people.create': {
+      input: {
+        employee: {
+          code: 'SCOPE-1', nameLatin: 'Scoped Hire', nameBengali: 'নতুন কর্মী', email: 'scoped.hire@example.com', bankAccount: '101-0000099999', effectiveMonth: t.fx.month,
+          salary: { basic: 30000, houseRent: 12000, medical: 2000, conveyance: 1500, tax: 1200, providentFund: 3000 },
+        },
+      },
+      hr: 'SCOPED',
+    },
+    'people.update': { input: { id: emp, details: { nameLatin: 'Not Yours', nameBengali: 'আপনার নয়', email: 'not.yours@example.com', bankAccount: '101-0000088888' } }, hr: 'NOT_FOUND' },
+    'people.setActive': { input: { id: emp, active: false }, hr: 'NOT_FOUND' },
+    'people.changeSalary': { input: { id: emp, change: { effectiveMonth: t.fx.month, salary: { basic: 30000, houseRent: 12000, medical: 2000, conveyance: 1500, tax: 1200, providentFund: 3000 } } }, hr: 'NOT_FOUND' },
+    'people.resendCorrected': { input: { id: emp, month: t.fx.month }, hr: 'NOT_FOUND' },
+    'imports.list': { input: undefined, hr: 'SCOPED' },
+    'imports.get': { input: { id: '00000000-0000-4000-8000-000000000000' }, hr: 'NOT_FOUND' },
+    'imports.apply': { input: { id: '00000000-0000-4000-8000-000000000000' }, hr: 'NOT_FOUND' },
   };
 }
 
