@@ -1,4 +1,5 @@
 import type { NextConfig } from 'next';
+import createNextIntlPlugin from 'next-intl/plugin';
 
 const config: NextConfig = {
   // The workspace packages export raw .ts and import each other with .ts extensions.
@@ -30,4 +31,5 @@ const config: NextConfig = {
   },
 };
 
-export default config;
+// next-intl reads its per-request configuration (language from the cookie, messages) from here.
+export default createNextIntlPlugin('./src/i18n/request.ts')(config);

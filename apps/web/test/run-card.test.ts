@@ -96,8 +96,8 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
     try {
       await page.setExtraHTTPHeaders({ 'x-forwarded-for': '10.9.0.1' });
       await page.goto(`${web.url}/login`);
-      await page.getByLabel(/Email/).fill(hr.email);
-      await page.getByLabel(/Password/).fill(hr.password);
+      await page.locator('#login-email').fill(hr.email);
+      await page.locator('#login-password').fill(hr.password);
       await page.getByRole('button', { name: /Sign in/ }).click();
       await page.waitForURL(/\/runs$/);
       const card = page.getByTestId('run');
@@ -117,13 +117,13 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
       expect(await card.getAttribute('data-status')).toBe('running');
       expect(await page.getByTestId('run-line').textContent()).toBe(`${during.done} sent, ${during.failed} stuck`);
       // The deadline with its date: 09:00 on the 1st after the paid month, in the company's zone.
-      expect(await page.getByTestId('run-deadline').textContent()).toContain('09:00 on 1 Jan 2027');
+      expect(await page.getByTestId('run-deadline').textContent()).toContain('Jan 1, 2027, 09:00');
       // When its first slip went, from the attempts; this run's own rate, from the same rows.
       const { rows: [first] } = await db.pool.query<{ at: Date; n: number }>(
         `select min(finished_at) as at, count(*)::int as n from job_attempts where payroll_run_id = $1 and task_name = 'send-slip-email' and outcome = 'done'`, [runId]);
       const start = (await page.getByTestId('run-start').textContent())!;
       expect(start).toMatch(/^First slips went at/);
-      expect(await page.getByTestId('run-start').locator('b').textContent()).toMatch(new RegExp(`^${hhmm(first!.at)}`));
+      expect(await page.getByTestId('run-start').locator('b').textContent()).toContain(hhmm(first!.at));
       const shownRate = Number((await page.getByTestId('run-rate').locator('b').textContent())!);
       const rate = first!.n / ((Date.now() - first!.at.getTime()) / 1000);
       expect(shownRate).toBeGreaterThan(rate * 0.6);
@@ -134,7 +134,7 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
       const open = during.queued + during.running + during.retrying;
       const finish = Date.now() + (open / shownRate) * 1000;
       const finishText = (await page.getByTestId('run-finish').locator('b').textContent())!;
-      expect([finish - 60_000, finish, finish + 60_000].some((t) => finishText.startsWith(hhmm(new Date(t)))), `${finishText} ≈ ${hhmm(new Date(finish))}`).toBe(true);
+      expect([finish - 60_000, finish, finish + 60_000].some((t) => finishText.includes(hhmm(new Date(t)))), `${finishText} ≈ ${hhmm(new Date(finish))}`).toBe(true);
       await page.screenshot({ path: path.join(artifacts, 'run-card-during.png'), fullPage: true });
 
       // ── after: the worker is back, every slip handled; the run is completed ──
@@ -160,10 +160,10 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
 
       // ── HR fixes one address and resends: the card counts it sent, the run completes again ──
       await page.goto(`${web.url}/employees/${invalid[0]}`);
-      await page.getByLabel('email', { exact: true }).fill('fixed@run-card.example');
+      await page.locator('#employee-email').fill('fixed@run-card.example');
       await page.getByRole('button', { name: /Save email/ }).click();
       await page.getByTestId('email-saved').waitFor({ timeout: 10_000 });
-      await page.getByLabel('resend month').fill(MONTH);
+      await page.locator('#resend-month').fill(MONTH);
       await page.getByRole('button', { name: /^Resend slip/ }).click();
       await expect.poll(() => page.getByTestId('resend-status').locator('[data-status]').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
       expect(provider.messages({ to: 'fixed@run-card.example' })).toHaveLength(1);

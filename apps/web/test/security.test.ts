@@ -616,8 +616,8 @@ describe('4 · in Chromium, every page satisfies its Content-Security-Policy', (
       const anon = await contexts.anon.newPage();
       await visit(anon, '/login', (p) => p.getByRole('button', { name: /Sign in/ }).waitFor());
       // Hydrated: a wrong password shows the server's answer without a reload.
-      await anon.getByLabel(/Email/).fill('nobody@example.com');
-      await anon.getByLabel(/Password/).fill('wrong-password');
+      await anon.locator('#login-email').fill('nobody@example.com');
+      await anon.locator('#login-password').fill('wrong-password');
       await anon.getByRole('button', { name: /Sign in/ }).click();
       await anon.getByRole('alert').waitFor({ timeout: 10_000 });
 
@@ -629,7 +629,8 @@ describe('4 · in Chromium, every page satisfies its Content-Security-Policy', (
 
       const admin = await contexts.admin.newPage();
       await visit(admin, '/admin/failed', (p) => expect.poll(() => p.getByTestId('failed-total').textContent(), { timeout: 15_000 }).toMatch(/[1-9]\d* failed/));
-      await admin.getByRole('button', { name: `#${ctx.secretJob}` }).click();
+      // A job opens on its own page (issue 22).
+      await admin.getByRole('link', { name: `#${ctx.secretJob}` }).click();
       await admin.getByText('[redacted]').first().waitFor({ timeout: 10_000 });
       await visit(admin, '/admin/queues', (p) => p.getByText(/pdf-render/).first().waitFor({ timeout: 15_000 }));
       await visit(admin, '/admin/workers', (p) => p.getByRole('heading').first().waitFor({ timeout: 15_000 }));

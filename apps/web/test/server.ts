@@ -44,7 +44,8 @@ export async function ensureBuilt(): Promise<void> {
     try {
       if (isFresh()) return;
       for (let waited = 0; ; waited += 2_000) {
-        const run = spawnSync(process.execPath, [nextBin, 'build', webDir], { cwd: root, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+        // From the app's folder, as turbo runs it: next-intl's plugin finds ./src/i18n/request.ts from there.
+        const run = spawnSync(process.execPath, [nextBin, 'build', webDir], { cwd: webDir, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
         if (run.status === 0) return;
         // A build started outside this test run (turbo, another suite) holds Next's own lock: wait for it.
         if (`${run.stdout}${run.stderr}`.includes('Another next build process is already running') && waited < 180_000) {

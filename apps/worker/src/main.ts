@@ -36,6 +36,7 @@ import {
 } from '@beton/jobs';
 import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
 import { openRunsSlack } from '@beton/dashboard/runs';
+import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
 import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -135,23 +136,22 @@ async function main() {
     if (skipped.length) log.info({ skipped }, 'schedules already enqueued by another scheduler: skipped');
   };
   const useGraphileCron = isScheduler && config.scheduleTickMs >= 60_000;
-  // The send-email queue pauses for an account fault; a paused worker runs the account check
-  // every EMAIL_PAUSE_PROBE_MS and resumes the queue when it passes.
-  const pause: PauseGate | undefined =
-    config.queue === 'send-email'
-      ? createPauseGate({
-          pool,
-          queue: config.queue,
-          workerId,
-          logger: log,
-          pollMs: config.email.pausePollMs,
-          probeEveryMs: config.email.pauseProbeMs,
-          probe: async () => (await checkAccount()).ok,
-          onChange: (paused) => metrics.queuePausedSet(config.queue, !!paused),
-        })
-      : undefined;
-  // Exported from the start (0 = sending), so the paused alert's series exists before any fault.
-  if (pause) metrics.queuePausedSet(config.queue, false);
+  // Every queue can be paused by an admin (console, queues page); the send-email queue also
+  // pauses for an account fault, and then a paused worker runs the account check every
+  // EMAIL_PAUSE_PROBE_MS and resumes the queue when it passes — never an admin's pause.
+  const pause: PauseGate = createPauseGate({
+    pool,
+    queue: config.queue,
+    workerId,
+    logger: log,
+    pollMs: config.email.pausePollMs,
+    ...(config.queue === 'send-email'
+      ? { probeEveryMs: config.email.pauseProbeMs, probe: async () => pause.paused?.errorCode !== MANUAL_PAUSE_CODE && (await checkAccount()).ok }
+      : {}),
+    onChange: (paused) => metrics.queuePausedSet(config.queue, !!paused),
+  });
+  // Exported from the start (0 = running), so the paused alert's series exists before any fault.
+  metrics.queuePausedSet(config.queue, false);
 
   const worker = await startWorker({
     pool,

@@ -10,3 +10,4 @@ export * from './exports/index.ts';
 export * from './months.ts';
 export * from './companies.ts';
 export * from './date-of-birth.ts';
+export * from './queue-pause.ts';

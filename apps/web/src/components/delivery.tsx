@@ -2,46 +2,57 @@
 /**
  * Delivery truth from SendGrid's Event Webhook (issue 16), as small components the HR and admin
  * pages include: a run's delivered / bounced / dropped / awaiting counts, the "fix these
- * addresses" list, an employee's delivery events, and the admin's email-queue panel with its
- * "resume" action.
+ * addresses" list, an employee's delivery history, and the admin's email-queue panel with its
+ * "resume" action. HR sees plain reasons, never the provider's text or job keys.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
 import Link from 'next/link';
+import { useErrorText } from '../lib/errors.ts';
+import { useFmt } from '../lib/format.ts';
 import { useTRPC } from '../lib/trpc.tsx';
-import { Button, Card, L, fmtTime } from './ui.tsx';
+import { Button, Card } from './ui.tsx';
+import { STACK_ON_PHONE, Table, Td, Th, THead } from './ui/table.tsx';
+import { toast } from './ui/toast.tsx';
+
+/** A plain reason for HR from an error code or a delivery state: messages `reasons.*`. */
+const REASONS = ['invalid_recipient', 'provider_unavailable', 'rate_limited', 'timeout', 'connection_reset', 'database_unavailable', 'message_too_large', 'invalid_payload', 'rejected', 'unexpected', 'bounced', 'dropped', 'spam_report'] as const;
+export function usePlainReason(): (code: string | null | undefined) => string {
+  const t = useTranslations('reasons');
+  return (code) => t(code && (REASONS as readonly string[]).includes(code) ? (code as (typeof REASONS)[number]) : 'other');
+}
 
 export function RunDeliveryCounts({ runId }: { runId: string }) {
+  const t = useTranslations('delivery');
+  const { num } = useFmt();
   const trpc = useTRPC();
   const counts = useQuery({ ...trpc.delivery.runCounts.queryOptions({ runId }), refetchInterval: 5_000 });
   if (!counts.data) return null;
   const c = counts.data;
-  const items = [
-    ['delivered', c.delivered, 'Received', 'পৌঁছেছে'],
-    ['bounced', c.bounced, 'Bounced', 'ফেরত এসেছে'],
-    ['dropped', c.dropped, 'Dropped', 'বাদ পড়েছে'],
-    ['awaiting', c.awaiting, 'Awaiting confirmation', 'নিশ্চিতকরণের অপেক্ষায়'],
-  ] as const;
+  const items = [['delivered', c.delivered], ['bounced', c.bounced], ['dropped', c.dropped], ['awaiting', c.awaiting]] as const;
   return (
     <dl data-testid="run-delivery" className="grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
-      {items.map(([key, n, en, bn]) => (
-        <div key={key} data-delivery={key}><dt className="text-slate-500"><L en={en} bn={bn} /></dt><dd className="font-medium">{n.toLocaleString('en-US')}</dd></div>
+      {items.map(([key, n]) => (
+        <div key={key} data-delivery={key}><dt className="text-slate-700">{t(key)}</dt><dd className="font-medium">{num(n)}</dd></div>
       ))}
     </dl>
   );
 }
 
 export function AddressesToFix() {
+  const t = useTranslations('delivery');
+  const reason = usePlainReason();
   const trpc = useTRPC();
   const list = useQuery({ ...trpc.delivery.addressesToFix.queryOptions(), refetchInterval: 15_000 });
   if (!list.data?.length) return null;
   return (
     <Card>
-      <h2 className="mb-2 text-lg font-semibold"><L en="Fix these addresses" bn="এই ঠিকানাগুলো ঠিক করুন" /></h2>
-      <p className="mb-2 text-sm text-slate-600"><L en="The slip to these addresses bounced or was dropped. Fix the address, then resend." bn="এই ঠিকানায় স্লিপ পৌঁছায়নি। ঠিকানা ঠিক করে আবার পাঠান।" /></p>
+      <h2 className="mb-2 text-lg font-semibold">{t('fixTitle')}</h2>
+      <p className="mb-2 text-sm text-slate-700">{t('fixText')}</p>
       <ul data-testid="addresses-to-fix" className="space-y-1 text-sm">
         {list.data.map((a) => (
-          <li key={a.employeeId} data-employee-id={a.employeeId}>
-            <Link className="text-blue-700 underline" href={`/employees/${a.employeeId}`}>{a.name}</Link> — {a.email} — <b>{a.state}</b>{a.reason ? `: ${a.reason}` : ''}
+          <li key={a.employeeId} data-employee-id={a.employeeId} className="break-words">
+            <Link className="text-indigo-700 underline" href={`/employees/${a.employeeId}`}>{a.name}</Link> — <span className="break-all">{a.email}</span> — {reason(a.state)}
           </li>
         ))}
       </ul>
@@ -49,45 +60,65 @@ export function AddressesToFix() {
   );
 }
 
+const EVENTS = ['processed', 'delivered', 'deferred', 'bounce', 'bounced', 'dropped', 'spamreport', 'open', 'click'] as const;
+
 export function DeliveryEvents({ employeeId }: { employeeId: number }) {
+  const t = useTranslations('delivery');
+  const { when } = useFmt();
+  const reason = usePlainReason();
   const trpc = useTRPC();
   const events = useQuery({ ...trpc.delivery.employeeEvents.queryOptions({ id: employeeId }), refetchInterval: 10_000 });
   if (!events.data?.length) return null;
+  const what = (e: string) => ((EVENTS as readonly string[]).includes(e) ? t(`event.${e as (typeof EVENTS)[number]}`) : e);
+  const why = (e: string) => (e === 'bounce' || e === 'bounced' ? reason('bounced') : e === 'dropped' ? reason('dropped') : e === 'spamreport' ? reason('spam_report') : '');
   return (
     <Card>
-      <h2 className="mb-2 text-lg font-semibold"><L en="Delivery events" bn="ডেলিভারির ঘটনা" /></h2>
-      <table data-testid="delivery-events" className="w-full text-sm">
+      <h2 className="mb-2 text-lg font-semibold">{t('events')}</h2>
+      <Table data-testid="delivery-events" className={STACK_ON_PHONE}>
+        <THead><tr><Th>{t('eventTime')}</Th><Th>{t('eventWhat')}</Th><Th>{t('eventAddress')}</Th><Th>{t('eventReason')}</Th></tr></THead>
         <tbody>
           {events.data.map((e, i) => (
-            <tr key={i} className="border-b"><td className="pr-2">{fmtTime(e.at)}</td><td className="pr-2">{e.key}</td><td className="pr-2 font-medium">{e.event}</td><td className="pr-2">{e.email}</td><td>{e.reason ?? ''}</td></tr>
+            <tr key={i} className="border-t border-slate-100">
+              <Td data-label={t('eventTime')}>{when(e.at)}</Td><Td data-label={t('eventWhat')} className="font-medium">{what(e.event)}</Td>
+              <Td data-label={t('eventAddress')} className="break-all">{e.email}</Td><Td data-label={t('eventReason')}>{why(e.event)}</Td>
+            </tr>
           ))}
         </tbody>
-      </table>
+      </Table>
     </Card>
   );
 }
 
 export function EmailAccountPanel() {
+  const t = useTranslations('email');
+  const { when, num } = useFmt();
+  const errorText = useErrorText();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const status = useQuery({ ...trpc.admin.emailAccount.queryOptions(), refetchInterval: 5_000 });
-  const resume = useMutation(trpc.admin.resumeEmail.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.admin.emailAccount.queryKey() }) }));
+  const resume = useMutation(trpc.admin.resumeEmail.mutationOptions({
+    onSuccess: () => { toast({ title: t('resumed'), variant: 'success' }); return qc.invalidateQueries({ queryKey: trpc.admin.pathKey() }); },
+    onError: (e) => toast({ title: errorText(e), variant: 'error' }),
+  }));
   const s = status.data;
   if (!s) return null;
+  const webhook = Object.entries(s.webhook).map(([k, n]) => `${k} ${num(n)}`).join(' · ');
   return (
     <Card>
-      <h2 className="mb-2 text-lg font-semibold">Email account</h2>
-      {s.paused ? (
-        <div data-testid="email-paused" className="space-y-2 text-red-700">
-          <p><b>send-email is paused</b> since {fmtTime(s.paused.pausedAt)} ({s.paused.errorCode}): {s.paused.reason}</p>
-          <p className="text-sm text-slate-600">Jobs stay queued. Fix the setting (key, sender, credits); the workers resume by themselves when their account check passes, or resume now.</p>
-          <Button onClick={() => resume.mutate()} disabled={resume.isPending}>Resume sending</Button>
-        </div>
-      ) : (
-        <p data-testid="email-running">send-email is running.</p>
-      )}
-      <p className="mt-2 text-sm">Sends awaiting evidence now: {s.unknownNow}; resent after an unknown outcome (possible duplicates): <b>{s.resentAfterUnknown}</b></p>
-      <p className="text-sm text-slate-600">Event Webhook: {Object.entries(s.webhook).map(([k, n]) => `${k} ${n}`).join(' · ') || 'nothing received yet'}</p>
+      <h2 className="mb-2 text-lg font-semibold">{t('title')}</h2>
+      <div aria-live="polite">
+        {s.paused ? (
+          <div data-testid="email-paused" className="space-y-2 text-red-800">
+            <p className="font-medium">{t('paused', { when: when(s.paused.pausedAt), code: s.paused.errorCode, reason: s.paused.reason })}</p>
+            <p className="text-sm text-slate-700">{t('pausedHelp')}</p>
+            <Button onClick={() => resume.mutate()} disabled={resume.isPending}>{t('resume')}</Button>
+          </div>
+        ) : (
+          <p data-testid="email-running">{t('running')}</p>
+        )}
+      </div>
+      <p className="mt-2 text-sm">{t('unknown', { unknown: num(s.unknownNow), resent: num(s.resentAfterUnknown) })}</p>
+      <p className="text-sm text-slate-700">{webhook ? t('webhook', { counts: webhook }) : t('webhookNone')}</p>
     </Card>
   );
 }

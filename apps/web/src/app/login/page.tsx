@@ -1,14 +1,17 @@
 'use client';
+import { useTranslations } from 'next-intl';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { Button, Card, L } from '../../components/ui.tsx';
+import { LanguageSwitch } from '../../components/nav.tsx';
+import { Button, Card, Field, INPUT } from '../../components/ui.tsx';
 import { authClient } from '../../lib/auth-client.ts';
 
 export default function LoginPage() {
+  const t = useTranslations('login');
   const router = useRouter();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<{ en: string; bn: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
   async function signIn() {
@@ -17,9 +20,7 @@ export default function LoginPage() {
     const { data, error } = await authClient.signIn.email({ email, password });
     if (error || !data) {
       setPending(false);
-      setError(error?.status === 429
-        ? { en: 'Too many sign-in attempts; try again later', bn: 'অনেকবার চেষ্টা হয়েছে; পরে আবার চেষ্টা করুন' }
-        : { en: error?.message || 'Wrong email or password', bn: error?.status === 401 ? 'ইমেইল বা পাসওয়ার্ড ভুল' : 'সাইন ইন হয়নি' });
+      setError(error?.status === 429 ? t('tooMany') : error?.status === 401 ? t('wrong') : t('failed', { message: error?.message ?? '' }));
       return;
     }
     // A one-time password (a new user's) is changed before anything else.
@@ -28,18 +29,21 @@ export default function LoginPage() {
   }
 
   return (
-    <main className="flex min-h-screen items-center justify-center p-4">
+    <main className="flex min-h-screen flex-col items-center justify-center gap-4 p-4">
       <Card className="w-full max-w-sm">
-        <h1 className="mb-4 text-xl font-semibold"><L en="Sign in" bn="সাইন ইন" /></h1>
+        <div className="mb-4 flex items-center justify-between gap-2">
+          <h1 className="text-xl font-semibold">{t('title')}</h1>
+          <LanguageSwitch />
+        </div>
         <form className="space-y-3" onSubmit={(e) => { e.preventDefault(); void signIn(); }}>
-          <label className="block text-sm"><L en="Email" bn="ইমেইল" />
-            <input name="email" type="email" required autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} className="mt-1 w-full rounded border border-slate-300 px-2 py-1.5" />
-          </label>
-          <label className="block text-sm"><L en="Password" bn="পাসওয়ার্ড" />
-            <input name="password" type="password" required autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} className="mt-1 w-full rounded border border-slate-300 px-2 py-1.5" />
-          </label>
-          {error && <p role="alert" className="text-sm text-red-700"><L en={error.en} bn={error.bn} /></p>}
-          <Button type="submit" disabled={pending} className="w-full">{pending ? '…' : 'Sign in · প্রবেশ'}</Button>
+          <Field id="login-email" label={t('email')}>
+            <input id="login-email" name="email" type="email" required autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} className={INPUT} />
+          </Field>
+          <Field id="login-password" label={t('password')}>
+            <input id="login-password" name="password" type="password" required autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} className={INPUT} />
+          </Field>
+          <div aria-live="assertive">{error && <p role="alert" className="text-sm text-red-700">{error}</p>}</div>
+          <Button type="submit" disabled={pending} className="w-full">{pending ? '…' : t('submit')}</Button>
         </form>
       </Card>
     </main>

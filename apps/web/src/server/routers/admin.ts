@@ -1,6 +1,7 @@
 import { emailAccountOutput, emailAccountStatus, resumeEmailQueue } from '@beton/dashboard';
 import { ERROR_KINDS, FAILED_VIEWS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
 import { AppError, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
+import { listQueuePauses, pauseQueueByAdmin, queuePauseOutput, resumeQueueByAdmin } from '@beton/dashboard';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
@@ -30,6 +31,7 @@ const matching = z
     path: ['filter'],
     message: 'an empty filter matches every failed job: send matchAll: true to mean that',
   });
+const queueName = z.object({ queue: z.string().min(1).max(100) });
 const ids = z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000) });
 
 export const adminRouter = {
@@ -56,6 +58,11 @@ export const adminRouter = {
     .output(z.object({ jobId: z.number(), created: z.boolean() }))
     .mutation(({ ctx, input }) => runScheduleNow(ctx.pool, jobs(ctx), input.id, ctx.actor)),
   emailAccount: adminProcedure.output(emailAccountOutput).query(({ ctx }) => emailAccountStatus(ctx.pool)),
+  /** Paused queues (an admin's pause or an account fault): why and since when. */
+  queuePauses: adminProcedure.output(z.array(queuePauseOutput)).query(({ ctx }) => listQueuePauses(ctx.pool)),
+  /** Pause / resume one queue for every worker (jobs stay queued; audited). */
+  pauseQueue: adminProcedure.input(queueName).output(z.object({ paused: z.boolean() })).mutation(({ ctx, input }) => pauseQueueByAdmin(ctx.pool, input.queue, ctx.actor)),
+  resumeQueue: adminProcedure.input(queueName).output(z.object({ resumed: z.boolean() })).mutation(({ ctx, input }) => resumeQueueByAdmin(ctx.pool, input.queue, ctx.actor)),
   resumeEmail: adminProcedure.output(z.object({ resumed: z.boolean() })).mutation(({ ctx }) => resumeEmailQueue(ctx.pool, ctx.actor)),
   /** Users with their company and live sessions; the companies a new HR manager can belong to. */
   users: adminProcedure

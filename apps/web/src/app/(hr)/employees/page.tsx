@@ -1,12 +1,19 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useState } from 'react';
-import { Card, L, Pager, StatusBadge, statusText } from '../../../components/ui.tsx';
+import { Card, Field, INPUT, Pager, StatusBadge } from '../../../components/ui.tsx';
+import { usePlainReason } from '../../../components/delivery.tsx';
+import { useStatusText } from '../../../components/ui.tsx';
+import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../components/ui/table.tsx';
+import { useErrorText } from '../../../lib/errors.ts';
+import { useFmt } from '../../../lib/format.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 const STATUSES = ['', 'none', 'queued', 'running', 'retrying', 'rendered', 'sent', 'failed'] as const;
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const PAGE = 25;
 
 function thisMonth(): string {
@@ -19,15 +26,26 @@ export default function EmployeesPage() {
 }
 
 function Employees() {
+  const t = useTranslations('employees');
+  const te = useTranslations('errors');
+  const statusText = useStatusText();
+  const reason = usePlainReason();
+  const errorText = useErrorText();
+  const { month: monthName } = useFmt();
   const trpc = useTRPC();
   const params = useSearchParams();
   const runs = useQuery(trpc.runs.list.queryOptions());
-  const [month, setMonth] = useState<string | null>(() => (/^\d{4}-(0[1-9]|1[0-2])$/.test(params.get('month') ?? '') ? params.get('month') : null));
+  // A bad month or status in the address is said in words, and the list shows without it.
+  const monthParam = params.get('month');
+  const statusParam = params.get('status');
+  const badMonth = monthParam !== null && !MONTH.test(monthParam) ? monthParam : null;
+  const badStatus = statusParam !== null && !(STATUSES as readonly string[]).includes(statusParam) ? statusParam : null;
+  const [month, setMonth] = useState<string | null>(() => (monthParam && MONTH.test(monthParam) ? monthParam : null));
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
-  const [status, setStatus] = useState<(typeof STATUSES)[number]>(() => (STATUSES as readonly string[]).includes(params.get('status') ?? '') ? (params.get('status') as (typeof STATUSES)[number]) : '');
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>(() => (STATUSES as readonly string[]).includes(statusParam ?? '') ? (statusParam as (typeof STATUSES)[number]) : '');
   const [offset, setOffset] = useState(0);
-  useEffect(() => { const t = setTimeout(() => { setDebounced(search); setOffset(0); }, 250); return () => clearTimeout(t); }, [search]);
+  useEffect(() => { const tm = setTimeout(() => { setDebounced(search); setOffset(0); }, 250); return () => clearTimeout(tm); }, [search]);
   const effectiveMonth = month ?? runs.data?.[0]?.month ?? (runs.isLoading ? null : thisMonth());
   const list = useQuery({
     ...trpc.employees.list.queryOptions({ month: effectiveMonth ?? thisMonth(), search: debounced || undefined, status: status || undefined, limit: PAGE, offset }),
@@ -38,41 +56,43 @@ function Employees() {
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
-        <h1 className="text-2xl font-semibold"><L en="Employees" bn="কর্মচারী" /></h1>
-        <Link href="/employees/new" data-testid="add-employee" className="ml-auto rounded bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700"><L en="Add employee" bn="কর্মচারী যোগ" /></Link>
-        <Link href="/employees/import" data-testid="import-employees" className="rounded border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50"><L en="Import" bn="ইমপোর্ট" /></Link>
+        <h1 className="text-2xl font-semibold">{t('title')}</h1>
+        <Link href="/employees/new" data-testid="add-employee" className="ml-auto rounded bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700">{t('add')}</Link>
+        <Link href="/employees/import" data-testid="import-employees" className="rounded border border-slate-400 bg-white px-3 py-1.5 text-sm font-medium text-slate-900 hover:bg-slate-50">{t('import')}</Link>
       </div>
+      {(badMonth !== null || badStatus !== null) && (
+        <p role="alert" data-testid="bad-filter" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+          {badMonth !== null && te('badMonth', { value: badMonth })} {badStatus !== null && te('badStatus', { value: badStatus })}
+        </p>
+      )}
       <Card className="flex flex-wrap items-end gap-3">
-        <label className="text-sm"><L en="Search" bn="খুঁজুন" />
-          <input aria-label="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, code, email · নাম, কোড, ইমেইল" className="mt-1 block w-56 rounded border border-slate-300 px-2 py-1" />
-        </label>
-        <label className="text-sm"><L en="Slip status" bn="স্লিপের অবস্থা" />
-          <select aria-label="status" value={status} onChange={(e) => { setStatus(e.target.value as typeof status); setOffset(0); }} className="mt-1 block rounded border border-slate-300 px-2 py-1">
-            {STATUSES.map((s) => <option key={s} value={s}>{s ? statusText(s) : 'all · সব'}</option>)}
+        <Field id="employee-search" label={t('search')} className="w-full sm:w-56">
+          <input id="employee-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder={t('searchHint')} className={INPUT} />
+        </Field>
+        <Field id="employee-status" label={t('slipStatus')}>
+          <select id="employee-status" value={status} onChange={(e) => { setStatus(e.target.value as typeof status); setOffset(0); }} className={INPUT}>
+            {STATUSES.map((s) => <option key={s} value={s}>{s ? statusText(s) : t('allStatuses')}</option>)}
           </select>
-        </label>
-        <label className="text-sm"><L en="Month" bn="মাস" />
-          <input aria-label="month" type="month" value={effectiveMonth ?? ''} onChange={(e) => { setMonth(e.target.value); setOffset(0); }} className="mt-1 block rounded border border-slate-300 px-2 py-1" />
-        </label>
-        <span className="ml-auto text-sm text-slate-600"><span data-testid="employee-total">{total.toLocaleString('en-US')} employees</span> <span lang="bn" className="opacity-70">· {total.toLocaleString('en-US')} জন কর্মচারী</span></span>
+        </Field>
+        <Field id="employee-month" label={t('month')}>
+          <input id="employee-month" type="month" value={effectiveMonth ?? ''} onChange={(e) => { if (MONTH.test(e.target.value)) { setMonth(e.target.value); setOffset(0); } }} className={INPUT} />
+        </Field>
+        <span className="ml-auto text-sm text-slate-700" aria-live="polite"><span data-testid="employee-total" data-count={total}>{t('total', { count: total })}</span></span>
       </Card>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-        <table className="min-w-full text-sm">
-          <thead className="bg-slate-50 text-left text-slate-600">
-            <tr><th className="p-2"><L en="Code" bn="কোড" /></th><th className="p-2"><L en="Name" bn="নাম" /></th><th className="p-2"><L en="Email" bn="ইমেইল" /></th><th className="p-2"><L en="Slip" bn="স্লিপ" /></th></tr>
-          </thead>
-          <tbody>
-            {list.data?.rows.map((e) => (
-              <tr key={e.id} className="border-t border-slate-100 hover:bg-slate-50">
-                <td className="p-2 font-mono"><Link className="text-indigo-700 underline" href={`/employees/${e.id}`}>{e.code}</Link></td>
-                <td className="p-2">{e.nameLatin}{e.deactivatedAt && <span data-testid="left" className="ml-2 rounded bg-slate-200 px-1.5 text-xs text-slate-800"><L en="left" bn="চাকরি ছেড়েছেন" /></span>}<div lang="bn" className="text-xs text-slate-600">{e.nameBengali}</div></td>
-                <td className="p-2 break-all">{e.email}</td>
-                <td className="p-2"><StatusBadge status={e.slipStatus} />{e.lastErrorCode && <span className="ml-1 text-xs text-red-700">{e.lastErrorCode}</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      {list.error && <p role="alert" className="text-red-700">{errorText(list.error)}</p>}
+      <Table caption={t('tableCaption', { month: effectiveMonth ? monthName(effectiveMonth) : '' })} className={STACK_ON_PHONE}>
+        <THead><tr><Th>{t('code')}</Th><Th>{t('name')}</Th><Th>{t('email')}</Th><Th>{t('slip')}</Th></tr></THead>
+        <tbody>
+          {list.data?.rows.map((e) => (
+            <tr key={e.id} className="border-t border-slate-100 hover:bg-slate-50">
+              <Td data-label={t('code')} className="font-mono"><Link className="text-indigo-700 underline" href={`/employees/${e.id}`}>{e.code}</Link></Td>
+              <Td data-label={t('name')}>{e.nameLatin}{e.deactivatedAt && <span data-testid="left" className="ml-2 rounded bg-slate-200 px-1.5 text-xs text-slate-800">{t('left')}</span>}<div lang="bn" className="text-xs text-slate-700">{e.nameBengali}</div></Td>
+              <Td data-label={t('email')} className="break-all">{e.email}</Td>
+              <Td data-label={t('slip')}><StatusBadge status={e.slipStatus} />{e.lastErrorCode && <div data-testid="slip-reason" className="mt-1 text-xs text-red-800">{reason(e.lastErrorCode)}</div>}</Td>
+            </tr>
+          ))}
+        </tbody>
+      </Table>
       <Pager offset={offset} pageSize={PAGE} total={total} onOffset={setOffset} />
     </div>
   );

@@ -1,18 +1,18 @@
 'use client';
-import { useQuery } from '@tanstack/react-query';
-import { Card, L, StatusLabel, fmtTime } from '../../../components/ui.tsx';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
+import { Button, Card, StatusBadge, StatusLabel } from '../../../components/ui.tsx';
 import { EmailAccountPanel } from '../../../components/delivery.tsx';
+import { confirmDialog } from '../../../components/ui/dialog.tsx';
+import { toast } from '../../../components/ui/toast.tsx';
+import { useErrorText } from '../../../lib/errors.ts';
+import { useFmt } from '../../../lib/format.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
-function age(s: number | null): string {
-  if (s === null) return '—';
-  if (s < 60) return `${Math.round(s)} s`;
-  if (s < 3600) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-/** A 60-bar chart of finished attempts per minute. */
+/** A 60-bar chart of finished attempts per minute (its totals are its accessible name). */
 function Chart({ points }: { points: Array<{ minute: Date; done: number; failed: number }> }) {
+  const t = useTranslations('queues');
+  const { num } = useFmt();
   const now = Math.floor(Date.now() / 60_000);
   const bars = Array.from({ length: 60 }, (_, i) => {
     const m = now - 59 + i;
@@ -20,12 +20,14 @@ function Chart({ points }: { points: Array<{ minute: Date; done: number; failed:
     return { done: p?.done ?? 0, failed: p?.failed ?? 0 };
   });
   const max = Math.max(1, ...bars.map((b) => b.done + b.failed));
+  const done = bars.reduce((n, b) => n + b.done, 0);
+  const failed = bars.reduce((n, b) => n + b.failed, 0);
   return (
-    <div className="flex h-16 items-end gap-px" aria-label="throughput, last 60 minutes">
+    <div className="flex h-16 items-end gap-px" role="img" aria-label={t('chart', { done: num(done), failed: num(failed) })}>
       {bars.map((b, i) => (
-        <div key={i} className="flex flex-1 flex-col justify-end" title={`${b.done} done · সম্পন্ন, ${b.failed} not done · অসম্পন্ন`}>
-          <div className="bg-red-400" style={{ height: `${(b.failed / max) * 64}px` }} />
-          <div className="bg-emerald-500" style={{ height: `${(b.done / max) * 64}px` }} />
+        <div key={i} className="flex flex-1 flex-col justify-end">
+          <div className="bg-red-500" style={{ height: `${(b.failed / max) * 64}px` }} />
+          <div className="bg-emerald-600" style={{ height: `${(b.done / max) * 64}px` }} />
         </div>
       ))}
     </div>
@@ -33,55 +35,92 @@ function Chart({ points }: { points: Array<{ minute: Date; done: number; failed:
 }
 
 export default function QueuesPage() {
+  const t = useTranslations('queues');
+  const tc = useTranslations('common');
+  const { num, when, age } = useFmt();
+  const errorText = useErrorText();
   const trpc = useTRPC();
+  const qc = useQueryClient();
   const data = useQuery({ ...trpc.admin.queues.queryOptions(), refetchInterval: 5_000 });
   const stuck = useQuery({ ...trpc.admin.stuck.queryOptions(), refetchInterval: 10_000 });
+  const pauses = useQuery({ ...trpc.admin.queuePauses.queryOptions(), refetchInterval: 5_000 });
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.admin.pathKey() });
+  const pause = useMutation(trpc.admin.pauseQueue.mutationOptions({
+    onSuccess: (r, v) => { toast({ title: t(r.paused ? 'pausedToast' : 'alreadyPaused', { queue: v.queue }), variant: 'success', testId: 'queue-toast' }); return refresh(); },
+    onError: (e) => toast({ title: errorText(e), variant: 'error' }),
+  }));
+  const resume = useMutation(trpc.admin.resumeQueue.mutationOptions({
+    onSuccess: (r, v) => { toast({ title: t(r.resumed ? 'resumedToast' : 'alreadyRunning', { queue: v.queue }), variant: 'success', testId: 'queue-toast' }); return refresh(); },
+    onError: (e) => toast({ title: errorText(e), variant: 'error' }),
+  }));
+  const askPause = async (queue: string) => {
+    if (await confirmDialog({ title: t('confirmPause', { queue }), description: t('confirmPauseText'), confirmLabel: t('pauseNamed', { queue }), danger: true })) pause.mutate({ queue });
+  };
+  const askResume = async (queue: string) => {
+    if (await confirmDialog({ title: t('confirmResume', { queue }), confirmLabel: t('resumeNamed', { queue }) })) resume.mutate({ queue });
+  };
+  const d = data.data;
   return (
     <div className="space-y-4">
-      <h1 className="text-2xl font-semibold"><L en="Queues" bn="কিউ" /></h1>
+      <h1 className="text-2xl font-semibold">{t('title')}</h1>
+      {data.error && <p role="alert" className="text-red-800">{errorText(data.error)}</p>}
       <EmailAccountPanel />
-      {data.data?.limits.length || data.data?.rates.length ? (
-        <Card><h2 className="font-semibold"><L en="Limits in use" bn="সীমা ব্যবহার" /></h2>
+      {d?.limits.length || d?.rates.length ? (
+        <Card><h2 className="font-semibold">{t('limits')}</h2>
           <ul className="text-sm">
-            {data.data.limits.map((l) => <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>{l.key}: <b>{l.inUse}/{l.max}</b> <L en="in flight" bn="চলমান" /></li>)}
-            {data.data.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{r.inUsePerSecond.toFixed(1)}/s <L en="of" bn="এর মধ্যে" /> {r.perSecond}/s</b> (<L en={`last ${data.data.rateWindowSeconds} s`} bn={`গত ${data.data.rateWindowSeconds} সেকেন্ড`} />)</li>)}
+            {d.limits.map((l) => <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>{l.key}: <b>{t('inFlight', { inUse: num(l.inUse), max: num(l.max) })}</b></li>)}
+            {d.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{t('rateUse', { used: num(r.inUsePerSecond, { maximumFractionDigits: 1, minimumFractionDigits: 1 }), max: num(r.perSecond), window: num(d.rateWindowSeconds) })}</b></li>)}
           </ul></Card>
       ) : null}
       <div className="grid gap-4 md:grid-cols-2">
-        {data.data?.queues.map((q) => {
-          const limit = data.data.limitDefs.find((d) => d.queue === q.queue)?.limits;
+        {d?.queues.map((q) => {
+          const limit = d.limitDefs.find((x) => x.queue === q.queue)?.limits;
+          const paused = pauses.data?.find((p) => p.queue === q.queue);
+          const limitText = [limit?.concurrency ? t('limitConcurrency', { max: num(limit.concurrency.max) }) : null, limit?.rate ? t('limitRate', { rate: num(limit.rate.perSecond) }) : null].filter(Boolean).join(' · ');
           return (
-            <Card key={q.queue}>
-              <h2 className="font-semibold">{q.queue}</h2>
+            <Card key={q.queue} data-testid="queue-card" data-queue={q.queue} data-paused={paused ? 'true' : 'false'}>
+              <div className="flex flex-wrap items-center justify-between gap-2">
+                <h2 className="font-semibold">{q.queue}</h2>
+                <div aria-live="polite" className="flex items-center gap-2">
+                  <StatusBadge status={paused ? 'paused' : 'running'} />
+                  {paused
+                    ? <Button variant="secondary" disabled={resume.isPending} onClick={() => void askResume(q.queue)}>{t('resumeNamed', { queue: q.queue })}</Button>
+                    : <Button variant="secondary" disabled={pause.isPending} onClick={() => void askPause(q.queue)}>{t('pauseNamed', { queue: q.queue })}</Button>}
+                </div>
+              </div>
+              {paused && <p data-testid="queue-paused" className="mt-1 text-sm text-amber-900">{t('paused', { when: when(paused.pausedAt), reason: paused.errorCode === 'paused_by_admin' ? t('pausedBy', { by: paused.pausedBy }) : paused.reason })}</p>}
               <dl className="my-2 grid grid-cols-3 gap-2 text-sm sm:grid-cols-6">
-                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => <div key={s} data-count={s}><dt className="text-slate-500"><StatusLabel status={s} /></dt><dd className="font-medium">{q.counts[s].toLocaleString('en-US')}</dd></div>)}
+                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => <div key={s} data-count={s}><dt className="text-slate-700"><StatusLabel status={s} /></dt><dd className="font-medium">{num(q.counts[s])}</dd></div>)}
                 {/* Not due yet: waiting on purpose (e.g. the approval reminders), not stuck. */}
-                <div data-count="delayed"><dt className="text-slate-500"><StatusLabel status="delayed" /></dt><dd className="font-medium">{q.delayed.toLocaleString('en-US')}</dd></div>
+                <div data-count="delayed"><dt className="text-slate-700"><StatusLabel status="delayed" /></dt><dd className="font-medium">{num(q.delayed)}</dd></div>
               </dl>
-              <p className="text-sm"><L en="Oldest waiting" bn="সবচেয়ে পুরনো অপেক্ষা" />: {age(q.oldestWaitingSeconds)}</p>
-              {limit && <p className="text-sm text-slate-600"><L en="limit" bn="সীমা" />: {limit.concurrency ? <>{limit.concurrency.max} <L en="in flight" bn="চলমান" /></> : ''} {limit.rate ? `· ${limit.rate.perSecond}/s` : ''}</p>}
+              <p className="text-sm">{t('oldestWaiting', { age: age(q.oldestWaitingSeconds) })}</p>
+              {limitText && <p className="text-sm text-slate-700">{t('limit', { text: limitText })}</p>}
               <Chart points={q.perMinute} />
             </Card>
           );
         })}
       </div>
       <Card>
-        <h2 className="font-semibold"><L en="Delayed jobs (not due yet)" bn="নির্ধারিত সময়ের অপেক্ষায় থাকা কাজ" /></h2>
-        {data.data?.delayed.length === 0 && <p className="text-sm text-slate-500">None · নেই</p>}
-        <ul className="text-sm">{data.data?.delayed.map((d) => (
-          <li key={`${d.queue}-${d.task}-${new Date(d.dueAt).toISOString()}`} data-testid="delayed-group">
-            <b>{d.n.toLocaleString('en-US')}</b> {d.task} <L en="due at" bn="নির্ধারিত" /> <time dateTime={new Date(d.dueAt).toISOString()}>{fmtTime(d.dueAt)}</time> <span className="text-slate-500">({d.queue})</span>
+        <h2 className="font-semibold">{t('delayedTitle')}</h2>
+        {d?.delayed.length === 0 && <p className="text-sm text-slate-700">{tc('none')}</p>}
+        <ul className="text-sm">{d?.delayed.map((x) => (
+          <li key={`${x.queue}-${x.task}-${new Date(x.dueAt).toISOString()}`} data-testid="delayed-group">
+            {t.rich('delayedLine', { count: x.n, task: x.task, queue: x.queue, when: when(x.dueAt), due: (chunks) => <time dateTime={new Date(x.dueAt).toISOString()}>{chunks}</time> })}
           </li>
         ))}</ul>
-        <p className="mt-1 text-xs text-slate-500"><L en="Recurring jobs (payroll, sweeper, bank poll) are on the Schedules page." bn="নিয়মিত কাজ শিডিউল পাতায়।" /></p>
+        <p className="mt-1 text-xs text-slate-700">{t('recurringNote')}</p>
       </Card>
       <Card>
-        <h2 className="font-semibold"><L en="Stuck jobs (running > 10 min, no heartbeat, or due but untaken)" bn="আটকে থাকা কাজ" /></h2>
-        {stuck.data?.length === 0 && <p className="text-sm text-slate-500">None · নেই</p>}
+        <h2 className="font-semibold">{t('stuckTitle')}</h2>
+        {stuck.data?.length === 0 && <p className="text-sm text-slate-700">{tc('none')}</p>}
         <ul className="text-sm">{stuck.data?.map((j) => (
-          <li key={j.id} data-testid="stuck-job" data-job-id={j.id}>#{j.id} {j.taskName} ({j.status}: {j.reason}) · <L en="worker" bn="ওয়ার্কার" /> {j.workerId ?? '—'} · <L en="since" bn="থেকে" /> {fmtTime(j.startedAt)}
-            {' · '}<L en="last heartbeat" bn="শেষ হার্টবিট" />{' '}
-            {j.heartbeatAt ? <time data-testid="stuck-heartbeat" dateTime={new Date(j.heartbeatAt).toISOString()}>{fmtTime(j.heartbeatAt)}</time> : '—'}
+          <li key={j.id} data-testid="stuck-job" data-job-id={j.id} className="break-words">
+            {t.rich('stuckLine', {
+              id: String(j.id), task: j.taskName, status: j.status, reason: j.reason, worker: j.workerId ?? '—', since: when(j.startedAt),
+              heartbeat: j.heartbeatAt ? when(j.heartbeatAt) : '—',
+              hb: (chunks) => (j.heartbeatAt ? <time data-testid="stuck-heartbeat" dateTime={new Date(j.heartbeatAt).toISOString()}>{chunks}</time> : <>{chunks}</>),
+            })}
           </li>
         ))}</ul>
       </Card>

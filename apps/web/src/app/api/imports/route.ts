@@ -43,10 +43,10 @@ export const POST = handled(async (req: Request): Promise<Response> => {
   if (session.role !== 'HR' || !session.companyId) return jsonError(req, 403, 'FORBIDDEN', 'HR managers only');
   if (session.mustChangePassword) return jsonError(req, 403, 'FORBIDDEN', 'Change your one-time password first');
   const format = formatOfContentType(req.headers.get('content-type'));
-  if (!format) return jsonError(req, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Upload a CSV (.csv) or Excel (.xlsx) file · CSV (.csv) বা Excel (.xlsx) ফাইল আপলোড করুন');
+  if (!format) return jsonError(req, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Upload a CSV (.csv) or Excel (.xlsx) file', {}, { reason: 'file.type' });
   const max = env().IMPORT_MAX_BYTES;
   const limitText = `${(max / 1024 / 1024).toFixed(0)} MB`;
-  const tooLarge = () => jsonError(req, 413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${limitText} · ফাইলটি ${limitText}-এর চেয়ে বড়`);
+  const tooLarge = () => jsonError(req, 413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${limitText}`, {}, { reason: 'file.tooLarge', limit: limitText });
   if (Number(req.headers.get('content-length') ?? 0) > max) return tooLarge();
   const content = await readCapped(req, max);
   if (!content) return tooLarge();
@@ -60,7 +60,7 @@ export const POST = handled(async (req: Request): Promise<Response> => {
     }));
     return Response.json({ id }, { status: 201, headers: { 'cache-control': 'no-store' } });
   } catch (error) {
-    if (error instanceof AppError && error.code === 'INVALID_INPUT') return jsonError(req, 400, 'BAD_REQUEST', error.message, {});
+    if (error instanceof AppError && error.code === 'INVALID_INPUT') return jsonError(req, 400, 'BAD_REQUEST', error.message, {}, { reason: Object.values(error.fieldErrors ?? {})[0] });
     throw error;
   }
 });

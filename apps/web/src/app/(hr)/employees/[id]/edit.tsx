@@ -1,46 +1,22 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
-import { Button, Card, fmtTime } from '../../../../components/ui.tsx';
+import { Button, Card } from '../../../../components/ui.tsx';
+import { confirmDialog } from '../../../../components/ui/dialog.tsx';
+import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/table.tsx';
+import { toast } from '../../../../components/ui/toast.tsx';
+import { useErrorText } from '../../../../lib/errors.ts';
+import { useFmt } from '../../../../lib/format.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 import { employeeDetailsSchema, fieldReasons, salaryChangeSchema } from '@beton/people/validation';
-import { fieldErrorsOf, messages, SALARY_LABELS, salaryForm, SalaryFields, TextField, type SalaryForm } from '../fields.tsx';
+import { fieldErrorsOf, netOf, salaryForm, SalaryFields, TextField, type SalaryForm } from '../fields.tsx';
 
-/** Every string of the employee editor, in English and Bengali (moves to the i18n catalogue as it is). */
-const M = {
-  en: {
-    status: 'Status', active: 'Active', deactivated: 'Deactivated', since: 'since', deactivate: 'Deactivate (leaver)…', reactivate: 'Reactivate',
-    deactivateConfirm: 'Deactivate this employee? They are paid for this month and get no slip from next month on.',
-    leaverNote: 'A leaver is paid for the month they leave in and gets no slip after it.',
-    details: 'Details', nameLatin: 'Name (English)', nameBengali: 'Name (Bengali)', email: 'Email', bankAccount: 'Bank account',
-    saveDetails: 'Save details', saved: 'Saved', noChange: 'Nothing changed',
-    salary: 'Salary', currentSalary: 'Salary this month', netPay: 'Net pay', history: 'Salary changes', from: 'From month', by: 'by',
-    effectiveMonth: 'New salary from month', saveSalary: 'Save salary', fix: 'Please correct the fields marked below.',
-    paidMonths: 'This corrects months already paid. Send the corrected slip:', resend: 'Resend the corrected slip for',
-    resent: 'The corrected slip is on its way (a new attempt).', copy: 'The old slip had arrived: the corrected slip goes as a new email to',
-    inProgress: 'A slip of this month is already on its way; send the corrected one once it has arrived.',
-    monthRule: 'Each month pays the latest change from or before it.',
-  },
-  bn: {
-    status: 'অবস্থা', active: 'সক্রিয়', deactivated: 'নিষ্ক্রিয়', since: 'থেকে', deactivate: 'নিষ্ক্রিয় করুন (চাকরি ছেড়েছেন)…', reactivate: 'আবার সক্রিয় করুন',
-    deactivateConfirm: 'এই কর্মচারীকে নিষ্ক্রিয় করবেন? এই মাসের বেতন পাবেন, পরের মাস থেকে কোনো স্লিপ পাবেন না।',
-    leaverNote: 'চাকরি ছাড়ার মাসের বেতন পান, তার পরে কোনো স্লিপ নয়।',
-    details: 'বিবরণ', nameLatin: 'নাম (ইংরেজি)', nameBengali: 'নাম (বাংলা)', email: 'ইমেইল', bankAccount: 'ব্যাংক হিসাব',
-    saveDetails: 'বিবরণ সংরক্ষণ', saved: 'সংরক্ষিত', noChange: 'কিছু বদলায়নি',
-    salary: 'বেতন', currentSalary: 'এই মাসের বেতন', netPay: 'নিট বেতন', history: 'বেতনের পরিবর্তন', from: 'যে মাস থেকে', by: 'করেছেন',
-    effectiveMonth: 'নতুন বেতন যে মাস থেকে', saveSalary: 'বেতন সংরক্ষণ', fix: 'নিচে চিহ্নিত ঘরগুলো ঠিক করুন।',
-    paidMonths: 'এতে ইতিমধ্যে পরিশোধিত মাস সংশোধন হলো। সংশোধিত স্লিপ পাঠান:', resend: 'সংশোধিত স্লিপ আবার পাঠান',
-    resent: 'সংশোধিত স্লিপ পাঠানো হচ্ছে (নতুন চেষ্টা)।', copy: 'আগের স্লিপ পৌঁছে গিয়েছিল: সংশোধিত স্লিপ নতুন ইমেইলে যাচ্ছে',
-    inProgress: 'এই মাসের একটি স্লিপ ইতিমধ্যে পথে; সেটি পৌঁছানোর পর সংশোধিতটি পাঠান।',
-    monthRule: 'প্রতিটি মাস সেই মাস বা তার আগের সর্বশেষ পরিবর্তন অনুযায়ী বেতন পায়।',
-  },
-};
-const T = messages(M);
-
-const taka = (n: number) => `৳ ${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-const net = (s: Record<keyof typeof SALARY_LABELS, number>) => s.basic + s.houseRent + s.medical + s.conveyance - s.tax - s.providentFund;
-
+/** Status (deactivate a leaver), details and salary of one employee (issue 22). Strings: messages `employeeEdit`. */
 export function EmployeeEditor({ id }: { id: number }) {
+  const t = useTranslations('employeeEdit');
+  const { when, month: monthName, money } = useFmt();
+  const errorText = useErrorText();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const record = useQuery(trpc.people.record.queryOptions({ id }));
@@ -59,7 +35,9 @@ export function EmployeeEditor({ id }: { id: number }) {
     setEffectiveMonth((m) => m || r.currentMonth);
   }, [r]);
   const update = useMutation(trpc.people.update.mutationOptions({ onSuccess: refresh }));
-  const active = useMutation(trpc.people.setActive.mutationOptions({ onSuccess: refresh }));
+  const active = useMutation(trpc.people.setActive.mutationOptions({
+    onSuccess: (_d, input) => { toast({ title: t(input.active ? 'reactivated' : 'deactivated', { name: r?.nameLatin ?? '' }), variant: 'success' }); return refresh(); },
+  }));
   const change = useMutation(trpc.people.changeSalary.mutationOptions({ onSuccess: refresh }));
   const corrected = useMutation(trpc.people.resendCorrected.mutationOptions({ onSuccess: refresh }));
   // Each form is checked here first with the service's own schema (no request for input it would refuse); the service checks again.
@@ -83,75 +61,81 @@ export function EmployeeEditor({ id }: { id: number }) {
     change.mutate({ id, change: input });
   };
   const set = (k: keyof typeof details) => (v: string) => setDetails({ ...details, [k]: v });
+  const deactivate = async () => {
+    if (await confirmDialog({ title: t('deactivateTitle', { name: r.nameLatin }), description: t('deactivateText'), confirmLabel: t('deactivateButton'), danger: true })) active.mutate({ id, active: false });
+  };
   return (
     <div className="grid gap-4 md:grid-cols-2">
       <Card className="space-y-3">
         <div className="flex flex-wrap items-center gap-3">
-          <h2 className="font-semibold"><T k="status" /></h2>
+          <h2 className="font-semibold">{t('status')}</h2>
           {r.deactivatedAt
-            ? <span data-testid="employee-status" data-active="false" className="rounded bg-slate-200 px-2 py-0.5 text-sm text-slate-800"><T k="deactivated" /> · <T k="since" /> {fmtTime(r.deactivatedAt)}</span>
-            : <span data-testid="employee-status" data-active="true" className="rounded bg-emerald-100 px-2 py-0.5 text-sm text-emerald-900"><T k="active" /></span>}
+            ? <span data-testid="employee-status" data-active="false" className="rounded bg-slate-200 px-2 py-0.5 text-sm text-slate-800">{t('deactivatedSince', { when: when(r.deactivatedAt) })}</span>
+            : <span data-testid="employee-status" data-active="true" className="rounded bg-emerald-100 px-2 py-0.5 text-sm text-emerald-900">{t('active')}</span>}
         </div>
-        <p className="text-xs text-slate-600"><T k="leaverNote" /></p>
+        <p className="text-xs text-slate-700">{t('leaverNote')}</p>
         {r.deactivatedAt
-          ? <Button variant="secondary" disabled={active.isPending} onClick={() => active.mutate({ id, active: true })}><T k="reactivate" /></Button>
-          : <Button variant="danger" disabled={active.isPending} onClick={() => { if (window.confirm(`${M.en.deactivateConfirm} · ${M.bn.deactivateConfirm}`)) active.mutate({ id, active: false }); }}><T k="deactivate" /></Button>}
-        {active.error && <p role="alert" className="text-sm text-red-700">{active.error.message}</p>}
+          ? <Button variant="secondary" disabled={active.isPending} onClick={() => active.mutate({ id, active: true })}>{t('reactivate')}</Button>
+          : <Button variant="danger" data-testid="deactivate" disabled={active.isPending} onClick={() => void deactivate()}>{t('deactivate')}</Button>}
+        {active.error && <p role="alert" className="text-sm text-red-800">{errorText(active.error)}</p>}
 
-        <h2 className="pt-2 font-semibold"><T k="details" /></h2>
+        <h2 className="pt-2 font-semibold">{t('details')}</h2>
         <form noValidate className="space-y-2" onSubmit={(e) => { e.preventDefault(); saveDetails(); }}>
-          <TextField name="nameLatin" label={<T k="nameLatin" />} value={details.nameLatin} onChange={set('nameLatin')} error={detailErrors.nameLatin} />
-          <TextField name="nameBengali" lang="bn" label={<T k="nameBengali" />} value={details.nameBengali} onChange={set('nameBengali')} error={detailErrors.nameBengali} />
-          <TextField name="details.email" type="email" inputMode="email" label={<T k="email" />} value={details.email} onChange={set('email')} error={detailErrors.email} />
-          <TextField name="bankAccount" inputMode="numeric" label={<T k="bankAccount" />} value={details.bankAccount} onChange={set('bankAccount')} error={detailErrors.bankAccount} />
-          {update.error && !Object.keys(detailErrors).length && <p role="alert" className="text-sm text-red-700">{update.error.message}</p>}
-          {update.isSuccess && <p role="status" data-testid="details-saved" className="text-sm text-emerald-800">{update.data.changed.length ? <T k="saved" /> : <T k="noChange" />}</p>}
-          <Button type="submit" disabled={update.isPending}><T k="saveDetails" /></Button>
+          <TextField name="nameLatin" label={t('nameLatin')} value={details.nameLatin} onChange={set('nameLatin')} error={detailErrors.nameLatin} />
+          <TextField name="nameBengali" lang="bn" label={t('nameBengali')} value={details.nameBengali} onChange={set('nameBengali')} error={detailErrors.nameBengali} />
+          <TextField name="details.email" type="email" inputMode="email" label={t('email')} value={details.email} onChange={set('email')} error={detailErrors.email} />
+          <TextField name="bankAccount" inputMode="numeric" label={t('bankAccount')} value={details.bankAccount} onChange={set('bankAccount')} error={detailErrors.bankAccount} />
+          {update.error && !Object.keys(detailErrors).length && <p role="alert" className="text-sm text-red-800">{errorText(update.error)}</p>}
+          <div aria-live="polite">{update.isSuccess && <p data-testid="details-saved" className="text-sm text-emerald-800">{update.data.changed.length ? t('saved') : t('noChange')}</p>}</div>
+          <Button type="submit" disabled={update.isPending}>{t('saveDetails')}</Button>
         </form>
       </Card>
 
       <Card className="space-y-3">
-        <h2 className="font-semibold"><T k="salary" /></h2>
-        <p className="text-sm"><T k="currentSalary" /> ({r.currentMonth}): <T k="netPay" /> <span data-testid="current-net" className="font-semibold">{taka(net(r.salary))}</span></p>
+        <h2 className="font-semibold">{t('salary')}</h2>
+        <p className="text-sm">{t.rich('currentSalary', { month: monthName(r.currentMonth), net: money(netOf(r.salary)), b: (chunks) => <b data-testid="current-net">{chunks}</b> })}</p>
         <form noValidate className="space-y-3" onSubmit={(e) => { e.preventDefault(); saveSalary(); }}>
-          {(change.error || Object.keys(salaryErrors).length > 0) && <p role="alert" data-testid="salary-error" className="text-sm text-red-700">{Object.keys(salaryErrors).length ? <T k="fix" /> : change.error?.message}</p>}
+          {(change.error || Object.keys(salaryErrors).length > 0) && <p role="alert" data-testid="salary-error" className="text-sm text-red-800">{Object.keys(salaryErrors).length ? t('fix') : errorText(change.error)}</p>}
           <SalaryFields value={salary} onChange={setSalary} errors={salaryErrors} />
-          <div className="max-w-xs"><TextField name="effectiveMonth" type="month" label={<T k="effectiveMonth" />} value={effectiveMonth} onChange={setEffectiveMonth} error={salaryErrors.effectiveMonth} /></div>
-          <Button type="submit" disabled={change.isPending}><T k="saveSalary" /></Button>
-          {change.isSuccess && <p role="status" data-testid="salary-saved" className="text-sm text-emerald-800">{change.data.changed ? <T k="saved" /> : <T k="noChange" />}</p>}
+          <div className="max-w-xs"><TextField name="effectiveMonth" type="month" label={t('effectiveMonth')} value={effectiveMonth} onChange={setEffectiveMonth} error={salaryErrors.effectiveMonth} /></div>
+          <Button type="submit" disabled={change.isPending}>{t('saveSalary')}</Button>
+          <div aria-live="polite">{change.isSuccess && <p data-testid="salary-saved" className="text-sm text-emerald-800">{change.data.changed ? t('saved') : t('noChange')}</p>}</div>
         </form>
         {change.data && change.data.paidMonths.length > 0 && (
-          <div data-testid="paid-months" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm">
-            <p><T k="paidMonths" /></p>
+          <div data-testid="paid-months" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+            <p>{t('paidMonths')}</p>
             <div className="mt-2 flex flex-wrap gap-2">
               {change.data.paidMonths.map((m) => (
-                <Button key={m} variant="secondary" disabled={corrected.isPending} onClick={() => corrected.mutate({ id, month: m })}><T k="resend" /> {m}</Button>
+                <Button key={m} variant="secondary" data-month={m} disabled={corrected.isPending} onClick={() => corrected.mutate({ id, month: m })}>{t('resend', { month: monthName(m) })}</Button>
               ))}
             </div>
           </div>
         )}
-        {corrected.error && <p role="alert" className="text-sm text-red-700">{corrected.error.message}</p>}
-        {corrected.data && (
-          <p role="status" data-testid="corrected-outcome" data-outcome={corrected.data.outcome} className="text-sm text-indigo-900">
-            {corrected.data.outcome === 'resent' ? <T k="resent" /> : corrected.data.outcome === 'copy' ? <><T k="copy" /> {corrected.data.to}</> : <T k="inProgress" />}
-          </p>
-        )}
+        {corrected.error && <p role="alert" className="text-sm text-red-800">{errorText(corrected.error)}</p>}
+        <div aria-live="polite">
+          {corrected.data && (
+            <p data-testid="corrected-outcome" data-outcome={corrected.data.outcome} className="text-sm text-indigo-900">
+              {corrected.data.outcome === 'resent' ? t('resent') : corrected.data.outcome === 'copy' ? t('copy', { to: corrected.data.to ?? '' }) : t('inProgress')}
+            </p>
+          )}
+        </div>
         {r.salaryHistory.length > 0 && (
-          <div className="overflow-x-auto">
-            <h3 className="text-sm font-semibold"><T k="history" /></h3>
-            <table className="mt-1 min-w-full text-xs" data-testid="salary-history">
-              <thead className="text-left text-slate-600"><tr><th className="pr-2"><T k="from" /></th><th className="pr-2"><T k="netPay" /></th><th><T k="by" /></th></tr></thead>
+          <div>
+            <h3 className="text-sm font-semibold">{t('history')}</h3>
+            <Table caption={t('historyCaption')} className={`mt-1 text-xs ${STACK_ON_PHONE}`} data-testid="salary-history">
+              <THead><tr><Th>{t('from')}</Th><Th>{t('netPay')}</Th><Th>{t('by')}</Th></tr></THead>
               <tbody>
                 {r.salaryHistory.map((h) => (
-                  <tr key={h.effectiveMonth} className="border-t border-slate-100">
-                    <td className="pr-2 font-mono">{h.effectiveMonth}</td><td className="pr-2">{taka(net(h.components))}</td><td className="break-all">{h.createdBy} · {fmtTime(h.updatedAt)}</td>
+                  <tr key={h.effectiveMonth} data-month={h.effectiveMonth} className="border-t border-slate-100">
+                    <Td data-label={t('from')}>{monthName(h.effectiveMonth)}</Td><Td data-label={t('netPay')}>{money(netOf(h.components))}</Td>
+                    <Td data-label={t('by')} className="break-all">{t('changedBy', { who: h.createdBy, when: when(h.updatedAt) })}</Td>
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </Table>
           </div>
         )}
-        <p className="text-xs text-slate-600"><T k="monthRule" /></p>
+        <p className="text-xs text-slate-700">{t('monthRule')}</p>
       </Card>
     </div>
   );

@@ -1,0 +1,40 @@
+/**
+ * An admin pauses and resumes a queue from the console (issue 22), on top of the engine's queue
+ * pause (packages/jobs engine/pause.ts, the `queue_pauses` row every worker of the queue reads):
+ * while paused no worker claims the queue's jobs, they stay queued; running jobs finish.
+ * Both actions are audited. A manual pause carries `MANUAL_PAUSE_CODE`, which the send-email
+ * workers' account probe leaves alone (only an account-fault pause resumes by itself).
+ */
+import type { Pool } from '@beton/db';
+import { pauseQueue, queuePauses, QUEUES, resumeQueue } from '@beton/jobs';
+import { z } from 'zod';
+import { AppError } from './errors.ts';
+
+/** The error code of a pause made by an admin (not an account fault). */
+export const MANUAL_PAUSE_CODE = 'paused_by_admin';
+
+export const queuePauseOutput = z.object({ queue: z.string(), reason: z.string(), errorCode: z.string(), pausedAt: z.date(), pausedBy: z.string() });
+export type QueuePauseView = z.infer<typeof queuePauseOutput>;
+
+function knownQueue(queue: string): void {
+  if (!(QUEUES as readonly string[]).includes(queue)) throw new AppError('INVALID_INPUT', `No queue named "${queue}"`, { queue: `one of ${QUEUES.join(', ')}` });
+}
+
+/** Every paused queue with why and since when. */
+export async function listQueuePauses(pool: Pool): Promise<QueuePauseView[]> {
+  return queuePauses(pool);
+}
+
+/** Pauses `queue` for every worker (audited); `paused: false` when it was paused already (its first reason stays). */
+export async function pauseQueueByAdmin(pool: Pool, queue: string, actor: string): Promise<{ paused: boolean }> {
+  knownQueue(queue);
+  const paused = await pauseQueue(pool, { queue, reason: `paused by ${actor}`, errorCode: MANUAL_PAUSE_CODE, pausedBy: actor });
+  if (paused) await pool.query(`insert into audit_log (actor, action, details) values ($1, 'pause-queue', $2)`, [actor, JSON.stringify({ queue })]);
+  return { paused };
+}
+
+/** Resumes `queue` (the engine audits it as 'resume-queue'); `resumed: false` when it was running. */
+export async function resumeQueueByAdmin(pool: Pool, queue: string, actor: string): Promise<{ resumed: boolean }> {
+  knownQueue(queue);
+  return { resumed: (await resumeQueue(pool, queue, actor)) !== null };
+}
