@@ -31,3 +31,25 @@ export function handled<A extends unknown[]>(fn: (req: Request, ...rest: A) => P
     }
   };
 }
+
+/**
+ * A request's body, or null once it passes `max` bytes (the rest is not read: a missing or
+ * lying Content-Length gets no more through). Used by the routes that take a raw body.
+ */
+export async function readBodyCapped(req: Request, max: number): Promise<Buffer | null> {
+  const reader = req.body?.getReader();
+  if (!reader) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}

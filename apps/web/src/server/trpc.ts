@@ -17,9 +17,13 @@ export async function createContext(opts: { req: Request; resHeaders: Headers })
 export type Context = Awaited<ReturnType<typeof createContext>>;
 
 let jobClient: ReturnType<typeof createJobClient<typeof jobDefinitions>> | undefined;
-export function jobs(ctx: Context) {
-  jobClient ??= createJobClient(ctx.pool, jobDefinitions);
+/** The web's one job client (procedures and routes share it, on the web's pool). */
+export function jobClientFor(pool: Context['pool']) {
+  jobClient ??= createJobClient(pool, jobDefinitions);
   return jobClient;
+}
+export function jobs(ctx: Context) {
+  return jobClientFor(ctx.pool);
 }
 
 /** The ONE place service error codes become tRPC codes (and so HTTP statuses). */

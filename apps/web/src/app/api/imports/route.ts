@@ -1,35 +1,16 @@
 import { createImport } from '@beton/people/import/service';
 import { formatOfContentType } from '@beton/people/import/policy';
-import { createJobClient, jobDefinitions } from '@beton/jobs';
 import { env } from '../../../env.ts';
 import { getSessionUser } from '../../../server/auth.ts';
 import { db } from '../../../server/db.ts';
-import { handled, jsonError } from '../../../server/http.ts';
+import { handled, jsonError, readBodyCapped } from '../../../server/http.ts';
+import { jobClientFor } from '../../../server/trpc.ts';
 import { people } from '../../../server/people-adapter.ts';
 import { AppError } from '@beton/dashboard';
 
 export const dynamic = 'force-dynamic';
 
-let jobs: ReturnType<typeof createJobClient<typeof jobDefinitions>> | undefined;
 
-/** The body, refused past `max` bytes (a missing or lying Content-Length does not get more through). */
-async function readCapped(req: Request, max: number): Promise<Uint8Array | null> {
-  const reader = req.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
 
 /**
  * HR uploads an employee file: `POST /api/imports?filename=staff.csv&month=2026-12` with the file
@@ -48,7 +29,7 @@ export const POST = handled(async (req: Request): Promise<Response> => {
   const limitText = `${(max / 1024 / 1024).toFixed(0)} MB`;
   const tooLarge = () => jsonError(req, 413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${limitText}`, {}, { reason: 'file.tooLarge', limit: limitText });
   if (Number(req.headers.get('content-length') ?? 0) > max) return tooLarge();
-  const content = await readCapped(req, max);
+  const content = await readBodyCapped(req, max);
   if (!content) return tooLarge();
   const url = new URL(req.url);
   const pool = db();
@@ -56,7 +37,7 @@ export const POST = handled(async (req: Request): Promise<Response> => {
     const { id } = await people(() => createImport(pool, {
       companyId: session.companyId!, actor: `hr:${session.email}`, filename: url.searchParams.get('filename') ?? '', format, content,
       effectiveMonth: url.searchParams.get('month') ?? '',
-      enqueue: (client, payload) => (jobs ??= createJobClient(pool, jobDefinitions)).enqueue('import-employees', payload, { client }),
+      enqueue: (client, payload) => jobClientFor(pool).enqueue('import-employees', payload, { client }),
     }));
     return Response.json({ id }, { status: 201, headers: { 'cache-control': 'no-store' } });
   } catch (error) {

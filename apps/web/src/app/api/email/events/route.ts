@@ -8,10 +8,11 @@
  * replay), a body that is not a JSON array (400); no key configured (503: SendGrid retries).
  * Unknown event types and events for unknown keys are ignored and counted. Never a 500.
  */
-import { createJobClient, jobDefinitions } from '@beton/jobs';
 import { countWebhook, storeEventBatch, type WebhookOutcome } from '@beton/payroll/events';
 import { EventWebhook, EventWebhookHeader } from '@sendgrid/eventwebhook';
 import { db } from '../../../../server/db.ts';
+import { readBodyCapped } from '../../../../server/http.ts';
+import { jobClientFor } from '../../../../server/trpc.ts';
 import { env } from '../../../../env.ts';
 
 export const dynamic = 'force-dynamic';
@@ -28,24 +29,6 @@ function publicKey() {
   return cachedKey.key;
 }
 
-/** The body as text, or null when it is larger than `limit` (the rest is not read). */
-async function readLimited(req: Request, limit: number): Promise<string | null> {
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export async function POST(req: Request): Promise<Response> {
   const pool = db();
@@ -57,7 +40,7 @@ export async function POST(req: Request): Promise<Response> {
     const key = publicKey();
     if (!key) return await refuse(503, 'no_public_key', 'SENDGRID_WEBHOOK_PUBLIC_KEY is not set: no batch can be verified');
     if (Number(req.headers.get('content-length') ?? 0) > MAX_BYTES) return await refuse(413, 'too_large', `the body is over ${MAX_BYTES} bytes`);
-    const body = await readLimited(req, MAX_BYTES);
+    const body = (await readBodyCapped(req, MAX_BYTES))?.toString('utf8') ?? null;
     if (body === null) return await refuse(413, 'too_large', `the body is over ${MAX_BYTES} bytes`);
     const signature = req.headers.get(EventWebhookHeader.SIGNATURE());
     const timestamp = req.headers.get(EventWebhookHeader.TIMESTAMP());
@@ -84,7 +67,7 @@ export async function POST(req: Request): Promise<Response> {
     try {
       await client.query('begin');
       const stored = await storeEventBatch(client, batch);
-      if (stored.ids.length > 0) await createJobClient(pool, jobDefinitions).enqueue('apply-email-events', { eventIds: stored.ids }, { client });
+      if (stored.ids.length > 0) await jobClientFor(pool).enqueue('apply-email-events', { eventIds: stored.ids }, { client });
       await client.query('commit');
       return Response.json({ ok: true, ...stored.counts });
     } catch (error) {
