@@ -14,9 +14,7 @@ import type { Pool } from '@beton/db';
  * every architecture we run (x86-64, arm64), whatever the kernel's internal HZ. No system tool
  * (getconf) is started: only Node and npm (scripts/test/system-tools.test.ts).
  */
-export function clockTicks(): number {
-  return 100;
-}
+const CLOCK_TICKS = 100;
 
 export interface ProcStat {
   pid: number;
@@ -40,7 +38,7 @@ export function procStat(pid: number): ProcStat | undefined {
   const close = text.lastIndexOf(')');
   const comm = text.slice(text.indexOf('(') + 1, close);
   const f = text.slice(close + 2).split(' ');
-  const ms = (i: number) => (Number(f[i]) * 1000) / clockTicks();
+  const ms = (i: number) => (Number(f[i]) * 1000) / CLOCK_TICKS;
   // f[0] = state (field 3), f[1] = ppid (4), f[11..14] = utime, stime, cutime, cstime (14..17).
   return { pid, ppid: Number(f[1]), comm, selfMs: ms(11) + ms(12), childrenMs: ms(13) + ms(14) };
 }
@@ -161,5 +159,5 @@ export function machineBusyMs(): number {
   const [, ...f] = line.trim().split(/\s+/).map(Number);
   // user nice system idle iowait irq softirq steal …: busy = all but idle and iowait (guest is inside user).
   const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
-  return ((total - f[3]! - f[4]!) * 1000) / clockTicks();
+  return ((total - f[3]! - f[4]!) * 1000) / CLOCK_TICKS;
 }
