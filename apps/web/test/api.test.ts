@@ -124,7 +124,7 @@ describe('web API over HTTP', () => {
       const { input, hr: expected } = table()[path]!;
       if (expected === 'PUBLIC' || expected === 'SELF') continue;
       if (expected === 'SCOPED') {
-        const result = (await call(hr, path, input)) as unknown;
+        const result = (await call(hr, path, input));
         const text = JSON.stringify(result);
         expect(text, path).not.toContain(b.id);
         expect(text, path).not.toContain(b.runId); // runs.list names runs by id, not their company

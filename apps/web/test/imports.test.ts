@@ -25,7 +25,8 @@ beforeAll(async () => {
   admin = await t.signIn(t.fx.admin.email, t.fx.admin.password);
 }, 60_000);
 
-function upload(body: Uint8Array | string | ReadableStream, { cookie = hrA, origin = t.web.url as string | null, type = CSV, query = 'filename=staff.csv&month=2026-12', headers = {} as Record<string, string> } = {}) {
+interface UploadOptions { cookie?: string; origin?: string | null; type?: string; query?: string; headers?: Record<string, string> }
+function upload(body: Uint8Array | string | ReadableStream, { cookie = hrA, origin = t.web.url, type = CSV, query = 'filename=staff.csv&month=2026-12', headers = {} }: UploadOptions = {}) {
   return fetch(`${t.web.url}/api/imports?${query}`, {
     method: 'POST', body: body as BodyInit, duplex: 'half',
     headers: { ...(cookie ? { cookie } : {}), ...(origin ? { origin } : {}), 'content-type': type, ...headers },

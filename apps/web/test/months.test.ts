@@ -122,7 +122,7 @@ describe('past months and exports', () => {
       await page.screenshot({ path: path.join(artifacts, 'hr-month-export-ready.png'), fullPage: true });
       const [download] = await Promise.all([page.waitForEvent('download'), zipItem.getByTestId('export-download').click()]);
       expect(download.suggestedFilename()).toBe(`salary-slips-${fx.month}.zip`);
-      const zip = readFileSync((await download.path())!);
+      const zip = readFileSync(await download.path());
       const names = await zipEntries(zip);
       // The fixture stores one slip (the first employee's); the others are listed as missing.
       expect(names).toContain(`slip-${fx.month}-${(await fx.pool.query(`select code from employees where id = $1`, [a.employeeIds[0]])).rows[0].code}.pdf`);
@@ -133,7 +133,7 @@ describe('past months and exports', () => {
       await expect.poll(() => xlsxItem.getAttribute('data-status'), { timeout: 90_000 }).toBe('ready');
       const [xlsx] = await Promise.all([page.waitForEvent('download'), xlsxItem.getByTestId('export-download').click()]);
       const workbook = new ExcelJS.Workbook();
-      await workbook.xlsx.load(readFileSync((await xlsx.path())!) as unknown as ArrayBuffer);
+      await workbook.xlsx.load(readFileSync(await xlsx.path()) as unknown as ArrayBuffer);
       const sheet = workbook.worksheets[0]!;
       expect(sheet.rowCount).toBe(a.employeeIds.length + 1);
       expect(sheet.getRow(1).getCell(1).value).toBe('Employee code');

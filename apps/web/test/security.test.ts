@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../scripts/test/chromium.ts';
 import { serverUrl, type WebFixture } from './fixtures.ts';
 import { webApiSuite } from './http-api.ts';
-import { freshAddress, loopbackFetch } from './loopback.ts';
+import { freshAddress } from './loopback.ts';
 import { startWebServer, type WebServer } from './server.ts';
 
 /** The reverse proxy this server trusts (TRUSTED_PROXIES): requests from it may name their client. */

@@ -112,7 +112,9 @@ export async function startWebServer(databaseUrl: string, options: WebServerOpti
     try {
       const res = await fetch(`${url}/api/health`);
       if (res.status === 200) break;
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`next start did not answer /api/health within 30 s:\n${output}`);

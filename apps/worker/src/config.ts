@@ -2,7 +2,7 @@ import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_DB_RETRY_DEADLINE_MS, DEFAULT_STALE_HEARTBEAT_MS, EMAIL_INTERACTIVE_SLOTS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { DEFAULT_DB_RETRY_DEADLINE_MS, DEFAULT_STALE_HEARTBEAT_MS, DEFAULT_STUCK_RUNNING_MS, EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, pollBank, purgeHistory, sweepStuckJobs, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
 
 /**
@@ -24,10 +24,11 @@ export const EnvSchema = z.object({
   VISIBILITY_TIMEOUT_MS: positiveInt.default(60_000),
   HEARTBEAT_MS: positiveInt.default(10_000),
   STALE_HEARTBEAT_MS: positiveInt.default(DEFAULT_STALE_HEARTBEAT_MS),
-  STUCK_RUNNING_MS: positiveInt.default(10 * 60_000),
-  SWEEP_CRON: z.string().default('*/5 * * * *'),
+  /** A job running longer than this is stuck: the sweeper puts it back (R8); the dashboards read it from the scheduler's row. */
+  STUCK_RUNNING_MS: positiveInt.default(DEFAULT_STUCK_RUNNING_MS),
+  SWEEP_CRON: z.string().default(sweepStuckJobs.schedule!.cron),
   /** The bank poll's schedule (UTC); SPEC R1: every 15 minutes. A 6-field cron has seconds (tests, drills). */
-  BANK_POLL_CRON: z.string().default('*/15 * * * *'),
+  BANK_POLL_CRON: z.string().default(pollBank.schedule!.cron),
   /** Retention (packages/payroll/src/retention.ts): finished jobs, attempts, delivery records and schedule history older than this many months are deleted. */
   RETENTION_JOBS_MONTHS: positiveInt.default(13),
   /** Slip PDFs older than this many months are deleted (default 7 years: README, "Retention"). */
@@ -35,7 +36,7 @@ export const EnvSchema = z.object({
   /** Rows per delete statement of a retention pass. */
   RETENTION_BATCH_SIZE: positiveInt.default(5000),
   /** When the daily retention pass runs (UTC; default 17:30 = 23:30 in Dhaka). */
-  RETENTION_CRON: z.string().default('30 17 * * *'),
+  RETENTION_CRON: z.string().default(purgeHistory.schedule!.cron),
   /**
    * Hours a month export (slips ZIP, payroll register) stays downloadable once built; after that
    * its download answers 410 and the retention pass deletes its file. Default: 24.
@@ -88,13 +89,13 @@ export const EnvSchema = z.object({
   /** The bank's API: the run's salary transfers are submitted to it, the poll asks it for credits. */
   BANK_API_URL: requiredInProduction(z.string().url('BANK_API_URL must be a URL').optional(), "the bank API's base URL"),
   BANK_API_KEY: requiredInProduction(z.string().min(1).default('bank-dev-key'), "the bank API's key"),
-  EMAIL_CONCURRENCY_LIMIT: positiveInt.default(45),
+  EMAIL_CONCURRENCY_LIMIT: positiveInt.default(EMAIL_PROVIDER_LIMITS.concurrency.max),
   /**
    * Email slots on top of EMAIL_CONCURRENCY_LIMIT that only HR's one-off sends (resends,
    * copies) may take, so they never wait for the bulk to free one (R13). 0 turns them off.
    */
   EMAIL_INTERACTIVE_SLOTS: nonNegativeInt.default(EMAIL_INTERACTIVE_SLOTS),
-  EMAIL_RATE_LIMIT: z.coerce.number().positive().default(40),
+  EMAIL_RATE_LIMIT: z.coerce.number().positive().default(EMAIL_PROVIDER_LIMITS.rate.perSecond),
   /**
    * How the provider counts EMAIL_RATE_LIMIT: 'fixed' = per second of the clock (SendGrid,
    * the simulator): 40 sends placed in each second; 'sliding' = in any 1-second window: sends

@@ -33,6 +33,7 @@ import {
   type BetonJobs,
   type LimiterStore,
   type LockService,
+  configureDefinitions,
 } from '@beton/jobs';
 import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
 import { openRunsSlack } from '@beton/dashboard/runs';
@@ -46,7 +47,6 @@ import { loadConfig } from './config.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startHealthServer } from './health-server.ts';
 import { createRenderPool } from './render-pool.ts';
-import { tuneDefinitions } from './tune.ts';
 
 /**
  * Sample slips each render thread renders before the worker takes jobs: 2.6–2.7 s at start on
@@ -80,7 +80,8 @@ async function main() {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
   const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);
   const lock: LockService = redis ? new RedisLock(redis) : new PostgresLock(pool);
-  const definitions = tuneDefinitions(jobDefinitions, config);
+  // Each definition applies the deployment's settings it reads (its `configure`): limits, crons.
+  const definitions = configureDefinitions(jobDefinitions, config, { retryBaseMs: config.retryBaseMs });
   const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
   // Threads inherit the nice value of the thread that creates them: set it before the pool.
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
@@ -126,7 +127,7 @@ async function main() {
     const result = await runScheduleTick({
       pool,
       jobs,
-      sources: [async () => definitionSchedules(definitions), companyPayrollSchedules],
+      sources: [() => Promise.resolve(definitionSchedules(definitions)), companyPayrollSchedules],
       ...(now ? { now } : {}),
       lookbackMs,
       by: workerId,
@@ -198,7 +199,7 @@ async function main() {
   if (isScheduler) void ensureQueueIndexes(pool).catch((error) => log.warn({ err: error }, 'could not create the wake-up age index (queue ages read without it)'));
   stopWorker = (reason) => worker.stop(reason);
   if (isScheduler) {
-    await retryOnConnectionError(() => recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs }), { deadlineMs: config.dbRetryDeadlineMs });
+    await retryOnConnectionError(() => recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs, stuckRunningMs: config.stuckRunningMs }), { deadlineMs: config.dbRetryDeadlineMs });
   }
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
@@ -207,7 +208,7 @@ async function main() {
       if (tickInFlight) return; // the previous tick is still running: skip, never pile up
       tickInFlight = tick()
         // A database fault: the next tick looks back over the same due times.
-        .catch((error) => (isConnectionError(error) ? log.warn : log.error).call(log, { err: error }, 'schedule tick failed'))
+        .catch((error: unknown) => (isConnectionError(error) ? log.warn : log.error).call(log, { err: error }, 'schedule tick failed'))
         .finally(() => (tickInFlight = undefined));
     }, config.scheduleTickMs);
   }
@@ -261,9 +262,9 @@ async function shutdown(signal: NodeJS.Signals | 'runner', reason?: string): Pro
     await stopWorker?.(reason ?? signal);
     await closeAll?.();
   } catch (error) {
-    process.stderr.write(`beton-worker: error while stopping: ${(error as Error)?.stack ?? error}\n`);
+    process.stderr.write(`beton-worker: error while stopping: ${error instanceof Error ? error.stack : String(error)}\n`);
   }
-  process.stderr.write(code ? `beton-worker: exiting with code 1: ${reason}\n` : '');
+  process.stderr.write(code ? `beton-worker: exiting with code 1: ${String(reason)}\n` : '');
   process.exit(code);
 }
 
@@ -280,14 +281,14 @@ async function preflight(check: () => ReturnType<Mailer['checkAccount']>, log: R
   if (result.inconclusive.length > 0) log.warn({ inconclusive: result.inconclusive }, 'email account check inconclusive; starting anyway');
 }
 
-main().catch((error) => {
+main().catch((error: unknown) => {
   if (error instanceof SettingsError) {
     // One line per missing or malformed setting.
     for (const line of error.problems) process.stderr.write(`beton-worker: ${line}\n`);
-  } else if (error instanceof DatabaseUnreachableError || error?.name === 'EngineConfigError') {
+  } else if (error instanceof DatabaseUnreachableError || (error instanceof Error && error.name === 'EngineConfigError')) {
     process.stderr.write(`beton-worker: ${error.message}\n`);
   } else {
-    process.stderr.write(`beton-worker: ${error?.stack ?? error}\n`);
+    process.stderr.write(`beton-worker: ${error instanceof Error ? error.stack : String(error)}\n`);
   }
   process.exit(1);
 });

@@ -48,8 +48,8 @@ export function createRenderPool(threads: number, options: RenderPoolOptions = {
      * `password`: the PDF is encrypted with it in the thread, after rendering (protected slips).
      */
     async render(data: SlipData, run: { signal: AbortSignal; key?: string; password?: string | undefined }): Promise<Uint8Array> {
-      const task: RenderTask = { data, ...(run.key ? { key: run.key } : {}), ...(run.password ? { password: run.password } : {}) };
-      const result: RenderResult = await pool.run(task, { signal: run.signal });
+      const task = { data, ...(run.key ? { key: run.key } : {}), ...(run.password ? { password: run.password } : {}) } satisfies RenderTask;
+      const result = (await pool.run(task, { signal: run.signal })) as RenderResult;
       for (const event of result.unsupported) options.onUnsupportedText?.(event);
       return result.pdf;
     },

@@ -1,6 +1,7 @@
 /** The worker's configuration: defaults, and a clear error for what it cannot run with. */
 import { describe, expect, it } from 'vitest';
 import { SettingsError } from '@beton/config';
+import { configureDefinitions, definitionSchedules, EMAIL_PROVIDER_LIMITS, jobDefinitions, renderSlip, sendSlipEmail } from '@beton/jobs';
 import { EnvSchema, loadConfig } from '../src/config.ts';
 import { productionRequirements } from '@beton/config';
 
@@ -11,6 +12,27 @@ describe('worker configuration', () => {
     const config = loadConfig(['--queue', 'send-email'], env);
     expect(config.concurrency).toBe(45);
     expect(config.emailLimits).toEqual({ concurrency: 45, interactiveSlots: 5, ratePerSecond: 40, window: 'fixed', toleranceMs: 100 });
+  });
+
+  it("each definition applies the settings it reads (configure): the email jobs' limits, the sweeper's, bank poll's and retention's crons; others unchanged", () => {
+    const config = loadConfig(['--queue', 'maintenance'], { ...env, EMAIL_CONCURRENCY_LIMIT: '20', EMAIL_RATE_LIMIT: '10', SWEEP_CRON: '*/2 * * * *', RETENTION_CRON: '0 3 * * *', RETRY_BASE_MS: '50' });
+    const defs = configureDefinitions(jobDefinitions, config, { retryBaseMs: config.retryBaseMs });
+    const named = (n: string) => defs.find((d) => d.name === n)!;
+    for (const n of ['send-slip-email', 'send-reminder-email', 'send-bank-status-email']) {
+      expect(named(n).limits).toEqual({
+        concurrency: { key: 'email-provider', max: 20, reserved: 5 },
+        rate: { key: 'email-provider', perSecond: 10, window: 'fixed', toleranceMs: 100, at: 'handler' },
+      });
+    }
+    expect(Object.fromEntries(definitionSchedules(defs).map((s) => [s.id, s.cron]))).toMatchObject({ 'sweep-stuck-jobs': '*/2 * * * *', 'poll-bank': '*/15 * * * *', 'purge-history': '0 3 * * *' });
+    expect(named('render-slip').limits).toEqual(renderSlip.limits);
+    expect(named('render-slip').retry).toMatchObject({ baseMs: 50 });
+    // The definitions themselves are untouched, and the defaults are theirs (45 in flight, 40/s).
+    expect(sendSlipEmail.limits).toBe(EMAIL_PROVIDER_LIMITS);
+    const defaults = configureDefinitions(jobDefinitions, loadConfig(['--queue', 'maintenance'], env));
+    expect(defaults.find((d) => d.name === 'send-slip-email')!.limits).toEqual(EMAIL_PROVIDER_LIMITS);
+    const crons = (d: Parameters<typeof definitionSchedules>[0]) => definitionSchedules(d).map((s) => [s.id, s.cron, s.timeZone]);
+    expect(crons(defaults)).toEqual(crons(jobDefinitions));
   });
 
   it('polls the bank every 15 minutes unless BANK_POLL_CRON says otherwise', () => {

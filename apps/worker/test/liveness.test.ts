@@ -49,7 +49,7 @@ describe('worker health tells the truth', () => {
     await seedDatabase(db.pool, { employees: 4, companies: 1, invalidRate: 0, seed: 20 });
     employees = (await db.pool.query<{ id: number; company_id: string }>('select id, company_id from employees order by id')).rows;
     provider = await startProviderSimulator({ latencyMs: 20, ratePerSecond: 40, activityDelayMs: 0, activityApi: true, activityPerMinute: 100_000 });
-    jobs = createJobClient(db.pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
+    jobs = createJobClient(db.pool, jobDefinitions);
     worker = spawnWorker({
       queue: 'send-email',
       env: {

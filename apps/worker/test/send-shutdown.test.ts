@@ -22,7 +22,7 @@ describe('SIGTERM while a send is on the wire (processes, HTTP, PostgreSQL)', ()
     await seedDatabase(db.pool, { employees: 2, companies: 1, invalidRate: 0, seed: 16 });
     // A slow provider (4 s) whose activity feed lags a minute: "not found" proves nothing.
     provider = await startProviderSimulator({ latencyMs: 4000, latencySpreadMs: 0, ratePerSecond: 40, activityDelayMs: 60_000 });
-    jobs = createJobClient(db.pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
+    jobs = createJobClient(db.pool, jobDefinitions);
     env = {
       DATABASE_URL: db.url,
       SENDGRID_BASE_URL: provider.url,

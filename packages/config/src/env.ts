@@ -26,12 +26,12 @@ function metaOf(schema: z.ZodType): SettingMeta {
 
 /** With NODE_ENV=production the variable must be set; `why` says what to set it to. */
 export function requiredInProduction<T extends z.ZodType>(schema: T, why: string): T {
-  return schema.meta({ ...metaOf(schema), requiredInProduction: why }) as T;
+  return schema.meta({ ...metaOf(schema), requiredInProduction: why });
 }
 
 /** A test-only hook: refused when NODE_ENV=production. */
 export function testOnly<T extends z.ZodType>(schema: T): T {
-  return schema.meta({ ...metaOf(schema), testOnly: true }) as T;
+  return schema.meta({ ...metaOf(schema), testOnly: true });
 }
 
 /** One line per setting that is missing, malformed or not allowed here. */
@@ -53,7 +53,8 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
   const production = options.production ?? env.NODE_ENV === 'production';
   const problems = new Map<string, string>();
   if (production) {
-    for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    const shape: Record<string, z.ZodType> = schema.shape;
+    for (const [key, field] of Object.entries(shape)) {
       const meta = metaOf(field);
       if (meta.requiredInProduction && !isSet(env[key])) problems.set(key, `${key}: required when NODE_ENV=production (${meta.requiredInProduction})`);
       if (meta.testOnly && isSet(env[key])) problems.set(key, `${key}: a test-only setting, refused when NODE_ENV=production`);

@@ -1,9 +1,9 @@
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, writeAudit, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs/client';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { attemptLabel } from '@beton/payroll/slip-attempts';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
-import { emptyCounts, STUCK_AFTER_MS, type ErrorKind, type Pool, type StatusCounts } from './types.ts';
+import { emptyCounts, type ErrorKind, type Pool, type StatusCounts } from './types.ts';
 
 export interface FailedFilter {
   companyId?: string | undefined;
@@ -190,7 +190,7 @@ export async function discardJobs(pool: Pool, target: JobsTarget, actor: string)
     );
     checkExpected(target, rows.length); // throwing rolls the delete back
     if (rows.length) {
-      await client.query(`insert into audit_log (actor, action, details) values ($1, 'discard-failed-jobs', $2)`, [actor, JSON.stringify({ jobs: rows })]);
+      await writeAudit(client, actor, 'discard-failed-jobs', { jobs: rows });
     }
     return { discarded: rows.length };
   });
@@ -299,25 +299,26 @@ export async function listWorkers(pool: Pool) {
 }
 
 /**
- * Stuck jobs (R8, issue 17), oldest first: running longer than STUCK_AFTER_MS or untouched by
+ * Stuck jobs (R8, issue 17), oldest first: running longer than the schedulers' STUCK_RUNNING_MS or untouched by
  * any heartbeat for the sweeper's stale threshold, and waiting jobs past due by that threshold
  * that no worker can take (stranded: their wake-up is held by a worker that stopped touching
  * it, or worn out). `startedAt` is when a running job started, or when a waiting one fell due.
  */
 export async function listStuckJobs(pool: Pool, now = new Date()) {
   const t = staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS);
+  const stuck = stuckAfterSecondsSql();
   const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; worker_id: string | null; started_at: Date; heartbeat_at: Date | null; reason: string }>(
     `(select j.id, j.task_name, j.queue, j.status::text, j.worker_id, j.started_at, j.heartbeat_at,
-             case when j.started_at < $1::timestamptz - make_interval(secs => $2) then 'running for over ' || ($2 / 60)::int || ' min'
+             case when j.started_at < $1::timestamptz - make_interval(secs => ${stuck}) then 'running for over ' || round(${stuck} / 60)::int || ' min'
                   else 'no heartbeat for ' || round(extract(epoch from now() - coalesce(j.heartbeat_at, j.started_at))) || ' s' end as reason
-      from ${RUNNING_JOBS_FROM} where j.started_at < $1::timestamptz - make_interval(secs => $2) or ${staleRunningCondition(t)}
+      from ${RUNNING_JOBS_FROM} where j.started_at < $1::timestamptz - make_interval(secs => ${stuck}) or ${staleRunningCondition(t)}
       order by j.started_at limit 200)
      union all
      (select j.id, j.task_name, j.queue, j.status::text, null, j.run_at, null,
              'due ' || round(extract(epoch from now() - j.run_at)) || ' s ago; no worker can take it' as reason
       from ${strandedWaitingFrom(t)} order by j.run_at limit 200)
      order by started_at limit 200`,
-    [now, STUCK_AFTER_MS / 1000],
+    [now],
   );
   return rows.map((r) => ({ id: r.id, taskName: r.task_name, queue: r.queue, status: r.status, workerId: r.worker_id, startedAt: r.started_at, heartbeatAt: r.heartbeat_at, reason: r.reason }));
 }
@@ -383,8 +384,6 @@ export async function runScheduleNow(
     if (!entry) throw notFound('Schedule');
     job = await jobs.enqueue(entry.job as never, entry.payload(now) as never, { idempotencyKey: `schedule:${entry.id}:manual:${now.toISOString()}` });
   }
-  await pool.query(`insert into audit_log (actor, action, details) values ($1, 'run-schedule-now', $2)`, [
-    actor, JSON.stringify({ scheduleId, jobId: job.id, created: job.created }),
-  ]);
+  await writeAudit(pool, actor, 'run-schedule-now', { scheduleId, jobId: job.id, created: job.created });
   return { jobId: job.id, created: job.created };
 }

@@ -3,6 +3,7 @@
  * optional Reply-To) and lists them; the company's HR or an admin turns password-protected
  * slips on or off. Every change is audited.
  */
+import { writeAudit } from '@beton/db/transaction';
 import { nextDueTimes } from '@beton/jobs/schedules';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
@@ -57,7 +58,7 @@ function scheduleErrors(c: { timeZone: string; payrollSchedule: string }): Recor
 export async function createCompany(pool: Pool, raw: NewCompany, actor: string): Promise<CompanyView> {
   const parsed = newCompanyInput.safeParse(raw);
   if (!parsed.success) {
-    const fieldErrors = Object.fromEntries(Object.entries(parsed.error.flatten().fieldErrors).map(([k, v]) => [k, (v as string[])[0] ?? 'invalid']));
+    const fieldErrors = Object.fromEntries(Object.entries(parsed.error.flatten().fieldErrors).map(([k, v]) => [k, v[0] ?? 'invalid']));
     throw new AppError('INVALID_INPUT', Object.values(fieldErrors)[0] ?? 'Invalid company', fieldErrors);
   }
   const input = parsed.data;
@@ -70,7 +71,7 @@ export async function createCompany(pool: Pool, raw: NewCompany, actor: string):
     [input.name, input.timeZone, input.payrollSchedule, input.deadline, input.replyToEmail ?? null, input.protectSlips],
   );
   const id = rows[0]!.id;
-  await pool.query(`insert into audit_log (actor, action, details) values ($1, 'create-company', $2)`, [actor, JSON.stringify({ companyId: id, ...input })]);
+  await writeAudit(pool, actor, 'create-company', { companyId: id, ...input });
   return getCompany(pool, id);
 }
 
@@ -102,9 +103,7 @@ export async function setProtectSlips(pool: Pool, companyId: string, protectSlip
     [companyId, protectSlips],
   );
   if (!rows[0]) throw notFound('Company');
-  await pool.query(`insert into audit_log (actor, action, details) values ($1, 'set-protect-slips', $2)`, [
-    actor, JSON.stringify({ companyId, protectSlips, before: rows[0].before }),
-  ]);
+  await writeAudit(pool, actor, 'set-protect-slips', { companyId, protectSlips, before: rows[0].before });
   return { protectSlips, withoutDateOfBirth: await employeesWithoutDateOfBirth(pool, companyId) };
 }
 

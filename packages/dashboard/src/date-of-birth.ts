@@ -3,6 +3,7 @@
  * (packages/payroll/src/slip-password.ts). HR adds or fixes it; audited without the date
  * itself (it is a password).
  */
+import { writeAudit } from '@beton/db/transaction';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
 import type { Pool } from './types.ts';
@@ -27,8 +28,6 @@ export async function updateEmployeeDateOfBirth(pool: Pool, companyId: string, e
   }
   const { rowCount } = await pool.query(`update employees set date_of_birth = $3::date, updated_at = now() where company_id = $1 and id = $2`, [companyId, employeeId, dateOfBirth]);
   if (!rowCount) throw notFound('Employee');
-  await pool.query(`insert into audit_log (actor, action, details) values ($1, 'update-employee-date-of-birth', $2)`, [
-    actor, JSON.stringify({ companyId, employeeId, set: dateOfBirth !== null }),
-  ]);
+  await writeAudit(pool, actor, 'update-employee-date-of-birth', { companyId, employeeId, set: dateOfBirth !== null });
   return { dateOfBirth };
 }

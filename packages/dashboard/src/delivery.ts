@@ -4,7 +4,7 @@
  * must fix, each slip's events, and the send-email queue's account-fault pause.
  */
 import type { Pool } from '@beton/db';
-import { queuePauses, resumeQueue } from '@beton/jobs';
+import { queuePauses, resumeQueue } from '@beton/jobs/client';
 import { FINAL_STATES, webhookCounts } from '@beton/payroll/events';
 import { z } from 'zod';
 import { notFound } from './errors.ts';

@@ -1,4 +1,7 @@
-import { attemptLabel, slipDelivery } from '@beton/payroll/slip-attempts';
+import { inTransaction, writeAudit } from '@beton/db';
+import { MONTH_PATTERN } from '@beton/db/month';
+import { attemptLabel, SLIP_TASKS_SQL, slipDelivery } from '@beton/payroll/slip-attempts';
+import { sendSlipEmail } from '@beton/jobs/client';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
 import type { JobStatus, Pool } from './types.ts';
@@ -32,7 +35,7 @@ export interface ListEmployeesInput {
 // gone (an admin discarded it) → rendered.
 export const SLIP_STATUS_SQL = `
   case when s.status is null then 'none'
-       when s.status = 'done' and s.task_name = 'send-slip-email' then 'sent'
+       when s.status = 'done' and s.task_name = '${sendSlipEmail.name}' then 'sent'
        when s.status = 'done' then 'rendered'
        else s.status::text end`;
 
@@ -40,7 +43,7 @@ export const SLIP_STATUS_SQL = `
 export const LATEST_SLIP_JOB = `
   left join lateral (
     select j.status, j.task_name, j.last_error_code from jobs j
-    where j.employee_id = e.id and j.task_name in ('render-slip', 'send-slip-email') and j.payload->>'month' = $2
+    where j.employee_id = e.id and j.task_name in ${SLIP_TASKS_SQL} and j.payload->>'month' = $2
       and j.status <> 'superseded' and not j.payload ? 'copy'
     order by j.id desc limit 1
   ) s on true`;
@@ -187,7 +190,7 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
   }
   for (const s of slips.rows) monthOf(s.month).slips.push({ id: s.id, key: s.key, bytes: s.bytes, createdAt: s.created_at });
   for (const r of resends.rows) monthOf(r.month).resends.push({ n: r.n, copy: r.copy, requestedBy: r.requested_by, requestedAt: r.requested_at, jobId: r.job_id });
-  await Promise.all([...months.values()].filter((m) => /^\d{4}-\d{2}$/.test(m.month)).map(async (m) => {
+  await Promise.all([...months.values()].filter((m) => MONTH_PATTERN.test(m.month)).map(async (m) => {
     const d = await slipDelivery(pool, employeeId, m.month);
     m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
   }));
@@ -203,26 +206,16 @@ export const employeeEmail = z.string().trim().toLowerCase().pipe(z.email('Not a
 export async function updateEmployeeEmail(pool: Pool, companyId: string, employeeId: number, email: string, actor: string): Promise<{ email: string }> {
   const parsed = employeeEmail.safeParse(email);
   if (!parsed.success) throw new AppError('INVALID_INPUT', 'Not a valid email address', { email: parsed.error.issues[0]?.message ?? 'Not a valid email address' });
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ old: string }>(
       `update employees e set email = $3, updated_at = now() from (select id, email as old from employees where company_id = $1 and id = $2 for update) o
        where e.id = o.id returning o.old`,
       [companyId, employeeId, parsed.data],
     );
     if (!rows[0]) throw notFound('Employee');
-    await client.query(`insert into audit_log (actor, action, details) values ($1, 'update-employee-email', $2)`, [
-      actor, JSON.stringify({ companyId, employeeId, from: rows[0].old, to: parsed.data }),
-    ]);
-    await client.query('commit');
+    await writeAudit(client, actor, 'update-employee-email', { companyId, employeeId, from: rows[0].old, to: parsed.data });
     return { email: parsed.data };
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Throws NOT_FOUND unless the employee belongs to the company. */

@@ -1,14 +1,16 @@
-import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom } from '@beton/jobs/job-sets';
+import { renderSlip, sendReminderEmail, sendSlipEmail } from '@beton/jobs/client';
+import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql } from '@beton/jobs/job-sets';
 import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
 import { remindersAt } from '@beton/payroll/actions';
 import { slipDeadline } from '@beton/payroll/month';
 import { AppError, notFound } from './errors.ts';
 import { formatDuration, formatDurationBn, localWhen } from './time.ts';
-import { emptyCounts, STUCK_AFTER_MS, type Pool, type StatusCounts } from './types.ts';
+import { emptyCounts, type Pool, type StatusCounts } from './types.ts';
 
-export const SLIP_RENDER_TASK = 'render-slip';
-export const SLIP_EMAIL_TASK = 'send-slip-email';
-export const REMINDER_TASK = 'send-reminder-email';
+// Task names in SQL come from the definitions, never string literals.
+export const SLIP_RENDER_TASK = renderSlip.name;
+export const SLIP_EMAIL_TASK = sendSlipEmail.name;
+export const REMINDER_TASK = sendReminderEmail.name;
 /** A run's own rate is measured over at most this window (since its first slip went, if later). */
 export const THROUGHPUT_WINDOW_S = 300;
 /** A rate measured over less than this is not shown (a couple of slips over a second says nothing). */
@@ -254,10 +256,10 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
     ),
     pool.query<{ run: string; n: number }>(
       `select j.payroll_run_id as run, count(*)::int as n from ${RUNNING_JOBS_FROM}
-       where (a.started_at < $2::timestamptz - make_interval(secs => $3) or ${staleRunningCondition(t)}) and j.payroll_run_id = any($1::uuid[])
+       where (a.started_at < $2::timestamptz - make_interval(secs => ${stuckAfterSecondsSql()}) or ${staleRunningCondition(t)}) and j.payroll_run_id = any($1::uuid[])
          and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
        group by 1`,
-      [ids, now, STUCK_AFTER_MS / 1000],
+      [ids, now],
     ),
     pool.query<{ run: string; first_sent: Date | null; recent: number; recent_from: Date | null }>(
       `select r.id as run,

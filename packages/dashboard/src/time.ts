@@ -1,19 +1,17 @@
-/** Wall-clock parts of `date` in `timeZone`. */
-function parts(date: Date, timeZone: string): Record<string, number> {
-  const fmt = new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  });
-  const out: Record<string, number> = {};
-  for (const p of fmt.formatToParts(date)) if (p.type !== 'literal') out[p.type] = Number(p.value);
-  return out;
+import { DateTime } from 'luxon';
+
+/**
+ * The UTC instant of a local wall-clock time in `timeZone` (luxon: the zone's offset at that
+ * very time, so a zone with daylight saving is right on both sides of a change; a time that a
+ * spring-forward skips moves forward by the gap).
+ */
+export function zonedTime(timeZone: string, year: number, month: number, day: number, hour: number, minute: number): Date {
+  return valid(DateTime.fromObject({ year, month, day, hour, minute }, { zone: timeZone }), `${year}-${month}-${day} ${hour}:${minute}`, timeZone).toJSDate();
 }
 
-/** The UTC instant of a local wall-clock time in `timeZone` (fixed-offset zones like Asia/Dhaka are exact; DST zones resolve to the first match). */
-export function zonedTime(timeZone: string, year: number, month: number, day: number, hour: number, minute: number): Date {
-  const guess = Date.UTC(year, month - 1, day, hour, minute);
-  const p = parts(new Date(guess), timeZone);
-  const asUtc = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-  return new Date(guess - (asUtc - guess));
+function valid(at: DateTime, what: string, timeZone: string): DateTime {
+  if (!at.isValid) throw new RangeError(`No instant for ${what} in ${timeZone}: ${at.invalidExplanation ?? at.invalidReason}`);
+  return at;
 }
 
 /** "09:00" style local time of `date` in `timeZone`. */
@@ -42,8 +40,8 @@ export const CONSOLE_TIME_ZONE = 'Asia/Dhaka';
 
 /** The first instant of a 'YYYY-MM-DD' day in `timeZone`; `plusDays` moves to a later day. */
 export function dayStart(day: string, timeZone: string, plusDays = 0): Date {
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return zonedTime(timeZone, y, m, d + plusDays, 0, 0);
+  // Calendar days, not 24-hour steps: the day after a spring-forward starts 23 hours later.
+  return valid(DateTime.fromISO(day, { zone: timeZone }), day, timeZone).plus({ days: plusDays }).startOf('day').toJSDate();
 }
 
 function durationParts(ms: number, units: { d: string; h: string; min: string; s: string }): string {

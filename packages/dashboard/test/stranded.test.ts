@@ -93,4 +93,22 @@ describe('stranded jobs are counted and put back', () => {
     // The job waiting in the queue was left alone.
     expect((await recoverStuckJobs(db.pool)).requeued).toEqual([]);
   });
+
+  it("one setting: the scheduler's STUCK_RUNNING_MS decides \"stuck\" on HR's card and the admin's list as in the sweeper", async () => {
+    // Running for 3 minutes, heartbeat fresh: not stuck by the default 10 minutes.
+    await db.pool.query(`update jobs set status = 'running', attempts = 1, worker_id = 'zombie', started_at = now() - interval '3 minutes', heartbeat_at = now() where id = $1`, [ids.backlog]);
+    await db.pool.query(
+      `insert into job_attempts (job_id, attempt, worker_id, started_at, payroll_run_id, task_name) values ($1, 1, 'zombie', now() - interval '3 minutes', $2, 'render-slip')`,
+      [ids.backlog, runId],
+    );
+    await db.pool.query(`update workers set last_seen = now() where id = 'zombie'`);
+    expect((await runProgress(db.pool, companyId, runId)).runningTooLong).toBe(0);
+    expect(await listStuckJobs(db.pool)).toEqual([]);
+    // A scheduler running with STUCK_RUNNING_MS=120000 records it (recordSchedulerSettings).
+    await db.pool.query(`insert into workers (id, host, pid, queue, last_seen, stuck_running_ms) values ('scheduler', 'h', 2, 'maintenance', now(), 120000)`);
+    expect((await runProgress(db.pool, companyId, runId)).runningTooLong).toBe(1);
+    expect((await listStuckJobs(db.pool)).map((j) => [j.id, j.reason])).toEqual([[ids.backlog, 'running for over 2 min']]);
+    const swept = await recoverStuckJobs(db.pool, { runningLongerThanMs: 120_000 });
+    expect(swept.recovered.map((r) => r.jobId)).toEqual([ids.backlog]);
+  });
 });

@@ -1,4 +1,3 @@
-export * from './audit.ts';
 export * from './bootstrap.ts';
 export * from './embedded.ts';
 export * from './errors.ts';
@@ -10,3 +9,4 @@ export * from './seed.ts';
 export * from './random.ts';
 export * from './testing.ts';
 export * from './users.ts';
+export * from './transaction.ts';

@@ -41,6 +41,6 @@ export async function migrateDatabase(url: string): Promise<void> {
     });
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`prisma migrate deploy failed: ${(e.stderr || e.stdout || e.message).trim()}`);
+    throw new Error(`prisma migrate deploy failed: ${(e.stderr || e.stdout || e.message).trim()}`, { cause: error });
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inTransaction, writeAudit } from './transaction.ts';
 import { z } from 'zod';
 import { generatePassword, hashPassword } from './password.ts';
 import type { Pool } from './pool.ts';
@@ -42,9 +43,7 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
   const oneTimePassword = generatePassword();
   const hash = await hashPassword(oneTimePassword);
   const id = randomUUID();
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  await inTransaction(pool, undefined, async (client) => {
     if (user.companyId) {
       const company = await client.query(`select 1 from companies where id = $1`, [user.companyId]);
       if (!company.rowCount) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
@@ -56,16 +55,8 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
     );
     if (!inserted.rowCount) throw new UserInputError(`A user with the email ${user.email} already exists`, { email: 'already a user' });
     await client.query(`insert into accounts (user_id, account_id, provider_id, password) values ($1, $2, 'credential', $3)`, [id, id, hash]);
-    await client.query(`insert into audit_log (actor, action, details) values ($1, 'create-user', $2)`, [
-      actor, JSON.stringify({ userId: id, email: user.email, role: user.role, companyId: user.companyId ?? null }),
-    ]);
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+    await writeAudit(client, actor, 'create-user', { userId: id, email: user.email, role: user.role, companyId: user.companyId ?? null });
+  });
   return { id, email: user.email, role: user.role, oneTimePassword };
 }
 

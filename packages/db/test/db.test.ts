@@ -118,9 +118,11 @@ describe('data model guarantees', () => {
         if (k > 0) await client.query(`update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now() where idempotency_key in (select ${batch(k - 1)})`);
       }
       const after = await updates();
-      expect(after.upd - before.upd).toBe(800);
+      // Statistics are counters a busy server may flush late or add to: bounds, not equalities.
+      const updated = after.upd - before.upd;
+      expect(updated).toBeGreaterThanOrEqual(800);
       // 781 of 800 here; with a status index none would be (every index gets a new entry).
-      expect(after.hot - before.hot).toBeGreaterThanOrEqual(760);
+      expect((after.hot - before.hot) / updated).toBeGreaterThanOrEqual(0.95);
       await expect(client.query(`update jobs set status = 'failed' where idempotency_key = 'slip:2026-11:hot-1'`)).rejects.toMatchObject({ code: '23514' });
     } finally {
       await client.query(`delete from jobs where idempotency_key like 'slip:2026-11:hot-%'`);

@@ -1,5 +1,8 @@
-import { addWakeups, inTransaction, type Pool, type PoolClient } from './db.ts';
+import { addWakeups, inTransaction, writeAudit, type Pool, type PoolClient } from './db.ts';
 import { failedJobsWhere } from './job-sets.ts';
+import { transitionSql } from './transitions.ts';
+
+const RETRY_FROM = transitionSql('admin retry', ['failed'], 'queued');
 
 /**
  * An admin's retry from the DLQ: failed → queued with a fresh attempt budget; the
@@ -11,7 +14,7 @@ export async function retryFailedJobs(pool: Pool, filter: { ids?: number[]; allF
   return inTransaction(pool, inClient, async (client) => {
     const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number }>(
       `update jobs set status = 'queued', attempts = 0, wakeup_seq = wakeup_seq + 1, run_at = now(), finished_at = null, updated_at = now()
-       where ${failedJobsWhere()} and ($1::bigint[] is null or id = any($1::bigint[]))
+       where ${failedJobsWhere()} and status in ${RETRY_FROM} and ($1::bigint[] is null or id = any($1::bigint[]))
        returning id, task_name, wakeup_seq`,
       [filter.allFailed ? null : filter.ids],
     );
@@ -19,7 +22,7 @@ export async function retryFailedJobs(pool: Pool, filter: { ids?: number[]; allF
     for (const r of rows) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
     for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
     if (rows.length) {
-      await client.query(`insert into audit_log (actor, action, details) values ($1, 'retry-failed-jobs', $2)`, [actor, JSON.stringify({ ids: rows.map((r) => r.id) })]);
+      await writeAudit(client, actor, 'retry-failed-jobs', { ids: rows.map((r) => r.id) });
     }
     return rows.map((r) => r.id);
   });

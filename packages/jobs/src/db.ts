@@ -2,22 +2,8 @@ import type { Pool, PoolClient } from '@beton/db';
 
 export type { Pool, PoolClient };
 
-/** Runs `fn` in a transaction: on `client` as given (the caller's transaction), or on a new one from `pool`. */
-export async function inTransaction<T>(pool: Pool, client: PoolClient | undefined, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  if (client) return fn(client);
-  const own = await pool.connect();
-  try {
-    await own.query('begin');
-    const result = await fn(own);
-    await own.query('commit');
-    return result;
-  } catch (error) {
-    await own.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    own.release();
-  }
-}
+/** The one transaction helper lives in @beton/db (with the audit-log writer). */
+export { inTransaction, writeAudit } from '@beton/db';
 
 /**
  * graphile-worker's job spec of a Beton wake-up, as SQL over a job id, a wake-up number, a

@@ -49,7 +49,15 @@ export interface JobSchedule<Payload> {
   payload: (dueAt: string) => Payload;
 }
 
-export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType> {
+/** What a deployment's settings may change in a definition (see JobDefinition.configure). */
+export interface DefinitionOverrides {
+  limits?: JobLimits;
+  retry?: Partial<RetryPolicy>;
+  /** Merged into the definition's schedule (a cron from the settings, the payload stays). */
+  schedule?: { cron?: string; timeZone?: string };
+}
+
+export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType, Settings = never> {
   name: Name;
   queue: QueueName;
   schema: Schema;
@@ -74,15 +82,46 @@ export interface JobDefinition<Name extends string = string, Schema extends z.Zo
    * Permanent errors still fail it.
    */
   supersededByNextRun?: { alertAfterMs: number };
+  /**
+   * The deployment's typed settings that change this job (its limits from the provider's plan,
+   * its cron), applied by `configureDefinitions` when a worker starts. The definition says which
+   * settings it reads; nothing outside it matches jobs by name.
+   */
+  configure?(settings: Settings): DefinitionOverrides;
 }
 
 /** Identity function that keeps the literal types of a definition. */
-export function defineJob<const Name extends string, Schema extends z.ZodType>(
-  definition: JobDefinition<Name, Schema>,
-): JobDefinition<Name, Schema> {
+export function defineJob<const Name extends string, Schema extends z.ZodType, Settings = never>(
+  definition: JobDefinition<Name, Schema, Settings>,
+): JobDefinition<Name, Schema, Settings> {
   return definition;
+}
+
+/**
+ * The definitions as this deployment runs them: each definition's `configure(settings)` applied
+ * (limits and retry replaced, schedule merged); `retryBaseMs` (tests, drills) shortens every
+ * job's backoff.
+ */
+export function configureDefinitions<Settings>(
+  definitions: readonly JobDefinition<string, z.ZodType, Settings>[],
+  settings: Settings,
+  engine: { retryBaseMs?: number | undefined } = {},
+): AnyJobDefinition[] {
+  return definitions.map((def) => {
+    const o = def.configure?.(settings) ?? {};
+    let out: AnyJobDefinition = {
+      ...def,
+      ...(o.limits ? { limits: o.limits } : {}),
+      ...(o.retry ? { retry: { ...def.retry, ...o.retry } } : {}),
+      ...(o.schedule && def.schedule ? { schedule: { ...def.schedule, ...o.schedule } } : {}),
+    };
+    if (engine.retryBaseMs) out = { ...out, retry: { ...out.retry, baseMs: engine.retryBaseMs, capMs: Math.max(engine.retryBaseMs, out.retry?.capMs ?? 300_000) } };
+    return out;
+  });
 }
 
 export type AnyJobDefinition = JobDefinition<string, z.ZodType>;
 export type PayloadOf<D> = D extends JobDefinition<string, infer S> ? z.input<S> : never;
+/** What a handler receives: the payload after the definition's schema parsed it. */
+export type ParsedPayloadOf<D> = D extends JobDefinition<string, infer S> ? z.output<S> : never;
 export type DefinitionNamed<Defs extends readonly AnyJobDefinition[], N extends string> = Extract<Defs[number], { name: N }>;

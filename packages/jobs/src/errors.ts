@@ -5,7 +5,9 @@ import { isDatabaseConnectionError } from './connection-retry.ts';
  * permanent errors fail the job at once (one attempt, into the DLQ).
  */
 
-export type ErrorKind = 'transient' | 'permanent';
+/** transient | permanent: the database enum (prisma/schema.prisma), one list. */
+export type { ErrorKind } from '@beton/db/enums';
+import type { ErrorKind } from '@beton/db/enums';
 
 /** Machine-readable reason, stored on the job and shown to HR and admins. */
 export type ErrorCode =
@@ -160,14 +162,14 @@ export function errorFromHttpStatus(
 export function retryAfterFromHeaders(headers: Record<string, unknown> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
   const get = (name: string) => {
-    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
+    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? (v as unknown[])[0] : v;
     return undefined;
   };
   const retryAfter = get('retry-after');
   if (retryAfter !== undefined) {
     const seconds = Number(retryAfter);
     if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-    const date = Date.parse(String(retryAfter));
+    const date = typeof retryAfter === 'string' ? Date.parse(retryAfter) : Number.NaN;
     if (Number.isFinite(date)) return Math.max(0, date - now);
   }
   const reset = Number(get('x-ratelimit-reset'));

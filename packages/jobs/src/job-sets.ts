@@ -26,6 +26,18 @@ export function staleThresholdMsSql(defaultMs: number): string {
   return `coalesce((select stale_heartbeat_ms from workers where stale_heartbeat_ms is not null order by last_seen desc limit 1), ${Math.round(defaultMs)})`;
 }
 
+/** A job running longer than this is stuck (SPEC R8) unless the schedulers run with another STUCK_RUNNING_MS. */
+export const DEFAULT_STUCK_RUNNING_MS = 10 * 60_000;
+
+/**
+ * The sweeper's "stuck after" as the live schedulers recorded it (STUCK_RUNNING_MS), else
+ * `defaultMs`, in seconds: the HR run card and the admin's page call a job stuck by the
+ * sweeper's own measure, never by a number of their own.
+ */
+export function stuckAfterSecondsSql(defaultMs = DEFAULT_STUCK_RUNNING_MS): string {
+  return `(coalesce((select stuck_running_ms from workers where stuck_running_ms is not null order by last_seen desc limit 1), ${Math.round(defaultMs)}) / 1000.0)`;
+}
+
 /**
  * "Now" as the heartbeats see it: the freshest heartbeat of any running worker, or now() if
  * that is later. After the database was unreachable (refused connections, a restart) every

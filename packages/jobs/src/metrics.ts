@@ -1,3 +1,4 @@
+import type { AttemptOutcome } from '@beton/db/enums';
 /**
  * Beton's Prometheus metrics: one Registry per process, created by `createMetrics()`.
  *
@@ -35,7 +36,7 @@ export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
  * How one job attempt ended. `handed_back`: released unfinished during graceful shutdown;
  * `superseded`: another job had already done its work (R13), nothing done.
  */
-export const JOB_OUTCOMES = ['done', 'retrying', 'failed', 'superseded', 'handed_back'] as const;
+export const JOB_OUTCOMES = ['done', 'retrying', 'failed', 'superseded', 'handed_back'] as const satisfies readonly AttemptOutcome[];
 export type JobOutcome = (typeof JOB_OUTCOMES)[number];
 
 /** Statuses reported by `beton_queue_depth` (`done` is history, not depth). */

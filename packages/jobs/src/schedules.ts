@@ -74,9 +74,9 @@ export function definitionSchedules(definitions: readonly AnyJobDefinition[]): S
  * sweeper's stale-heartbeat threshold, so the admin's pages show the crons in force (SWEEP_CRON,
  * BANK_POLL_CRON) and call a worker silent by the sweeper's own measure.
  */
-export async function recordSchedulerSettings(pool: Pool, workerId: string, settings: { schedules: readonly ScheduleEntry[]; staleHeartbeatMs: number }): Promise<void> {
-  await pool.query(`update workers set schedules = $2, stale_heartbeat_ms = $3 where id = $1`, [
-    workerId, JSON.stringify(Object.fromEntries(settings.schedules.map((e) => [e.id, e.cron]))), settings.staleHeartbeatMs,
+export async function recordSchedulerSettings(pool: Pool, workerId: string, settings: { schedules: readonly ScheduleEntry[]; staleHeartbeatMs: number; stuckRunningMs?: number }): Promise<void> {
+  await pool.query(`update workers set schedules = $2, stale_heartbeat_ms = $3, stuck_running_ms = $4 where id = $1`, [
+    workerId, JSON.stringify(Object.fromEntries(settings.schedules.map((e) => [e.id, e.cron]))), settings.staleHeartbeatMs, settings.stuckRunningMs ?? null,
   ]);
 }
 

@@ -1,4 +1,7 @@
 import type { PoolClient } from './db.ts';
+import { transitionSql } from './transitions.ts';
+
+const SUPERSEDE_FROM = transitionSql('supersede', ['queued', 'retrying', 'failed'], 'superseded');
 
 /**
  * Closes jobs whose work another job did (R13): queued, retrying and failed jobs become
@@ -11,7 +14,7 @@ export async function supersedeJobs(client: PoolClient, ids: readonly number[], 
   const { rows } = await client.query<{ id: number }>(
     `update jobs set status = 'superseded', superseded_by = $2, wakeup_seq = wakeup_seq + 1, worker_id = null,
             finished_at = now(), last_error = $3, updated_at = now()
-     where id = any($1::bigint[]) and status in ('queued', 'retrying', 'failed')
+     where id = any($1::bigint[]) and status in ${SUPERSEDE_FROM}
      returning id`,
     [ids, by, why],
   );

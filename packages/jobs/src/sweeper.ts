@@ -1,6 +1,12 @@
 import { retryOnConnectionError } from './connection-retry.ts';
 import { addWakeups, inTransaction, type Pool } from './db.ts';
-import { heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition } from './job-sets.ts';
+import { DEFAULT_STUCK_RUNNING_MS, heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition } from './job-sets.ts';
+import { transitionSql } from './transitions.ts';
+
+/** A stuck running job goes back to the queue (R8). */
+const RECOVER_FROM = transitionSql('recover stuck', ['running'], 'queued');
+/** A waiting job no worker can take gets a new wake-up: a retrying one is queued, a queued one stays. */
+const REWAKE_FROM = transitionSql('re-wake stranded', ['queued', 'retrying'], 'queued');
 
 /** A worker whose heartbeat is older than this is gone: the sweeper puts its jobs back. */
 export const DEFAULT_STALE_HEARTBEAT_MS = 60_000;
@@ -41,7 +47,7 @@ export interface SweepResult {
  * nothing is taken from a worker that is alive and about to beat again.
  */
 export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): Promise<SweepResult> {
-  const { runningLongerThanMs = 10 * 60_000, heartbeatOlderThanMs = DEFAULT_STALE_HEARTBEAT_MS } = options;
+  const { runningLongerThanMs = DEFAULT_STUCK_RUNNING_MS, heartbeatOlderThanMs = DEFAULT_STALE_HEARTBEAT_MS } = options;
   return retryOnConnectionError(() => inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number; reason: string }>(
       `with stuck as (
@@ -66,7 +72,7 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
          from stuck s, jobs j where j.id = s.id and a.job_id = s.id and a.attempt = j.attempts and a.outcome = 'running')
        update jobs j set status = 'queued', wakeup_seq = j.wakeup_seq + 1, worker_id = null, run_at = now(), updated_at = now(),
               last_error = 'recovered: ' || s.reason, last_error_kind = 'transient', last_error_code = 'worker_lost'
-       from stuck s where j.id = s.id
+       from stuck s where j.id = s.id and j.status in ${RECOVER_FROM}
        returning j.id, j.task_name, j.wakeup_seq, s.reason`,
       [runningLongerThanMs, heartbeatOlderThanMs],
     );
@@ -80,7 +86,7 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
                   union select j.id from jobs j where ${wakeupMissingCondition('$1')})
        , s as (select j.id, j.status from jobs j join c on c.id = j.id for update of j skip locked)
        update jobs j set status = 'queued', wakeup_seq = j.wakeup_seq + 1, run_at = now(), updated_at = now()
-       from s where j.id = s.id
+       from s where j.id = s.id and j.status in ${REWAKE_FROM}
        returning j.id, j.task_name, j.wakeup_seq, s.status::text`,
       [heartbeatOlderThanMs],
     );

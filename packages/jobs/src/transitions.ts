@@ -1,19 +1,37 @@
 /**
- * The job status machine (SPEC §5), enforced in one place:
- *   queued → running → done · running → retrying → queued · running → failed.
- * Two more edges serve operators and deploys: `running → queued` hands a job back
- * (graceful shutdown R10, stuck-job recovery R8) without counting an attempt, and
- * `failed → queued` is an admin's retry from the DLQ. `superseded` (R13) closes a job whose
- * work another job did: from queued, retrying or failed (supersedeJobs), or from running when
- * its handler finds out (SupersededError); it is final, like done.
+ * The job status machine (SPEC §5) as it runs, and the one place that allows an edge. The
+ * statuses are the database enum's (`JobStatus`, generated from prisma/schema.prisma).
+ *
+ *               claim                 outcome
+ *   queued ────────────▶ running ───────────────▶ done
+ *     ▲   ◀──────────────┘ │ │ │ └──────────────▶ failed ──(admin retry)──▶ queued
+ *     │   hand-back,       │ │ └─(transient, attempts left)─▶ retrying
+ *     │   pause, stuck     │ └──(SupersededError)─▶ superseded
+ *     │   sweep            │
+ *   retrying ──claim (its wake-up is due)──▶ running
+ *   retrying ──stranded re-wake (sweeper)──▶ queued
+ *   queued · retrying · failed ──supersedeJobs (R13)──▶ superseded
+ *
+ * - The claim takes a job that waits, `queued` or `retrying` (a retry's wake-up is due): both
+ *   go straight to `running`; a retrying job is not queued first.
+ * - `running → queued` hands a job back without counting an attempt (graceful shutdown R10,
+ *   a database fault, the email account's pause) or recovers it (stuck-job sweeper, R8).
+ * - `failed → queued` is an admin's retry from the dead-letter queue.
+ * - `superseded` (R13) closes a job whose work another job did; final, like `done`.
+ *
+ * Every statement that changes `jobs.status` names its edge through `transitionSql` (claim and
+ * outcomes: engine/worker.ts; sweeper.ts; admin.ts; supersede.ts): an edge the machine does not
+ * have throws when that module loads, so the SQL cannot drift from this table unnoticed
+ * (test/transitions.test.ts checks each statement's edges and that no other statement sets a status).
  */
-export const JOB_STATUSES = ['queued', 'running', 'retrying', 'done', 'failed', 'superseded'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
+import { JOB_STATUSES, type JobStatus } from '@beton/db/enums';
+
+export { JOB_STATUSES, type JobStatus };
 
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   queued: ['running', 'superseded'],
   running: ['done', 'retrying', 'failed', 'queued', 'superseded'],
-  retrying: ['queued', 'superseded'],
+  retrying: ['running', 'queued', 'superseded'],
   done: [],
   failed: ['queued', 'superseded'],
   superseded: [],
@@ -44,4 +62,18 @@ export function sourcesOf(to: JobStatus): JobStatus[] {
 
 export function assertTransition(jobId: number | string, from: JobStatus | undefined, to: JobStatus): void {
   if (from === undefined || !canTransition(from, to)) throw new IllegalTransitionError(jobId, from, to);
+}
+
+/** Every edge a statement declared (statement name → edges), for the test that compares them with the machine. */
+export const DECLARED_EDGES = new Map<string, Array<`${JobStatus}→${JobStatus}`>>();
+
+/**
+ * The SQL list `('queued', 'retrying')` of the statuses statement `name` moves to `to`, checked
+ * against the machine: an edge it does not have throws (at module load, where statements are
+ * built). A status that stays (`queued` re-woken as `queued`) is not an edge and is allowed.
+ */
+export function transitionSql(name: string, from: readonly JobStatus[], to: JobStatus): string {
+  for (const f of from) if (f !== to) assertTransition(`(statement ${name})`, f, to);
+  DECLARED_EDGES.set(name, from.filter((f) => f !== to).map((f) => `${f}→${to}` as const));
+  return `(${from.map((s) => `'${s}'`).join(', ')})`;
 }

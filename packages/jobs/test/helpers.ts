@@ -9,15 +9,7 @@ export function testWorker(pool: Pool, options: Omit<StartWorkerOptions, 'pool' 
   return startWorker({ pool, limiter: new PostgresLimiterStore(pool), logger: silent, pollIntervalMs: 100, ...options });
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export { waitFor } from '../../../scripts/test/wait-for.ts';
 
 export async function jobRow(pool: Pool, id: number) {
   const { rows } = await pool.query<{ id: number; status: string; attempts: number; last_error_code: string | null; last_error_kind: string | null; run_at: Date }>(

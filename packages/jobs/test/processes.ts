@@ -37,8 +37,8 @@ export function spawnScript(file: string, options: { env?: Record<string, string
   ready.catch(() => {});
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk;
-    buffered += chunk;
+    out += chunk.toString();
+    buffered += chunk.toString();
     let nl: number;
     while ((nl = buffered.indexOf('\n')) >= 0) {
       const line = buffered.slice(0, nl);
@@ -51,7 +51,7 @@ export function spawnScript(file: string, options: { env?: Record<string, string
       }
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
     child.on('exit', (code, signal) => {
       children.delete(child);

@@ -1,6 +1,5 @@
 import type { Pool, PoolClient } from '@beton/db';
-import { audit } from '@beton/db/audit';
-import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, slipKey, supersedeJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, renderSlip, slipKey, supersedeJobs, writeAudit, type BetonJobs, type JobClient } from '@beton/jobs/client';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 import { attemptLabel, SLIP_TASKS, slipDelivery } from './slip-attempts.ts';
@@ -63,7 +62,7 @@ async function nextResendNumber(client: PoolClient, employeeId: number, month: s
   const last = await client.query<{ n: number }>(
     `select greatest(
        (select max(n) from slip_resends where employee_id = $1 and month = $2),
-       (select max((payload->>'resend')::int) from jobs where task_name = 'render-slip' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'),
+       (select max((payload->>'resend')::int) from jobs where task_name = '${renderSlip.name}' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'),
        0) as n`,
     [employeeId, month],
   );
@@ -94,10 +93,7 @@ export async function resendSlip(
     const run = await client.query<{ id: string }>(`select id from payroll_runs where company_id = $1 and month = $2`, [companyId, input.month]);
     if (!run.rowCount) throw new NoPayrollRunError(input.month);
     const audit = (details: Record<string, unknown>) =>
-      client.query(`insert into audit_log (actor, action, details) values ($1, 'resend-slip', $2)`, [
-        input.requestedBy,
-        JSON.stringify({ employeeId: input.employeeId, month: input.month, ...details }),
-      ]);
+      writeAudit(client, input.requestedBy, 'resend-slip', { employeeId: input.employeeId, month: input.month, ...details });
     const delivered = await slipDelivery(client, input.employeeId, input.month);
     if (delivered) {
       await audit({ outcome: 'delivered', key: delivered.key });
@@ -172,10 +168,7 @@ export async function sendSlipCopy(
       input.requestedBy,
       job.id,
     ]);
-    await client.query(`insert into audit_log (actor, action, details) values ($1, 'send-slip-copy', $2)`, [
-      input.requestedBy,
-      JSON.stringify({ employeeId: input.employeeId, month: input.month, copy, jobId: job.id, to }),
-    ]);
+    await writeAudit(client, input.requestedBy, 'send-slip-copy', { employeeId: input.employeeId, month: input.month, copy, jobId: job.id, to });
     return { jobId: job.id, copy, created: true, to };
   });
 }
@@ -250,6 +243,6 @@ export async function resendCorrectedSlip(
     const copy = await sendSlipCopy(deps, input);
     result = { outcome: 'copy', jobId: copy.jobId, to: copy.to };
   }
-  await audit(deps.pool, input.requestedBy, 'resend-corrected-slip', { employeeId: input.employeeId, month: input.month, ...result });
+  await writeAudit(deps.pool, input.requestedBy, 'resend-corrected-slip', { employeeId: input.employeeId, month: input.month, ...result });
   return result;
 }

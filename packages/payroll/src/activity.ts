@@ -1,4 +1,4 @@
-import { waitForRate, type LimiterStore } from '@beton/jobs';
+import { waitForRate, type LimiterStore } from '@beton/jobs/client';
 import type { Mailer } from './mailer.ts';
 
 /**
@@ -11,6 +11,7 @@ import type { Mailer } from './mailer.ts';
  */
 export interface ActivityLookup {
   /** The provider's message id; null: the feed does not have it (yet); 'unknown': no answer. */
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- 'unknown' is a sentinel, named for the reader
   find(email: { key: string; to: string }, signal?: AbortSignal): Promise<string | null | 'unknown'>;
 }
 
@@ -18,6 +19,7 @@ export const ACTIVITY_RATE_KEY = 'email-activity';
 
 export function createActivityLookup(deps: { mailer: Mailer; limiter: LimiterStore; perMinute?: number }): ActivityLookup {
   const perMinute = deps.perMinute ?? 5;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- as in ActivityLookup.find
   type Pending = { key: string; to: string; resolve: (v: string | null | 'unknown') => void };
   let pending: Pending[] = [];
   let running = false;

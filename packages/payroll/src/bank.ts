@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { errorFromHttpStatus, inTransaction, PermanentError, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { errorFromHttpStatus, inTransaction, PermanentError, type BetonJobs, type JobClient, type LockService } from '@beton/jobs/client';
 import { salariesOfMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 import { netPay, type Salary } from './slip.ts';

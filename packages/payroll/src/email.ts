@@ -1,6 +1,6 @@
 import type { Pool } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeferError, TransientError } from '@beton/jobs';
+import { DeferError, TransientError } from '@beton/jobs/client';
 import type { ActivityLookup } from './activity.ts';
 import { certainlyNotAccepted, type Mailer, type OutgoingEmail } from './mailer.ts';
 

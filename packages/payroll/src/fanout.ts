@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { fairSharePriority, inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs';
+import { fairSharePriority, inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs/client';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 

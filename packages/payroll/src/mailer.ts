@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import https from 'node:https';
 import { MailService, type MailDataRequired } from '@sendgrid/mail';
-import { AccountFaultError, errorFromHttpStatus, PermanentError, retryAfterFromHeaders, TransientError, classifyError } from '@beton/jobs';
+import { AccountFaultError, errorFromHttpStatus, PermanentError, retryAfterFromHeaders, TransientError, classifyError } from '@beton/jobs/client';
 
 /** The sender when EMAIL_FROM is not set (development and tests only: production requires it). */
 export const DEVELOPMENT_SENDER = { email: 'payroll@beton.example', name: 'Beton Payroll / বেতন' } as const;
@@ -217,7 +217,7 @@ export function createMailer(options: MailerOptions): Mailer {
           : {}),
       };
       const [response] = await gatedRequest(sendOptions.beforeRequest, () => mail.send(message));
-      const id = response.headers['x-message-id'];
+      const id: unknown = (response.headers as Record<string, unknown>)['x-message-id'];
       return String(Array.isArray(id) ? id[0] : (id ?? ''));
     },
     async findAccepted(emails) {
@@ -227,7 +227,7 @@ export function createMailer(options: MailerOptions): Mailer {
       if (byRecipient.size !== emails.length) throw new Error('findAccepted: one query needs distinct recipients');
       // One query for many keys (the feed allows 6 requests a minute): k1 OR k2 OR …
       const query = emails.map((e) => `unique_args['idempotency_key']="${e.key.replaceAll('"', '\\"')}"`).join(' OR ');
-      const [, body] = await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1000, query } }));
+      const [, body] = (await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1000, query } }))) as [unknown, unknown];
       for (const m of (body as { messages?: Array<{ msg_id?: string; to_email?: string }> }).messages ?? []) {
         const key = m.to_email ? byRecipient.get(m.to_email.toLowerCase()) : undefined;
         if (key && m.msg_id) found.set(key, m.msg_id.split('.')[0]!);
@@ -244,7 +244,7 @@ export function createMailer(options: MailerOptions): Mailer {
       };
       // 1. The key works and may send mail (SendGrid: GET /v3/scopes lists the key's scopes).
       try {
-        const [, body] = await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/scopes' }));
+        const [, body] = (await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/scopes' }))) as [unknown, unknown];
         const scopes = (body as { scopes?: string[] }).scopes ?? [];
         if (!scopes.includes('mail.send')) problems.push({ setting: 'SENDGRID_API_KEY', message: `the API key lacks the mail.send scope (it has: ${scopes.join(', ') || 'none'})` });
         if (check.activity && !scopes.includes('messages.read')) problems.push({ setting: 'EMAIL_ACTIVITY_API', message: 'the API key may not read the Email Activity API (no messages.read scope); set EMAIL_ACTIVITY_API=off or give the key the scope' });

@@ -1,7 +1,6 @@
 /** 'YYYY-MM' helpers. A run on the 1st pays the month before (Dec 1 → '2026-11'). */
+import { MONTH_PATTERN as MONTH } from '@beton/db/month';
 import { DateTime } from 'luxon';
-
-const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 export class InvalidMonthError extends Error {
   override readonly name = 'InvalidMonthError';
@@ -17,9 +16,9 @@ export function assertMonth(value: string): string {
 
 /** The calendar date of `instant` in `timeZone`: { year, month (1-12), day }. */
 export function localDate(instant: Date, timeZone: string): { year: number; month: number; day: number } {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  return { year: get('year'), month: get('month'), day: get('day') };
+  const local = DateTime.fromJSDate(instant, { zone: timeZone });
+  if (!local.isValid) throw new RangeError(`No local date in ${timeZone}: ${local.invalidExplanation ?? local.invalidReason}`);
+  return { year: local.year, month: local.month, day: local.day };
 }
 
 /** The month a run due at `dueAt` (company time zone) pays: the previous calendar month. */

@@ -12,7 +12,7 @@
  * - An attempt that was accepted closes the other attempts' open or failed jobs (superseded).
  * - What "accepted for this employee and month" is: slipAcceptedKeySql (slip-attempts.ts).
  */
-import { SupersededError, TransientError, slipKey } from '@beton/jobs';
+import { SupersededError, TransientError, slipKey } from '@beton/jobs/client';
 import type { DeliveryResult } from './email.ts';
 import { sendSlip, type MailDeps } from './send.ts';
 import { attemptLabel, slipAcceptedKeySql, slipInFlightKeySql, supersedeOtherAttempts } from './slip-attempts.ts';

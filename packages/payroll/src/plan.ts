@@ -8,6 +8,7 @@
  *   run ≈ max(render time, email time) + (render ms + send ms).
  * Run back to back (all renders, then all emails) it would take their sum; both are shown.
  */
+import { EMAIL_PROVIDER_LIMITS } from '@beton/jobs/client';
 
 export interface PlanInput {
   /** Slips to render and send. */
@@ -138,7 +139,7 @@ export function ioWorkers(cores: number, cpuMs: number, waitMs: number): number 
 
 /** The story's arithmetic for one payroll night. */
 export function planCapacity(raw: PlanInput): CapacityPlan {
-  const input: Required<PlanInput> = { sendCpuMs: 20, concurrencyLimit: 45, machineHourCost: 40, ...raw };
+  const input: Required<PlanInput> = { sendCpuMs: 20, concurrencyLimit: EMAIL_PROVIDER_LIMITS.concurrency.max, machineHourCost: 40, ...raw };
   positive(input.employees, 'employees', { integer: true, allowZero: true });
   positive(input.renderMs, 'render-ms');
   positive(input.sendMs, 'send-ms');

@@ -1,4 +1,4 @@
-import type { ScheduleEntry, ScheduleSource } from '@beton/jobs';
+import type { ScheduleEntry, ScheduleSource } from '@beton/jobs/client';
 import { payrollMonthFor } from './month.ts';
 
 /** Each company's payroll schedule, in its own time zone, for the schedule tick. */

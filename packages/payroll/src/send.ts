@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import { PermanentError, slipKey } from '@beton/jobs';
+import { PermanentError, slipKey } from '@beton/jobs/client';
 import type { ActivityLookup } from './activity.ts';
 import { deliverEmail, type DeliverOptions, type DeliveryResult } from './email.ts';
 import type { Mailer } from './mailer.ts';

@@ -4,11 +4,13 @@
  * the others once one is accepted. Free of the mailer and the renderer, so the web server
  * (HR's resend) and the read models use it too; the send itself is in one-slip.ts.
  */
-import type { Pool, PoolClient } from '@beton/db';
-import { supersedeJobs } from '@beton/jobs';
+import { inTransaction, type Pool, type PoolClient } from '@beton/db';
+import { renderSlip, sendSlipEmail, supersedeJobs } from '@beton/jobs/client';
 
 /** The slip tasks: a slip's attempt is a render job and the email job it enqueues. */
-export const SLIP_TASKS = ['render-slip', 'send-slip-email'] as const;
+export const SLIP_TASKS = [renderSlip.name, sendSlipEmail.name] as const;
+/** The task names as an SQL list, for statements that filter on them: `('render-slip', 'send-slip-email')`. */
+export const SLIP_TASKS_SQL = `(${SLIP_TASKS.map((t) => `'${t}'`).join(', ')})`;
 
 /**
  * SQL: the delivery keys of the attempts at employee `employee`'s slip of month `month` (SQL
@@ -79,9 +81,7 @@ export function attemptLabel(key: string): string {
  * jobs are closed as superseded by it (their running jobs find out before they send).
  */
 export async function supersedeOtherAttempts(pool: Pool, input: { employeeId: number; month: string; deliveredKey: string }): Promise<number[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `select id::text from jobs
        where employee_id = $1 and payload->>'month' = $2 and task_name = any($3::text[]) and status in ('queued', 'retrying', 'failed')
@@ -89,13 +89,6 @@ export async function supersedeOtherAttempts(pool: Pool, input: { employeeId: nu
        order by id for update`,
       [input.employeeId, input.month, SLIP_TASKS, input.deliveredKey],
     );
-    const closed = await supersedeJobs(client, rows.map((r) => Number(r.id)), input.deliveredKey, `superseded: the slip was delivered by ${attemptLabel(input.deliveredKey)}`);
-    await client.query('commit');
-    return closed;
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+    return supersedeJobs(client, rows.map((r) => Number(r.id)), input.deliveredKey, `superseded: the slip was delivered by ${attemptLabel(input.deliveredKey)}`);
+  });
 }

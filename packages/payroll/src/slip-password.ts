@@ -7,7 +7,7 @@
  * protected slip: the render fails with `slip_password_missing` (permanent: HR adds the date,
  * then resends), never an unprotected send.
  */
-import { PermanentError } from '@beton/jobs';
+import { PermanentError } from '@beton/jobs/client';
 
 /** The rule in words, for emails and pages. */
 export const SLIP_PASSWORD_RULE = {

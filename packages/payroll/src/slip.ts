@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '@beton/db';
-import type { BetonJobs, JobClient } from '@beton/jobs';
-import { PermanentError } from '@beton/jobs';
+import type { BetonJobs, JobClient } from '@beton/jobs/client';
+import { PermanentError } from '@beton/jobs/client';
 import type { SlipData } from '@beton/pdf';
 import { salaryInMonthSql } from '@beton/people/salary';
 import { createHash } from 'node:crypto';

@@ -503,7 +503,7 @@ class SlipPage {
       for (let g = i; g < end; g++) {
         if (span && carriers && g >= span.start && g < span.end) {
           const j = carriers.glyphs.indexOf(g);
-          pieces[g] = j < 0 ? '' : (carriers.pieces[j] as string);
+          pieces[g] = j < 0 ? '' : (carriers.pieces[j]);
           if (j >= 0) pen = (xs[g] as number) + width(g);
         } else if (width(g) > 0) {
           pen = (xs[g] as number) + width(g);

@@ -4,12 +4,11 @@
  * each bad field with a reason key, nothing is saved); every change is one transaction with its
  * audit_log entry. Scoped by company: another company's employee is NOT_FOUND.
  */
+import { inTransaction, writeAudit } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
-import { audit } from '@beton/db/audit';
 import type { z } from 'zod';
 import { PeopleError } from './errors.ts';
 import { salaryInMonthSql, sameSalary } from './salary.ts';
-import { transaction } from './tx.ts';
 import { employeeDetailsSchema, fieldReasons, newEmployeeSchema, salaryChangeSchema, type Salary } from './validation.ts';
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -73,7 +72,7 @@ export async function employeeRecord(pool: Pool | PoolClient, companyId: string,
 /** HR adds an employee with their salary from a month on. A code the company already has is refused. */
 export async function createEmployee(pool: Pool, opts: { companyId: string; actor: string; input: unknown }): Promise<{ id: number }> {
   const input = parse(newEmployeeSchema, opts.input);
-  return transaction(pool, async (client) => {
+  return inTransaction(pool, undefined, async (client) => {
     const salary = JSON.stringify(componentsOf(input.salary));
     const inserted = await client.query<{ id: number }>(
       `insert into employees (company_id, code, name_latin, name_bengali, email, bank_account, salary)
@@ -83,7 +82,7 @@ export async function createEmployee(pool: Pool, opts: { companyId: string; acto
     const id = inserted.rows[0]?.id;
     if (!id) throw new PeopleError('CONFLICT', `Employee code ${input.code} is taken`, { code: 'code.taken' });
     await client.query(`insert into salary_components (employee_id, effective_month, components, created_by) values ($1, $2, $3, $4)`, [id, input.effectiveMonth, salary, opts.actor]);
-    await audit(client, opts.actor, 'create-employee', { companyId: opts.companyId, employeeId: id, code: input.code, effectiveMonth: input.effectiveMonth, salary: input.salary });
+    await writeAudit(client, opts.actor, 'create-employee', { companyId: opts.companyId, employeeId: id, code: input.code, effectiveMonth: input.effectiveMonth, salary: input.salary });
     return { id };
   });
 }
@@ -101,7 +100,7 @@ async function lockEmployee(client: PoolClient, companyId: string, employeeId: n
 /** HR edits an employee's details; the audit entry holds each changed field, before and after. */
 export async function updateEmployeeDetails(pool: Pool, opts: { companyId: string; employeeId: number; actor: string; input: unknown }): Promise<{ changed: string[] }> {
   const input = parse(employeeDetailsSchema, opts.input);
-  return transaction(pool, async (client) => {
+  return inTransaction(pool, undefined, async (client) => {
     const before = await lockEmployee(client, opts.companyId, opts.employeeId);
     const old = { nameLatin: before.name_latin, nameBengali: before.name_bengali, email: before.email, bankAccount: before.bank_account };
     const changed = (Object.keys(old) as Array<keyof typeof old>).filter((f) => old[f] !== input[f]);
@@ -110,7 +109,7 @@ export async function updateEmployeeDetails(pool: Pool, opts: { companyId: strin
       `update employees set name_latin = $3, name_bengali = $4, email = $5, bank_account = $6, updated_at = now() where company_id = $1 and id = $2`,
       [opts.companyId, opts.employeeId, input.nameLatin, input.nameBengali, input.email, input.bankAccount],
     );
-    await audit(client, opts.actor, 'update-employee', {
+    await writeAudit(client, opts.actor, 'update-employee', {
       companyId: opts.companyId, employeeId: opts.employeeId,
       changes: Object.fromEntries(changed.map((f) => [f, { from: old[f], to: input[f] }])),
     });
@@ -124,14 +123,14 @@ export async function updateEmployeeDetails(pool: Pool, opts: { companyId: strin
  * Doing it twice changes nothing the second time.
  */
 export async function setEmployeeActive(pool: Pool, opts: { companyId: string; employeeId: number; actor: string; active: boolean }): Promise<{ deactivatedAt: Date | null; changed: boolean }> {
-  return transaction(pool, async (client) => {
+  return inTransaction(pool, undefined, async (client) => {
     const before = await lockEmployee(client, opts.companyId, opts.employeeId);
     if ((before.deactivated_at === null) === opts.active) return { deactivatedAt: before.deactivated_at, changed: false };
     const { rows } = await client.query<{ deactivated_at: Date | null }>(
       `update employees set deactivated_at = case when $3 then null else now() end, updated_at = now() where id = $1 and company_id = $2 returning deactivated_at`,
       [opts.employeeId, opts.companyId, opts.active],
     );
-    await audit(client, opts.actor, opts.active ? 'reactivate-employee' : 'deactivate-employee', { companyId: opts.companyId, employeeId: opts.employeeId });
+    await writeAudit(client, opts.actor, opts.active ? 'reactivate-employee' : 'deactivate-employee', { companyId: opts.companyId, employeeId: opts.employeeId });
     return { deactivatedAt: rows[0]!.deactivated_at, changed: true };
   });
 }
@@ -153,7 +152,7 @@ export interface SalaryChangeResult {
 export async function changeSalary(pool: Pool, opts: { companyId: string; employeeId: number; actor: string; input: unknown }): Promise<SalaryChangeResult> {
   const input = parse(salaryChangeSchema, opts.input);
   const salary = componentsOf(input.salary);
-  return transaction(pool, async (client) => {
+  return inTransaction(pool, undefined, async (client) => {
     await lockEmployee(client, opts.companyId, opts.employeeId);
     const before = await client.query<{ salary: Salary }>(`select ${salaryInMonthSql('e', '$2')} as salary from employees e where e.id = $1`, [opts.employeeId, input.effectiveMonth]);
     const from = before.rows[0]!.salary;
@@ -164,7 +163,7 @@ export async function changeSalary(pool: Pool, opts: { companyId: string; employ
        on conflict (employee_id, effective_month) do update set components = excluded.components, created_by = excluded.created_by, updated_at = now()`,
       [opts.employeeId, input.effectiveMonth, JSON.stringify(salary), opts.actor],
     );
-    await audit(client, opts.actor, 'change-salary', { companyId: opts.companyId, employeeId: opts.employeeId, effectiveMonth: input.effectiveMonth, from, to: salary });
+    await writeAudit(client, opts.actor, 'change-salary', { companyId: opts.companyId, employeeId: opts.employeeId, effectiveMonth: input.effectiveMonth, from, to: salary });
     const paid = await client.query<{ month: string }>(
       `select r.month from payroll_runs r
        where r.company_id = $1 and r.month >= $3

@@ -133,7 +133,7 @@ describe('employee import job', () => {
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      child.stdout!.on('data', (d) => { out += d; if (out.includes('applied')) resolve(); });
+      child.stdout.on('data', (d) => { out += d; if (out.includes('applied')) resolve(); });
       child.once('exit', () => reject(new Error(`the applying process exited early: ${out}`)));
     });
     child.kill('SIGKILL');

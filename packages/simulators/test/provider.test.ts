@@ -28,7 +28,7 @@ function slip(to: string, emp = 'emp-1', extra: Partial<MailDataRequired> = {}):
     customArgs: { idempotency_key: `slip:2026-11:${emp}`, company: 'acme' },
     attachments: [{ content: PDF.toString('base64'), filename: `slip-${emp}.pdf`, type: 'application/pdf', disposition: 'attachment' }],
     ...extra,
-  } as MailDataRequired;
+  };
 }
 
 interface SgErr {

@@ -9,14 +9,13 @@ import { MailService, type MailDataRequired } from '@sendgrid/mail';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../scripts/test/wait-for.ts';
 import { startProviderSimulator, type ProviderSimulator } from '../src/index.ts';
 
 const KEY = 'SG.beton-dev';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Polls until `fn` is true (a loaded machine delays timers), at most 10 s. */
-async function until(fn: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !fn(); i++) await sleep(50);
-}
+const until = (fn: () => boolean) => waitFor('the simulator to catch up', fn, 10_000);
 
 function clients(url: string, key = KEY) {
   const client = new Client();

@@ -1,4 +1,5 @@
 import { hashPassword, PASSWORD_LENGTH, verifyPassword } from '@beton/db/password';
+import { writeAudit } from '@beton/db/transaction';
 import { betterAuth } from 'better-auth';
 import { createAuthMiddleware, isAPIError } from 'better-auth/api';
 import { env } from '../env.ts';
@@ -102,9 +103,7 @@ function createAuth() {
         const user = ctx.context.session?.user;
         if (!user || !ctx.context.returned || isAPIError(ctx.context.returned)) return;
         await db().query(`update users set must_change_password = false where id = $1`, [user.id]);
-        await db().query(`insert into audit_log (actor, action, details) values ($1, 'change-password', $2)`, [
-          `${String(user.role).toLowerCase()}:${user.email}`, JSON.stringify({ userId: user.id }),
-        ]);
+        await writeAudit(db(), `${String(user.role).toLowerCase()}:${user.email}`, 'change-password', { userId: user.id });
       }),
     },
     advanced: {

@@ -30,6 +30,7 @@ export function installRequestMeta(trusted: string[]): void {
   if (state.betonRequestProof) return;
   const proof = randomBytes(24).toString('base64url');
   const trust = proxyaddr.compile(trusted);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped below and called with the server as `this`
   const emit = http.Server.prototype.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
   http.Server.prototype.emit = function emitWithRequestMeta(this: http.Server, event: string | symbol, ...args: unknown[]) {
     if (event === 'request') {

@@ -1,5 +1,5 @@
 import { AppError, type AppErrorCode } from '@beton/dashboard';
-import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { createJobClient, jobDefinitions } from '@beton/jobs/client';
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';
@@ -75,6 +75,7 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** C0 control characters (NUL, ESC, …) and DEL: never part of a name, an address, a search or an id. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** The first string in `value` holding a control character: its path (`search`, `filter.q`) and the character. */
@@ -96,7 +97,7 @@ function controlCharacterIn(value: unknown, path: string[] = [], depth = 0): { p
  * them (PostgreSQL refuses NUL in text, and none belongs in our inputs): 400 naming the field.
  */
 export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
-  if (ctx.sessionError) throw ctx.sessionError;
+  if (ctx.sessionError) throw ctx.sessionError instanceof Error ? ctx.sessionError : new Error('session lookup failed', { cause: ctx.sessionError });
   const hit = controlCharacterIn(await getRawInput());
   if (hit) {
     const message = `${hit.path} must not contain control characters (found ${hit.char})`;

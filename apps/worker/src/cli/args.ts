@@ -25,8 +25,8 @@ export class CliError extends Error {
 }
 
 export interface Output {
-  out(line?: string): void;
-  err(line: string): void;
+  out: (line?: string) => void;
+  err: (line: string) => void;
 }
 
 export const stdio: Output = {
@@ -40,7 +40,7 @@ export interface Command {
   summary: string;
   /** Full `--help` text. */
   help: string;
-  run(argv: string[], io: Output): Promise<number>;
+  run(argv: string[], io: Output): Promise<number> | number;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -89,7 +89,7 @@ export async function openDatabase(
       log('Starting the embedded PostgreSQL (.beton/postgres)…');
       const handle = await ensureDatabase({ dataDir: EMBEDDED_DIR });
       url = handle.url;
-      stopServer = handle.stop;
+      stopServer = () => handle.stop();
     }
   }
   const pool = createPool({ url, max: options.poolMax ?? 4, applicationName: 'beton-cli' });

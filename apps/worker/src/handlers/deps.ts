@@ -1,5 +1,5 @@
 import type { Pool } from '@beton/db';
-import type { BetonJobs, JobClient, JobHandler, LockService } from '@beton/jobs';
+import type { BetonJobName, BetonJobs, DefinitionNamed, JobClient, JobHandler, LockService, ParsedPayloadOf } from '@beton/jobs';
 import type { ActivityLookup, BankClient, Mailer } from '@beton/payroll';
 import type { WorkerConfig } from '../config.ts';
 import type { RenderPool } from '../render-pool.ts';
@@ -18,7 +18,8 @@ export interface HandlerDeps {
   workerId: string;
 }
 
-export type HandlerFactory = (deps: HandlerDeps) => JobHandler;
+/** The handler of job `Name`: its payload is what the definition's schema parsed. */
+export type HandlerFactory<Name extends BetonJobName> = (deps: HandlerDeps) => JobHandler<ParsedPayloadOf<DefinitionNamed<BetonJobs, Name>>>;
 
 /** What the email services need from a handler: the pool, the mailer, the job's signal, time and hold. */
 export function mailDeps(deps: HandlerDeps, ctx: { signal: AbortSignal; rateLimit: () => Promise<void>; timeLeftMs: () => number; hold: () => () => void }) {

@@ -15,7 +15,7 @@ import { submitBankTransfersHandler } from './submit-bank-transfers.ts';
 import { sweepStuckJobsHandler } from './sweep-stuck-jobs.ts';
 
 /** One handler per job definition; the type makes a definition without a handler a compile error. */
-const factories: Record<BetonJobName, HandlerFactory> = {
+const factories: { [Name in BetonJobName]: HandlerFactory<Name> } = {
   'render-slip': renderSlipHandler,
   'send-slip-email': sendSlipEmailHandler,
   'send-reminder-email': sendReminderEmailHandler,
@@ -32,8 +32,8 @@ const factories: Record<BetonJobName, HandlerFactory> = {
   noop: noopHandler,
 };
 
-export function createHandlers(deps: HandlerDeps): Record<string, JobHandler> {
-  return Object.fromEntries(Object.entries(factories).map(([name, make]) => [name, make(deps)]));
+export function createHandlers(deps: HandlerDeps): Record<string, JobHandler<never>> {
+  return Object.fromEntries(Object.entries(factories).map(([name, make]) => [name, (make as (d: HandlerDeps) => JobHandler<never>)(deps)]));
 }
 
 export type { HandlerDeps };

@@ -1,3 +1,3 @@
 import type { HandlerFactory } from './deps.ts';
 
-export const noopHandler: HandlerFactory = () => async () => {};
+export const noopHandler: HandlerFactory<'noop'> = () => async () => {};

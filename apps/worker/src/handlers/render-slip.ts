@@ -1,7 +1,7 @@
 import { renderSlipAndQueueEmail } from '@beton/payroll';
 import type { HandlerFactory } from './deps.ts';
 
-export const renderSlipHandler: HandlerFactory = (deps) => async (payload, ctx) => {
+export const renderSlipHandler: HandlerFactory<'render-slip'> = (deps) => async (payload, ctx) => {
   const renderPool = deps.renderPool;
   if (!renderPool) throw new Error('render-slip runs only in a pdf-render worker (no thread pool here)');
   const result = await renderSlipAndQueueEmail(

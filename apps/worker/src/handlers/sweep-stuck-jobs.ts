@@ -1,7 +1,7 @@
 import { recoverStuckJobs } from '@beton/jobs';
 import type { HandlerFactory } from './deps.ts';
 
-export const sweepStuckJobsHandler: HandlerFactory = (deps) => async (_payload, ctx) => {
+export const sweepStuckJobsHandler: HandlerFactory<'sweep-stuck-jobs'> = (deps) => async (_payload, ctx) => {
   const { recovered, requeued, releasedWakeups } = await recoverStuckJobs(deps.pool, {
     runningLongerThanMs: deps.config.stuckRunningMs,
     heartbeatOlderThanMs: deps.config.staleHeartbeatMs,

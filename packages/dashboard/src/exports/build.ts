@@ -11,7 +11,7 @@ import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
-import { PermanentError } from '@beton/jobs';
+import { PermanentError } from '@beton/jobs/client';
 import type { Pool } from '../types.ts';
 import { DEFAULT_EXPORT_TTL_HOURS, type ExportKind, slipEntryName } from './kinds.ts';
 import { ExportPartWriter } from './parts.ts';

@@ -3,7 +3,8 @@
  * log, and on the last attempt (or a permanent error) mark the export failed so HR sees why.
  * Policy (attempts, timeout) is the definition's: packages/jobs/src/definitions/build-month-export.ts.
  */
-import { PermanentError, type HandlerContext } from '@beton/jobs';
+import type { HandlerContext } from '@beton/jobs';
+import { PermanentError } from '@beton/jobs/client';
 import type { Pool } from '../types.ts';
 import { buildMonthExport, markExportFailed } from './build.ts';
 

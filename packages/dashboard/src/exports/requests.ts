@@ -3,7 +3,8 @@
  * returned, not built twice), watch them, and open one for download — only the company's own,
  * and only until it expires (then `expired`: the route answers 410).
  */
-import type { BetonJobs, JobClient } from '@beton/jobs';
+import { writeAudit } from '@beton/db/transaction';
+import type { BetonJobs, JobClient } from '@beton/jobs/client';
 import { notFound } from '../errors.ts';
 import type { Pool } from '../types.ts';
 import { exportFilename, SLIPS_PER_ZIP, type ExportKind, type ExportStatus } from './kinds.ts';
@@ -76,9 +77,7 @@ export async function requestMonthExport(
     await pool.query(`delete from month_exports where id = any($1::uuid[])`, [created.map((c) => c.id)]);
     throw error;
   }
-  await pool.query(`insert into audit_log (actor, action, details) values ($1, 'request-month-export', $2)`, [
-    p.actor, JSON.stringify({ companyId: p.companyId, month: p.month, kind: p.kind, exportIds: created.map((c) => c.id) }),
-  ]);
+  await writeAudit(pool, p.actor, 'request-month-export', { companyId: p.companyId, month: p.month, kind: p.kind, exportIds: created.map((c) => c.id) });
   return { export: view(created[0]!), created: true, volumes: created.length };
 }
 
@@ -108,8 +107,6 @@ export async function openMonthExport(pool: Pool, companyId: string, exportId: s
 
 /** A download, for the audit log. */
 export async function auditExportDownload(pool: Pool, actor: string, e: MonthExportView): Promise<void> {
-  await pool.query(`insert into audit_log (actor, action, details) values ($1, 'download-month-export', $2)`, [
-    actor, JSON.stringify({ exportId: e.id, month: e.month, kind: e.kind, bytes: e.bytes }),
-  ]);
+  await writeAudit(pool, actor, 'download-month-export', { exportId: e.id, month: e.month, kind: e.kind, bytes: e.bytes });
 }
 

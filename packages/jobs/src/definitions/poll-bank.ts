@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../definition.ts';
+import type { BetonJobSettings } from './shared.ts';
 
 /** Every 15 minutes: ask the bank which salaries were credited (R1 recurring, R11). */
 export const pollBank = defineJob({
@@ -13,4 +14,6 @@ export const pollBank = defineJob({
   supersededByNextRun: { alertAfterMs: 60 * 60_000 },
   idempotencyKey: (p) => `bank-poll:${p.dueAt}`,
   schedule: { cron: '*/15 * * * *', timeZone: 'UTC', payload: (dueAt) => ({ dueAt }) },
+  /** BANK_POLL_CRON replaces the cron (UTC). */
+  configure: (s: BetonJobSettings) => ({ schedule: { cron: s.bankPollCron } }),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../definition.ts';
+import type { BetonJobSettings } from './shared.ts';
 
 /**
  * Daily retention pass (RETENTION_CRON, default 23:30 in Dhaka, away from the payroll night):
@@ -14,4 +15,6 @@ export const purgeHistory = defineJob({
   retry: { maxAttempts: 3 },
   idempotencyKey: (p) => `retention:${p.dueAt}:${p.part ?? 0}`,
   schedule: { cron: '30 17 * * *', timeZone: 'UTC', payload: (dueAt) => ({ dueAt }) },
+  /** RETENTION_CRON replaces the cron (UTC). */
+  configure: (s: BetonJobSettings) => ({ schedule: { cron: s.retentionCron } }),
 });

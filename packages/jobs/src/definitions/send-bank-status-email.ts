@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../definition.ts';
-import { EMAIL_PROVIDER_LIMITS, EMAIL_RETRY } from './shared.ts';
+import { emailProviderLimits, EMAIL_PROVIDER_LIMITS, type BetonJobSettings, EMAIL_RETRY } from './shared.ts';
 
 /** One status email to a company's HR per bank poll that found credited salaries. */
 export const sendBankStatusEmail = defineJob({
@@ -11,5 +11,6 @@ export const sendBankStatusEmail = defineJob({
   idempotencyKey: (p) => `bank-status:${p.companyId}:${p.pollWindow}`,
   links: (p) => ({ companyId: p.companyId }),
   limits: EMAIL_PROVIDER_LIMITS,
+  configure: (s: BetonJobSettings) => ({ limits: emailProviderLimits(s.emailLimits) }),
   retry: EMAIL_RETRY,
 });

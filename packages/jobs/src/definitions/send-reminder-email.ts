@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../definition.ts';
-import { EMAIL_PROVIDER_LIMITS, EMAIL_RETRY, month } from './shared.ts';
+import { emailProviderLimits, EMAIL_PROVIDER_LIMITS, type BetonJobSettings, EMAIL_RETRY, month } from './shared.ts';
 
 /** The delayed reminder (R1): enqueued when HR approves payroll, runs 30 minutes later. */
 export const sendReminderEmail = defineJob({
@@ -12,5 +12,6 @@ export const sendReminderEmail = defineJob({
   idempotencyKey: (p) => `reminder:${p.month}:emp-${p.employeeId}`,
   links: (p) => ({ companyId: p.companyId, employeeId: p.employeeId, payrollRunId: p.payrollRunId }),
   limits: EMAIL_PROVIDER_LIMITS,
+  configure: (s: BetonJobSettings) => ({ limits: emailProviderLimits(s.emailLimits) }),
   retry: EMAIL_RETRY,
 });

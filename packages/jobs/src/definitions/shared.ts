@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { monthSchema } from '@beton/db/month';
+import type { JobLimits } from '../definition.ts';
+import type { RateWindow } from '../limits.ts';
 
-/** 'YYYY-MM', the month a payroll pays. */
-export const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
+/** 'YYYY-MM', the month a payroll pays (the one schema: @beton/db/month). */
+export const month = monthSchema;
 
 /**
  * How the provider counts its 40 per second: per second of the clock (the simulator, and
@@ -37,6 +40,31 @@ export const EMAIL_PROVIDER_LIMITS = {
   // Right before the HTTP request, so the database work before it cannot bunch sends up.
   rate: { key: 'email-provider', perSecond: 40, window: EMAIL_RATE_WINDOW, toleranceMs: EMAIL_RATE_TOLERANCE_MS, at: 'handler' },
 } as const;
+
+/** The email limits a deployment sets (EMAIL_CONCURRENCY_LIMIT, EMAIL_RATE_LIMIT, …; defaults: EMAIL_PROVIDER_LIMITS). */
+export interface EmailLimitSettings {
+  concurrency: number;
+  interactiveSlots: number;
+  ratePerSecond: number;
+  window: RateWindow;
+  toleranceMs: number;
+}
+
+/** The deployment settings Beton's job definitions read in `configure` (the worker's config supplies them). */
+export interface BetonJobSettings {
+  emailLimits: EmailLimitSettings;
+  sweepCron: string;
+  bankPollCron: string;
+  retentionCron: string;
+}
+
+/** An email job's limits with the deployment's numbers: every email job shares the one provider account. */
+export function emailProviderLimits(s: EmailLimitSettings): JobLimits {
+  return {
+    concurrency: { key: EMAIL_PROVIDER_LIMITS.concurrency.key, max: s.concurrency, reserved: s.interactiveSlots },
+    rate: { ...EMAIL_PROVIDER_LIMITS.rate, perSecond: s.ratePerSecond, window: s.window, toleranceMs: s.toleranceMs },
+  };
+}
 
 /**
  * Retry budget of email jobs: 8 attempts (waits up to 2+4+…+128 s, about 2 minutes on

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from '../definition.ts';
+import type { BetonJobSettings } from './shared.ts';
 
 /** Every 5 minutes: put back jobs running too long or held by a silent worker (R8). */
 export const sweepStuckJobs = defineJob({
@@ -10,4 +11,6 @@ export const sweepStuckJobs = defineJob({
   retry: { maxAttempts: 2 },
   idempotencyKey: (p) => `sweep:${p.dueAt}`,
   schedule: { cron: '*/5 * * * *', timeZone: 'UTC', payload: (dueAt) => ({ dueAt }) },
+  /** SWEEP_CRON replaces the cron (UTC). */
+  configure: (s: BetonJobSettings) => ({ schedule: { cron: s.sweepCron } }),
 });

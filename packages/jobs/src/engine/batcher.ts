@@ -14,7 +14,8 @@ export function createBatcher<In, Out>(run: (items: In[]) => Promise<Out[]>, { d
   let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
   const flush = () => {
-    if (timer) (delayMs === 0 ? clearImmediate(timer as NodeJS.Immediate) : clearTimeout(timer as NodeJS.Timeout));
+    if (timer && delayMs === 0) clearImmediate(timer as NodeJS.Immediate);
+    else if (timer) clearTimeout(timer as NodeJS.Timeout);
     timer = undefined;
     const batch = pending;
     pending = [];

@@ -70,7 +70,7 @@ class RetryingClient {
   }
 
   on(event: string, listener: (...args: unknown[]) => void): this {
-    this.client.on(event as 'error', listener as () => void);
+    this.client.on(event as 'error', listener);
     return this;
   }
 
@@ -97,7 +97,7 @@ export function graphilePool(pool: Pool, options: GraphilePoolOptions): Pool {
       );
     },
     query: (...args: unknown[]) => (pool.query as (...a: unknown[]) => unknown)(...args),
-    on: (event: string, listener: (...args: unknown[]) => void) => (pool.on(event as 'error', listener as () => void), facade),
+    on: (event: string, listener: (...args: unknown[]) => void) => (pool.on(event as 'error', listener), facade),
     removeListener: (event: string, listener: (...args: unknown[]) => void) => (pool.removeListener(event, listener), facade),
     listeners: (event: string) => pool.listeners(event),
     end: () => Promise.resolve(), // Beton ends its own pool

@@ -107,7 +107,7 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
 
   async function startGeneration(): Promise<Generation> {
     const g = generation();
-    g.runner = await options.start(g.events as unknown as GraphileEvents);
+    g.runner = await options.start(g.events);
     g.runner.promise.then(
       () => died(g, 'graphile-worker runner stopped'),
       (error: unknown) => died(g, `graphile-worker runner failed: ${(error as Error)?.message ?? error}`),

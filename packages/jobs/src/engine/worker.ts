@@ -19,6 +19,20 @@ import { graphilePool } from './graphile-pool.ts';
 import { startLoopMonitor } from './loop-monitor.ts';
 import { superviseRunner } from './runner-supervisor.ts';
 import { dueWorkWaiting, writeHeartbeat } from './worker-heartbeat.ts';
+import { transitionSql, type JobStatus } from '../transitions.ts';
+import type { AttemptOutcome as DbAttemptOutcome } from '@beton/db/enums';
+
+// The edges this module's statements take (transitions.ts: checked against the machine at load).
+const CLAIMABLE = transitionSql('claim', ['queued', 'retrying'], 'running');
+const HAND_BACK_FROM = transitionSql('hand back', ['running'], 'queued');
+const DONE_FROM = transitionSql('mark done', ['running'], 'done');
+/** An outcome's new status (writeOutcome): each from running. */
+const OUTCOME_STATUS = {
+  paused: 'queued', deferred: 'retrying', retrying: 'retrying', superseded: 'superseded', next_run: 'done', failed: 'failed',
+} as const satisfies Record<string, JobStatus>;
+const OUTCOME_FROM = new Set(Object.values(OUTCOME_STATUS).map((to) => transitionSql(`outcome → ${to}`, ['running'], to)));
+if (OUTCOME_FROM.size !== 1) throw new Error('every outcome moves a running job');
+const [OUTCOME_FROM_SQL] = OUTCOME_FROM;
 
 export interface HandlerContext {
   jobId: number;
@@ -44,7 +58,7 @@ export interface HandlerContext {
   hold: () => () => void;
 }
 
-export type JobHandler<Payload = any> = (payload: Payload, ctx: HandlerContext) => Promise<void>;
+export type JobHandler<Payload = unknown> = (payload: Payload, ctx: HandlerContext) => Promise<void>;
 
 /** A raw graphile-worker task that is not a tracked Beton job (e.g. the schedule tick). */
 export type RawTask = Task;
@@ -56,13 +70,15 @@ export interface WorkerEvents {
   onLimitWait?(e: { limit: string; kind: 'concurrency' | 'rate'; waitedMs: number }): void;
 }
 
-export type AttemptOutcome = 'done' | 'retrying' | 'failed' | 'superseded' | 'handed_back';
+/** How an attempt this worker ran ended: the database enum less `running` and the sweeper's `recovered`. */
+export type AttemptOutcome = Exclude<DbAttemptOutcome, 'running' | 'recovered'>;
 
 export interface StartWorkerOptions {
   pool: Pool;
   /** Every definition of the product (enqueue targets); the worker runs those of `queue`. */
   definitions: readonly AnyJobDefinition[];
-  handlers: Record<string, JobHandler>;
+  /** One handler per definition, its payload typed by the definition's schema (see HandlerMap). */
+  handlers: Record<string, JobHandler<never>>;
   queue: QueueName;
   /** Jobs run at once in this process. */
   concurrency: number;
@@ -246,7 +262,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       const { rows } = await client.query<{ wakeup_seq: number }>(
         `update jobs set status = 'queued', attempts = attempts - 1, wakeup_seq = wakeup_seq + 1, worker_id = null,
                 run_at = now(), updated_at = now()
-         where id = $1 and status = 'running' and attempts = $2 returning wakeup_seq`,
+         where id = $1 and status in ${HAND_BACK_FROM} and attempts = $2 returning wakeup_seq`,
         [job.jobId, job.attempt],
       );
       await client.query(
@@ -306,7 +322,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     if (decision.kind === 'done') return markDone({ jobId: job.jobId, attempt: job.attempt, attemptId: job.attemptId, durationMs });
     if (decision.kind === 'handed_back') return handBackRow(job, `handed back: the database connection was lost (${decision.error.message})`, 'database_unavailable');
     const { error } = decision;
-    const status = { paused: 'queued', deferred: 'retrying', retrying: 'retrying', superseded: 'superseded', next_run: 'done', failed: 'failed' }[decision.kind];
+    const status = OUTCOME_STATUS[decision.kind];
     const attemptOutcome: AttemptOutcome = { paused: 'handed_back', deferred: 'retrying', retrying: 'retrying', superseded: 'superseded', next_run: 'failed', failed: 'failed' }[decision.kind] as AttemptOutcome;
     const delay = decision.kind === 'paused' ? 0 : decision.kind === 'deferred' || decision.kind === 'retrying' ? decision.delayMs : null;
     // A pause or a deferral is not the job's attempt: the count goes back.
@@ -322,7 +338,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
                 attempts = attempts - case when $8 then 1 else 0 end,
                 superseded_by = coalesce($9, superseded_by),
                 worker_id = null, updated_at = now()
-         where id = $1 and status = 'running' and attempts = $2
+         where id = $1 and status in ${OUTCOME_FROM_SQL} and attempts = $2
          returning wakeup_seq, run_at`,
         [job.jobId, job.attempt, status, message, error.kind, error.code, delay, free, supersededBy],
       );
@@ -393,7 +409,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
          , locked as (select j.id from jobs j join req on req.id = j.id order by j.id for update of j)
          , c as (
            update jobs j set status = 'running', attempts = j.attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
-           from req where j.id = req.id and j.id in (select id from locked) and j.wakeup_seq = req.seq and j.status in ('queued', 'retrying')
+           from req where j.id = req.id and j.id in (select id from locked) and j.wakeup_seq = req.seq and j.status in ${CLAIMABLE}
            returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key, j.payroll_run_id, j.task_name)
          , a as (insert into job_attempts (job_id, attempt, worker_id, payroll_run_id, task_name)
                  select id, attempts, $3, payroll_run_id, task_name from c returning id, job_id)
@@ -419,7 +435,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       text: `with d as (select * from unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) as d(id, attempt, attempt_id, duration_ms))
        , locked as (select jobs.id from jobs join d on d.id = jobs.id order by jobs.id for update of jobs)
        , j as (update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
-               from d where jobs.id = d.id and jobs.id in (select id from locked) and jobs.status = 'running' and jobs.attempts = d.attempt returning jobs.id)
+               from d where jobs.id = d.id and jobs.id in (select id from locked) and jobs.status in ${DONE_FROM} and jobs.attempts = d.attempt returning jobs.id)
        update job_attempts a set outcome = 'done', finished_at = now(), duration_ms = d.duration_ms
        from d join j on j.id = d.id where a.id = d.attempt_id`,
       values: [items.map((i) => i.jobId), items.map((i) => i.attempt), items.map((i) => i.attemptId), items.map((i) => Math.round(i.durationMs))],
@@ -428,7 +444,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   }, batching);
 
   function trackedTask(def: AnyJobDefinition): Task {
-    const handler = handlers[def.name]!;
+    // The definition's schema parses the payload before the handler sees it (below): unknown here.
+    const handler = handlers[def.name] as JobHandler<unknown>;
     return async (raw, helpers) => {
       const { jobId, seq } = wakeupSchema.parse(raw);
       if (stopping) return reissueWakeup(def, jobId, seq);

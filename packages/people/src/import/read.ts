@@ -45,10 +45,11 @@ function cellText(value: ExcelJS.CellValue): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value instanceof Date) return value.toISOString().slice(0, 10);
   if ('richText' in value) return value.richText.map((r) => r.text).join('').trim();
-  if ('result' in value) return cellText((value.result ?? null) as ExcelJS.CellValue);
+  if ('result' in value) return cellText(value.result ?? null);
   if ('text' in value && typeof value.text === 'string') return value.text.trim();
   if ('error' in value) return '';
-  return String(value);
+  // A cell kind not handled above: its JSON, so the row's check shows what was there (never "[object Object]").
+  return JSON.stringify(value);
 }
 
 async function* readXlsx(content: Uint8Array): AsyncGenerator<FileRow> {

@@ -10,10 +10,9 @@
  *   upserts keyed by (company, employee code) that write only what differs, so running the same
  *   file again changes nothing: a crash and a re-run end in the same state as one clean run.
  */
+import { inTransaction, writeAuditMany } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
-import { auditMany } from '@beton/db/audit';
 import { salaryInMonthSql, sameSalary } from '../salary.ts';
-import { transaction } from '../tx.ts';
 import type { Salary } from '../validation.ts';
 import { mapHeader } from './columns.ts';
 import { BATCH_ROWS, MAX_STORED_ERRORS, PREVIEW_ROWS, type ImportFormat } from './policy.ts';
@@ -193,7 +192,7 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
   // Once applying began the dry run's numbers are history: a late duplicate of this job does nothing.
   if (imp.status !== 'uploaded' && imp.status !== 'validating') return { status: imp.status, rows: 0, done: true };
   if (imp.status === 'uploaded') {
-    await transaction(pool, async (client) => {
+    await inTransaction(pool, undefined, async (client) => {
       await client.query(`delete from employee_import_errors where import_id = $1`, [importId]);
       await client.query(
         `update employee_imports set status = 'validating', phase_rows = 0, new_count = 0, changed_count = 0, unchanged_count = 0, error_count = 0,
@@ -209,7 +208,7 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
     for await (const batch of readAhead(batches(imp, checkpoint))) {
       options.signal?.throwIfAborted();
       if (!Array.isArray(batch)) {
-        await transaction(pool, async (client) => {
+        await inTransaction(pool, undefined, async (client) => {
           await storeErrors(client, importId, batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' })));
           await client.query(`update employee_imports set error_count = $2 where id = $1`, [importId, batch.missing.length]);
         });
@@ -238,7 +237,7 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
             : { row: entry.row, code: '', name: '', action: 'error', fields: entry.errors!.map((e) => e.column) });
         }
       }
-      await transaction(pool, async (client) => {
+      await inTransaction(pool, undefined, async (client) => {
         // The checkpoint, locked: a second runner of this import waits here and then skips the batch.
         const cp = (await client.query<{ phase_rows: number; stored: number }>(
           `select phase_rows, (select count(*)::int from employee_import_errors where import_id = $1) as stored from employee_imports where id = $1 for update`, [importId],
@@ -300,7 +299,7 @@ async function applyBatch(client: PoolClient, imp: StoredImport, records: Import
       [salaries.map((c) => c.employeeId ?? ids.get(c.record.code)), salaries.map((c) => c.record.effectiveMonth), salaries.map((c) => JSON.stringify(c.record.salary)), actor],
     );
   }
-  await auditMany(client, actor, 'import-employee', [...fresh, ...changed].map((c) => ({
+  await writeAuditMany(client, actor, 'import-employee', [...fresh, ...changed].map((c) => ({
     importId: imp.id, companyId: imp.company_id, employeeId: c.employeeId ?? ids.get(c.record.code), code: c.record.code, row: c.record.row, action: c.action,
     ...(c.fields.length ? { fields: c.fields } : {}),
     ...(c.salaryChanged ? { effectiveMonth: c.record.effectiveMonth, salaryFrom: c.salaryBefore, salaryTo: c.record.salary } : {}),
@@ -324,7 +323,7 @@ export async function applyImport(pool: Pool, importId: string, options: PhaseOp
     options.signal?.throwIfAborted();
     // Out of time after at least one batch of its own (so every part moves the checkpoint on).
     if (worked && options.budgetMs !== undefined && performance.now() - started > options.budgetMs) return { status: 'applying', rows: applied, done: false };
-    applied = await transaction(pool, async (client) => {
+    applied = await inTransaction(pool, undefined, async (client) => {
       // No wait for the WAL flush at commit: a crash may lose the last batches committed, but
       // each with its own checkpoint, so the next attempt simply applies them again.
       await client.query(`set local synchronous_commit = off`);

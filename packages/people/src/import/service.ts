@@ -2,12 +2,12 @@
  * HR's side of an import: store the upload and queue its dry run, confirm it (queue the apply),
  * read its progress, counts, preview and errors, download the error report. Scoped by company.
  */
+import { JobStatus } from '@beton/db/enums';
+import { inTransaction, writeAudit } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
-import { audit } from '@beton/db/audit';
 import { stringify } from 'csv-stringify/sync';
 import { createHash } from 'node:crypto';
 import { PeopleError } from '../errors.ts';
-import { transaction } from '../tx.ts';
 import { monthSchema } from '../validation.ts';
 import type { ImportEmployeesPayload } from './definition.ts';
 import type { ImportFormat } from './policy.ts';
@@ -23,9 +23,9 @@ export async function createImport(
   const month = monthSchema.safeParse(opts.effectiveMonth);
   if (!month.success) throw new PeopleError('INVALID_INPUT', 'Month must look like 2026-12', { effectiveMonth: 'month.invalid' });
   if (!opts.content.byteLength) throw new PeopleError('INVALID_INPUT', 'The file is empty', { file: 'file.empty' });
-  const filename = (opts.filename.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 200) || `employees.${opts.format}`;
+  const filename = withoutControlCharacters(opts.filename.split(/[\\/]/).pop() ?? '').slice(0, 200) || `employees.${opts.format}`;
   const sha256 = createHash('sha256').update(opts.content).digest('hex');
-  return transaction(pool, async (client) => {
+  return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `insert into employee_imports (company_id, filename, format, content, bytes, sha256, effective_month, created_by)
        values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
@@ -33,7 +33,7 @@ export async function createImport(
     );
     const id = rows[0]!.id;
     await opts.enqueue(client, { importId: id, companyId: opts.companyId, phase: 'validate' });
-    await audit(client, opts.actor, 'upload-employee-import', { companyId: opts.companyId, importId: id, filename, bytes: opts.content.byteLength, sha256 });
+    await writeAudit(client, opts.actor, 'upload-employee-import', { companyId: opts.companyId, importId: id, filename, bytes: opts.content.byteLength, sha256 });
     return { id };
   });
 }
@@ -43,7 +43,7 @@ export async function createImport(
  * asked after an apply that gave up (its job failed) → a new run that resumes from the checkpoint.
  */
 export async function requestApply(pool: Pool, opts: { companyId: string; importId: string; actor: string; enqueue: EnqueueImportJob }): Promise<{ status: ImportStatus; queued: boolean }> {
-  return transaction(pool, async (client) => {
+  return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ status: ImportStatus; new_count: number; changed_count: number }>(
       `select status, new_count, changed_count from employee_imports where id = $1 and company_id = $2 for update`,
       [opts.importId, opts.companyId],
@@ -53,7 +53,7 @@ export async function requestApply(pool: Pool, opts: { companyId: string; import
     if (imp.status === 'applied') throw new PeopleError('CONFLICT', 'This import was already applied');
     if (imp.status === 'applying') {
       const open = await client.query(
-        `select 1 from jobs where task_name = 'import-employees' and payload->>'importId' = $1 and payload->>'phase' = 'apply' and status in ('queued', 'running', 'retrying')`,
+        `select 1 from jobs where task_name = 'import-employees' and payload->>'importId' = $1 and payload->>'phase' = 'apply' and status in (${OPEN_JOB_STATUSES})`,
         [opts.importId],
       );
       if (open.rowCount) return { status: imp.status, queued: false };
@@ -71,7 +71,7 @@ export async function requestApply(pool: Pool, opts: { companyId: string; import
       [opts.importId, opts.actor],
     );
     await opts.enqueue(client, { importId: opts.importId, companyId: opts.companyId, phase: 'apply', run: run.rows[0]!.n });
-    await audit(client, opts.actor, 'apply-employee-import', { companyId: opts.companyId, importId: opts.importId, run: run.rows[0]!.n });
+    await writeAudit(client, opts.actor, 'apply-employee-import', { companyId: opts.companyId, importId: opts.importId, run: run.rows[0]!.n });
     return { status: 'applying', queued: true };
   });
 }
@@ -106,10 +106,18 @@ export interface ImportView {
   stalled: boolean;
 }
 
+/** The name without C0 control characters and DEL (kept out of headers and the page). */
+function withoutControlCharacters(name: string): string {
+  return [...name].filter((c) => { const code = c.charCodeAt(0); return code > 0x1f && code !== 0x7f; }).join('');
+}
+
+/** A job that may still run (the engine's OPEN_STATUSES; @beton/people does not depend on the engine), as SQL literals. */
+const OPEN_JOB_STATUSES = [JobStatus.queued, JobStatus.running, JobStatus.retrying].map((s) => `'${s}'`).join(', ');
+
 const VIEW_COLUMNS = `id, filename, format, bytes, effective_month, status, phase_rows, rows_total, new_count, changed_count, unchanged_count, error_count,
   applied_rows, applied_new, applied_changed, preview, failure, created_by, created_at, applied_at,
   (status = 'applying' and not exists (select 1 from jobs j where j.task_name = 'import-employees' and j.payload->>'importId' = i.id::text
-     and j.payload->>'phase' = 'apply' and j.status in ('queued', 'running', 'retrying'))) as stalled`;
+     and j.payload->>'phase' = 'apply' and j.status in (${OPEN_JOB_STATUSES}))) as stalled`;
 
 interface ViewRow {
   id: string; filename: string; format: string; bytes: number; effective_month: string; status: ImportStatus; phase_rows: number; rows_total: number | null;

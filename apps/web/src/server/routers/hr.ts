@@ -1,3 +1,4 @@
+import { monthSchema } from '@beton/db/month';
 import { addressesToFix, addressToFixOutput, deliveryCountsOutput, deliveryEventOutput, employeeDeliveryEvents, runDeliveryCounts } from '@beton/dashboard';
 import { employeeDetail, employeeDetailOutput, employeeListOutput, listEmployees, listRunProgress, runForApproval, runProgress, runProgressOutput, slipJobStatus, slipJobStatusOutput, SLIP_STATUSES, updateEmployeeEmail } from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
@@ -5,7 +6,7 @@ import { z } from 'zod';
 import { approvePayroll, resendSlip, sendSlipCopy } from '../payroll-adapter.ts';
 import { hrProcedure, jobs } from '../trpc.ts';
 
-const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
+const month = monthSchema;
 const runId = z.object({ runId: z.string().uuid() });
 const employeeId = z.number().int().positive().max(2_147_483_647);
 const jobId = z.number().int().positive();

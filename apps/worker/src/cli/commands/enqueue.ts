@@ -54,7 +54,7 @@ export const enqueue: Command = {
     const job = await usingDatabase(async (db) => {
       const client = createJobClient(db.pool, jobDefinitions as readonly AnyJobDefinition[]);
       try {
-        return await client.enqueue(task, payload as never, runAt ? { runAt } : {});
+        return await client.enqueue(task, payload, runAt ? { runAt } : {});
       } catch (error) {
         throw new CliError(`could not enqueue "${task}": ${(error as Error).message.split('\n')[0]}`);
       }

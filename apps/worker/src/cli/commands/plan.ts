@@ -1,3 +1,4 @@
+import { EMAIL_PROVIDER_LIMITS } from '@beton/jobs/client';
 import { CostsError, formatNight, parseCosts, planNight } from '@beton/payroll/capacity';
 import { formatPlan, planCapacity, PlanInputError, windowSeconds, type PlanInput } from '@beton/payroll/plan';
 import { existsSync, readFileSync } from 'node:fs';
@@ -67,7 +68,7 @@ export const plan: Command = {
   path: ['plan'],
   summary: 'capacity planner: workers, binding limit, finish time, slack',
   help,
-  async run(argv, io) {
+  run(argv, io) {
     const s = { type: 'string' } as const;
     const { values } = parse(
       argv,
@@ -99,7 +100,7 @@ export const plan: Command = {
       try {
         const night = planNight(costs, {
           employees: numberFlag(values.employees, 'employees', 50_000, { integer: true, min: 1 }),
-          providerRate: numberFlag(values['provider-rate'], 'provider-rate', 40, { min: 0.001 }),
+          providerRate: numberFlag(values['provider-rate'], 'provider-rate', EMAIL_PROVIDER_LIMITS.rate.perSecond, { min: 0.001 }),
           windowSeconds: window,
           coresPerMachine: numberFlag(values.cores, 'cores', 8, { integer: true, min: 1 }),
           machineHourCost: numberFlag(values['machine-hour-cost'], 'machine-hour-cost', 40, { min: 0 }),
@@ -119,8 +120,8 @@ export const plan: Command = {
       renderMs: numberFlag(values['render-ms'], 'render-ms', 800, { min: 0.001 }),
       sendMs: numberFlag(values['send-ms'], 'send-ms', 1200, { min: 0.001 }),
       sendCpuMs: numberFlag(values['send-cpu-ms'], 'send-cpu-ms', 20, { min: 0.001 }),
-      providerRate: numberFlag(values['provider-rate'], 'provider-rate', 40, { min: 0.001 }),
-      concurrencyLimit: numberFlag(values['concurrency-limit'], 'concurrency-limit', 45, { integer: true, min: 1 }),
+      providerRate: numberFlag(values['provider-rate'], 'provider-rate', EMAIL_PROVIDER_LIMITS.rate.perSecond, { min: 0.001 }),
+      concurrencyLimit: numberFlag(values['concurrency-limit'], 'concurrency-limit', EMAIL_PROVIDER_LIMITS.concurrency.max, { integer: true, min: 1 }),
       cores: numberFlag(values.cores, 'cores', 8, { integer: true, min: 1 }),
       machines: numberFlag(values.machines, 'machines', 3, { integer: true, min: 1 }),
       start: values.start ?? '02:00',

@@ -1,3 +1,4 @@
+import { writeAudit } from '@beton/db';
 import { writeFileSync } from 'node:fs';
 import { CliError, cliActor, numberFlag, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';
@@ -32,9 +33,7 @@ export const slipsExport: Command = {
         `select s.pdf, s.month, s.employee_id, e.company_id from slips s join employees e on e.id = s.employee_id where s.id = $1`, [slip]);
       const row = rows[0];
       if (!row) throw new CliError(`No slip with id ${slip}`);
-      await db.pool.query(`insert into audit_log (actor, action, details) values ($1, 'export-slip', $2)`, [
-        cliActor(), JSON.stringify({ slipId: slip, employeeId: row.employee_id, companyId: row.company_id, month: row.month, reason }),
-      ]);
+      await writeAudit(db.pool, cliActor(), 'export-slip', { slipId: slip, employeeId: row.employee_id, companyId: row.company_id, month: row.month, reason });
       return row;
     }, io.err);
     try {
