@@ -11,7 +11,7 @@ import { errorData, useErrorText } from '../../../lib/errors.ts';
 import { useFmt } from '../../../lib/format.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
-const FIELDS = ['name', 'timeZone', 'payrollSchedule', 'deadline', 'replyToEmail'] as const;
+type Field = 'name' | 'timeZone' | 'payrollSchedule' | 'deadline' | 'replyToEmail';
 
 /** The administrator's companies: create one, turn password-protected slips on or off. Strings: messages `companies`. */
 export default function CompaniesPage() {
@@ -35,8 +35,8 @@ export default function CompaniesPage() {
   }));
   const fieldErrors = errorData(create.error)?.fieldErrors ?? {};
   // The server's reasons are English sentences; the page says the same in its own language, per field.
-  const err = (k: (typeof FIELDS)[number]) => (fieldErrors[k] ? t(`invalid_${k}`) : null);
-  const input = (k: (typeof FIELDS)[number], props: React.InputHTMLAttributes<HTMLInputElement> = {}) => (
+  const err = (k: Field) => (fieldErrors[k] ? t(`invalid_${k}`) : null);
+  const input = (k: Field, props: React.InputHTMLAttributes<HTMLInputElement> = {}) => (
     <input id={`company-${k}`} {...props} className={`${INPUT} ${props.className ?? ''} ${err(k) ? 'border-red-600' : ''}`} value={form[k]} aria-invalid={!!err(k)}
       aria-describedby={[k === 'payrollSchedule' ? `company-${k}-hint` : '', err(k) ? `company-${k}-error` : ''].filter(Boolean).join(' ') || undefined} onChange={(e) => { setForm({ ...form, [k]: e.target.value }); }} />
   );

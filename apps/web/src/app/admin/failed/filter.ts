@@ -34,12 +34,15 @@ export function parseFilter(params: URLSearchParams): { filter: Filter; view: Vi
   }
   const v = params.get('view');
   if (v !== null && v !== 'failed' && v !== 'superseded') invalid.push({ key: 'view', value: v });
-  return { filter: filter as Filter, view: v === 'superseded' ? 'superseded' : 'failed', invalid };
+  return { filter, view: v === 'superseded' ? 'superseded' : 'failed', invalid };
 }
 
 export function filterQuery(filter: Filter, view: View): string {
   const params = new URLSearchParams();
-  for (const key of KEYS) if (filter[key]) params.set(key, filter[key]!);
+  for (const key of KEYS) {
+    const value = filter[key];
+    if (value) params.set(key, value);
+  }
   if (view !== 'failed') params.set('view', view);
   return params.toString();
 }

@@ -45,7 +45,7 @@ export default function SchedulesPage() {
               <Td data-label={t('last')}>{s.lastRun ? when(s.lastRun, s.timeZone) : '—'}</Td>
               <Td data-label={t('actions')}>
                 <Button variant="secondary" disabled={runNow.isPending} aria-label={t('runNowNamed', { label: label(s) })}
-                  onClick={async () => { if (await confirmDialog({ title: t('confirmRun', { label: label(s) }), confirmLabel: t('runNow') })) runNow.mutate({ id: s.id }); }}>{t('runNow')}</Button>
+                  onClick={() => { void confirmDialog({ title: t('confirmRun', { label: label(s) }), confirmLabel: t('runNow') }).then((ok) => { if (ok) runNow.mutate({ id: s.id }); }); }}>{t('runNow')}</Button>
               </Td>
             </tr>
           ))}

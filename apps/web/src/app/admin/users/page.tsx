@@ -21,7 +21,7 @@ export default function UsersPage() {
   const users = useQuery(trpc.admin.users.queryOptions());
   const [form, setForm] = useState<{ email: string; name: string; role: 'HR' | 'ADMIN'; companyId: string }>({ email: '', name: '', role: 'HR', companyId: '' });
   const create = useMutation(trpc.admin.createUser.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.admin.users.queryKey() }) }));
-  const fieldErrors = (errorData(create.error)?.fieldErrors ?? {}) as Record<string, string | string[] | undefined>;
+  const fieldErrors: Record<string, string | string[] | undefined> = errorData(create.error)?.fieldErrors ?? {};
   const fe = (k: string) => { const v = fieldErrors[k]; return Array.isArray(v) ? v[0] : v; };
   const edit = (patch: Partial<typeof form>) => { setForm({ ...form, ...patch }); if (create.error) create.reset(); };
   const submit = () => create.mutate({ email: form.email, name: form.name, role: form.role, ...(form.role === 'HR' && form.companyId ? { companyId: form.companyId } : {}) });

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
-import { Button, Card, Field, INPUT, StatusBadge, StatusLabel } from '../../../../components/ui.tsx';
+import { Button, Card, Field, INPUT, StatusBadge } from '../../../../components/ui.tsx';
 import { DeliveryEvents, usePlainReason } from '../../../../components/delivery.tsx';
 import { confirmDialog } from '../../../../components/ui/dialog.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/table.tsx';

@@ -45,7 +45,7 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
         {canAct && <div className="ml-auto flex gap-2">
           <Button disabled={retry.isPending} onClick={() => retry.mutate({ ids: [j.id] })}>{tf('retry')}</Button>
           <Button variant="danger" disabled={discard.isPending}
-            onClick={async () => { if (await confirmDialog({ title: tf('confirmDiscardOne', { id: String(j.id) }), description: tf('cannotUndo'), confirmLabel: tf('discard'), danger: true })) discard.mutate({ ids: [j.id] }); }}>{tf('discard')}</Button>
+            onClick={() => { void confirmDialog({ title: tf('confirmDiscardOne', { id: String(j.id) }), description: tf('cannotUndo'), confirmLabel: tf('discard'), danger: true }).then((ok) => { if (ok) discard.mutate({ ids: [j.id] }); }); }}>{tf('discard')}</Button>
         </div>}
       </div>
       <Card>
