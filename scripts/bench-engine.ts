@@ -11,7 +11,7 @@
  * trips per job, grouped by statement, with their total and mean time.
  */
 import { createPool } from '@beton/db';
-import { createJobClient, createLogger, noop, PostgresLimiterStore, startWorker } from '@beton/jobs';
+import { createJobClient, createLogger, noopJob, PostgresLimiterStore, startWorker } from '@beton/jobs';
 import { makeWorkerUtils, run as runGraphile, Logger as GraphileLogger } from 'graphile-worker';
 import { parseArgs } from 'node:util';
 import { installSqlProfile } from './lib/sql-profile.ts';
@@ -62,7 +62,7 @@ interface SideResult { enqueueSeconds: number; drainSeconds: number; jobsPerSeco
 /** Beton: enqueueMany(noop × N) then a maintenance worker until every jobs row is done. */
 async function benchEngine(url: string): Promise<SideResult> {
   const pool = createPool({ url, max: POOL_MAX, applicationName: 'bench-engine' });
-  const definitions = [noop] as const;
+  const definitions = [noopJob] as const;
   const jobs = createJobClient(pool, definitions);
   sql?.on();
   const t0 = performance.now();

@@ -8,7 +8,8 @@
  * prints which SQL statements the time went to.
  */
 import { createPool, seedDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { parseArgs } from 'node:util';
 import { installSqlProfile } from './lib/sql-profile.ts';

@@ -12,7 +12,8 @@
  * Slip rows carry a 64-byte stand-in for the PDF (a real one is ~16 KB: 9.6 GB at this size).
  */
 import { seedDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock, queueDepth, queueStats, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, queueDepth, queueStats, type JobClient } from '@beton/jobs';
 import { listRunProgress, queuesOverview } from '@beton/dashboard';
 import { purgeHistory, runPayroll } from '@beton/payroll';
 import os from 'node:os';

@@ -10,8 +10,11 @@
  * counts are verified against the database; the last line with --json is the figures.
  */
 import { createPool } from '@beton/db';
-import { createJobClient, jobDefinitions } from '@beton/jobs';
-import { createImport, importEmployeesHandler, importView, requestApply, type EnqueueImportJob, type ImportEmployeesPayload } from '@beton/people';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient } from '@beton/jobs';
+import type { HandlerContext } from '@beton/jobs';
+import { createImport, importView, requestApply, type EnqueueImportJob, type ImportEmployeesPayload } from '@beton/people';
+import { importEmployeesHandler } from '@beton/people/jobs/handlers';
 import { parseArgs } from 'node:util';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 import { employeeRows, toCsv, toXlsx } from './lib/employee-file.ts';
@@ -60,12 +63,13 @@ async function main() {
       queued.push(p);
       await jobs.enqueue('import-employees', p, { client });
     };
-    const handler = importEmployeesHandler({ pool, enqueue: (p) => { queued.push(p); return jobs.enqueue('import-employees', p); } });
+    const handler = importEmployeesHandler({ pool, jobs: { enqueue: (name, p) => { queued.push(p); return jobs.enqueue(name, p); } } });
     /** Runs the queued job and the parts it queues, as the maintenance worker would, one after the other. */
     const runQueued = async () => {
       while (queued.length) await handler(queued.shift()!, ctx);
     };
-    const ctx = { signal: new AbortController().signal, log: { info: (o: object, msg: string) => log(`  ${msg} ${JSON.stringify(o)}`) } };
+    // The handler reads only the context's signal and log.
+    const ctx = { signal: new AbortController().signal, log: { info: (o: object, msg: string) => log(`  ${msg} ${JSON.stringify(o)}`) } } as unknown as HandlerContext;
 
     sql.on();
     const t0 = performance.now();

@@ -26,7 +26,8 @@
  */
 import { seedDatabase } from '@beton/db';
 import { countFailedJobs, failedFacets, listEmployees, listFailedJobs, listRunProgress, listWorkers, queuesOverview, runProgress } from '@beton/dashboard';
-import { createJobClient, jobDefinitions, PostgresLock, recoverStuckJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, recoverStuckJobs, type JobClient } from '@beton/jobs';
 import { createBankClient, loadSlipData, pollBankCredits, runPayroll, submitSalaryTransfers } from '@beton/payroll';
 import { createSlipRenderer } from '@beton/pdf';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';

@@ -21,7 +21,8 @@
  * to --costs (default .beton/bench-costs.json) for `beton plan`. --cpu-prof profiles each worker.
  */
 import { seedDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { createMailer, loadSlipData, runPayroll, slipEmail } from '@beton/payroll';
 import { createSlipRenderer } from '@beton/pdf';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';

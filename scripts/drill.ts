@@ -21,7 +21,8 @@
  * --fast shortens latencies, windows and pacing for the test suite (same faults, same checks).
  */
 import { seedDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient } from '@beton/jobs';
 import { payrollMonthFor, resendSlip, webhookCounts } from '@beton/payroll';
 import { isValidEmailSyntax, signPayload, SIGNATURE_HEADER, startBankSimulator, startProviderSimulator, TIMESTAMP_HEADER, type ProviderSimulator } from '@beton/simulators';
 import { generateKeyPairSync } from 'node:crypto';

@@ -9,7 +9,8 @@
  * DLQ alert fires when invalid addresses fail; a SIGKILLed worker's heartbeat alert fires.
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { DateTime } from 'luxon';

@@ -19,7 +19,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { MIGRATE_COMMAND, SIMULATOR_COMMANDS, WEB_COMMAND, WORKER_COMMAND, WORKER_PROCESS_ENV } from '../../scripts/lib/processes.ts';
 import { runtimePackages } from '../../scripts/prune-optional-peers.mjs';
-import { jobDefinitions } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const k8sDir = join(root, 'deploy/k8s');

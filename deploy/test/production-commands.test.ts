@@ -9,7 +9,8 @@
  * one line saying to run the build.
  */
 import { createDatabaseIfMissing, createTestDatabase, dropDatabase, seedDatabase, withDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

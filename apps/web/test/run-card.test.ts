@@ -5,7 +5,8 @@
  * stopped mid-run so the card can be compared with a database that holds still.
  */
 import { createTestDatabase, seedDatabase, type SeedLogin, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { mkdirSync } from 'node:fs';

@@ -2,8 +2,9 @@ import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_DB_RETRY_DEADLINE_MS, DEFAULT_STALE_HEARTBEAT_MS, DEFAULT_STUCK_RUNNING_MS, EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, parseSchedule, pollBank, purgeHistory, sweepStuckJobs, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import { DEFAULT_DB_RETRY_DEADLINE_MS, DEFAULT_STALE_HEARTBEAT_MS, DEFAULT_STUCK_RUNNING_MS, parseSchedule, sweepStuckJobsJob, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
 import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
+import { EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, pollBankJob, purgeHistoryJob } from '@beton/payroll/jobs';
 
 /**
  * The ONE place the worker reads its environment and flags, validated at start: a bad
@@ -26,9 +27,9 @@ export const EnvSchema = z.object({
   STALE_HEARTBEAT_MS: positiveInt.default(DEFAULT_STALE_HEARTBEAT_MS),
   /** A job running longer than this is stuck: the sweeper puts it back (R8); the dashboards read it from the scheduler's row. */
   STUCK_RUNNING_MS: positiveInt.default(DEFAULT_STUCK_RUNNING_MS),
-  SWEEP_CRON: z.string().default(sweepStuckJobs.schedule!.cron),
+  SWEEP_CRON: z.string().default(sweepStuckJobsJob.schedule!.cron),
   /** The bank poll's schedule (UTC); SPEC R1: every 15 minutes. A 6-field cron has seconds (tests, drills). */
-  BANK_POLL_CRON: z.string().default(pollBank.schedule!.cron),
+  BANK_POLL_CRON: z.string().default(pollBankJob.schedule!.cron),
   /** Retention (packages/payroll/src/retention.ts): finished jobs, attempts, delivery records and schedule history older than this many months are deleted. */
   RETENTION_JOBS_MONTHS: positiveInt.default(13),
   /** Slip PDFs older than this many months are deleted (default 7 years: README, "Retention"). */
@@ -36,7 +37,7 @@ export const EnvSchema = z.object({
   /** Rows per delete statement of a retention pass. */
   RETENTION_BATCH_SIZE: positiveInt.default(5000),
   /** When the daily retention pass runs (UTC; default 17:30 = 23:30 in Dhaka). */
-  RETENTION_CRON: z.string().default(purgeHistory.schedule!.cron),
+  RETENTION_CRON: z.string().default(purgeHistoryJob.schedule!.cron),
   /**
    * Hours a month export (slips ZIP, payroll register) stays downloadable once built; after that
    * its download answers 410 and the retention pass deletes its file. Default: 24.

@@ -11,14 +11,12 @@ import {
   isConnectionError,
   retryOnConnectionError,
   recurringFailingSeconds,
-  EMAIL_PROVIDER_LIMITS,
   waitForRate,
   type PauseGate,
   createLogger,
   definitionSchedules,
   ensureQueueIndexes,
   firstSeenDueTimes,
-  jobDefinitions,
   PostgresLimiterStore,
   queueDepth,
   recordSchedulerSettings,
@@ -30,7 +28,6 @@ import {
   workerHeartbeatAges,
   type AnyJobDefinition,
   type JobClient,
-  type BetonJobs,
   type LimiterStore,
   type LockService,
   configureDefinitions,
@@ -38,13 +35,15 @@ import {
 import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
 import { openRunsSlack } from '@beton/dashboard/runs';
 import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
+import { jobDefinitions, type BetonJobs, type BetonJobSettings } from '@beton/dashboard/job-registry';
 import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
+import { EMAIL_PROVIDER_LIMITS } from '@beton/payroll/jobs';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { SettingsError } from '@beton/config';
 import { loadConfig } from './config.ts';
-import { createHandlers } from './handlers/index.ts';
+import { createHandlers } from './handlers.ts';
 import { startHealthServer } from './health-server.ts';
 import { createRenderPool } from './render-pool.ts';
 
@@ -81,7 +80,7 @@ async function main() {
   const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);
   const lock: LockService = redis ? new RedisLock(redis) : new PostgresLock(pool);
   // Each definition applies the deployment's settings it reads (its `configure`): limits, crons.
-  const definitions = configureDefinitions(jobDefinitions, config, { retryBaseMs: config.retryBaseMs });
+  const definitions = configureDefinitions(jobDefinitions, config satisfies BetonJobSettings, { retryBaseMs: config.retryBaseMs });
   const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
   // Threads inherit the nice value of the thread that creates them: set it before the pool.
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
@@ -113,7 +112,7 @@ async function main() {
     defaultLabels: { service: `worker-${config.queue}` },
     workerId,
     collectDbPool: () => [pgPoolStats('worker', pool)],
-    collectQueueStats: () => queueDepth(pool),
+    collectQueueStats: () => queueDepth(pool, definitions),
     // The schedulers report what no single worker can: every open run's slack against its
     // deadline, and how long ago each worker's heartbeat came (a dead one stops sending its own).
     ...(isScheduler

@@ -6,7 +6,8 @@
  * status emails in the provider simulator's store.
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { createBankClient, netPay, pollBankCredits, runPayroll, salaryTransferReference, submitSalaryTransfers, type Salary } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,9 @@
 /** The worker's configuration: defaults, and a clear error for what it cannot run with. */
 import { describe, expect, it } from 'vitest';
 import { SettingsError } from '@beton/config';
-import { configureDefinitions, definitionSchedules, EMAIL_PROVIDER_LIMITS, jobDefinitions, renderSlip, sendSlipEmail } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { configureDefinitions, definitionSchedules } from '@beton/jobs';
+import { EMAIL_PROVIDER_LIMITS, renderSlipJob, sendSlipEmailJob } from '@beton/payroll/jobs';
 import { EnvSchema, loadConfig } from '../src/config.ts';
 import { productionRequirements } from '@beton/config';
 
@@ -25,10 +27,10 @@ describe('worker configuration', () => {
       });
     }
     expect(Object.fromEntries(definitionSchedules(defs).map((s) => [s.id, s.cron]))).toMatchObject({ 'sweep-stuck-jobs': '*/2 * * * *', 'poll-bank': '*/15 * * * *', 'purge-history': '0 3 * * *' });
-    expect(named('render-slip').limits).toEqual(renderSlip.limits);
+    expect(named('render-slip').limits).toEqual(renderSlipJob.limits);
     expect(named('render-slip').retry).toMatchObject({ baseMs: 50 });
     // The definitions themselves are untouched, and the defaults are theirs (45 in flight, 40/s).
-    expect(sendSlipEmail.limits).toBe(EMAIL_PROVIDER_LIMITS);
+    expect(sendSlipEmailJob.limits).toBe(EMAIL_PROVIDER_LIMITS);
     const defaults = configureDefinitions(jobDefinitions, loadConfig(['--queue', 'maintenance'], env));
     expect(defaults.find((d) => d.name === 'send-slip-email')!.limits).toEqual(EMAIL_PROVIDER_LIMITS);
     const crons = (d: Parameters<typeof definitionSchedules>[0]) => definitionSchedules(d).map((s) => [s.id, s.cron, s.timeZone]);

@@ -11,7 +11,8 @@
  * left queued, running, retrying, failed or locked.
  */
 import { createDatabaseIfMissing, createPool, freePort, migrateDatabase, seedDatabase, startEmbeddedPostgres, withDatabase, type EmbeddedDatabase, type Pool } from '@beton/db';
-import { createJobClient, jobDefinitions, migrateQueue, PostgresLock } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, migrateQueue, PostgresLock } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import path from 'node:path';

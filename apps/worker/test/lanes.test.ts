@@ -12,7 +12,8 @@
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { runProgress } from '@beton/dashboard';
-import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { resendSlip, runPayroll } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator, type StoredMessage } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

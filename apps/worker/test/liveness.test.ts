@@ -12,7 +12,8 @@
  */
 import { createTestDatabase, seedDatabase, testServerUrl, withDatabase, type TestDatabase } from '@beton/db';
 import { listWorkers } from '@beton/dashboard';
-import { createJobClient, jobDefinitions, recoverStuckJobs, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, recoverStuckJobs, type JobClient } from '@beton/jobs';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -14,7 +14,8 @@
  */
 import { createTestDatabase, pick, prng, type TestDatabase } from '@beton/db';
 import { countFailedJobs, discardJobs, retryJobs, updateEmployeeEmail, type FailedFilter } from '@beton/dashboard';
-import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { NoPayrollRunError, resendSlip, runCompanyPayroll, sendSlipCopy, SlipActionRefused } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -6,7 +6,8 @@
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { discardJobs, retryJobs } from '@beton/dashboard';
-import { createJobClient, jobDefinitions, PostgresLock, type BetonJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { approvePayroll, resendSlip, runPayroll, sendSlipCopy, SlipActionRefused } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, writeAudit, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs/client';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, writeAudit, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql, supersededJobs, type JobClient } from '@beton/jobs/client';
+import { jobDefinitions, type BetonJobs } from './job-registry.ts';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { attemptLabel } from '@beton/payroll/slip-attempts';
 import { AppError, notFound } from './errors.ts';

@@ -1,7 +1,7 @@
 import { inTransaction, writeAudit } from '@beton/db';
 import { MONTH_PATTERN } from '@beton/db/month';
 import { attemptLabel, SLIP_TASKS_SQL, slipDelivery } from '@beton/payroll/slip-attempts';
-import { sendSlipEmail } from '@beton/jobs/client';
+import { sendSlipEmailJob as sendSlipEmail } from '@beton/payroll/jobs';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
 import type { JobStatus, Pool } from './types.ts';

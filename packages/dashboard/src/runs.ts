@@ -1,4 +1,4 @@
-import { renderSlip, sendReminderEmail, sendSlipEmail } from '@beton/jobs/client';
+import { renderSlipJob as renderSlip, sendReminderEmailJob as sendReminderEmail, sendSlipEmailJob as sendSlipEmail } from '@beton/payroll/jobs';
 import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql } from '@beton/jobs/job-sets';
 import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
 import { remindersAt } from '@beton/payroll/actions';

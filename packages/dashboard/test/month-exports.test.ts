@@ -6,7 +6,8 @@
  * route), and the retention pass deletes it with its parts.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient } from '@beton/jobs';
 import { purgeHistory } from '@beton/payroll/retention';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient } from '@beton/jobs';
 import { approvePayroll } from '@beton/payroll/actions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queuesOverview, RATE_WINDOW_S } from '../src/admin.ts';

@@ -8,7 +8,8 @@
  * touching it while running and a job merely waiting in a long queue.
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock, recoverStuckJobs } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, recoverStuckJobs } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listStuckJobs, listWorkers } from '../src/admin.ts';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { RetryPolicy } from './backoff.ts';
+import type { JobHandler } from './engine/worker.ts';
 import type { RateWindow } from './limits.ts';
 
 /** Queues, split by the character of their work (SPEC R3). */
@@ -103,7 +104,7 @@ export function defineJob<const Name extends string, Schema extends z.ZodType, S
  * job's backoff.
  */
 export function configureDefinitions<Settings>(
-  definitions: readonly JobDefinition<string, z.ZodType, Settings>[],
+  definitions: readonly JobDefinition<string, z.ZodType, NoInfer<Settings>>[],
   settings: Settings,
   engine: { retryBaseMs?: number | undefined } = {},
 ): AnyJobDefinition[] {
@@ -125,3 +126,11 @@ export type PayloadOf<D> = D extends JobDefinition<string, infer S> ? z.input<S>
 /** What a handler receives: the payload after the definition's schema parsed it. */
 export type ParsedPayloadOf<D> = D extends JobDefinition<string, infer S> ? z.output<S> : never;
 export type DefinitionNamed<Defs extends readonly AnyJobDefinition[], N extends string> = Extract<Defs[number], { name: N }>;
+
+/** The handler of definition `D`: its payload is what the definition's schema parsed. */
+export type HandlerOf<D> = JobHandler<ParsedPayloadOf<D>>;
+/**
+ * One handler per job of `Defs`, each typed from its definition: a package's map of its jobs'
+ * handlers, and the worker's of every job (a job without a handler is a compile error).
+ */
+export type JobHandlers<Defs extends readonly AnyJobDefinition[]> = { [N in Defs[number]['name']]: HandlerOf<DefinitionNamed<Defs, N>> };

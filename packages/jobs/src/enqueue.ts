@@ -143,3 +143,9 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
 }
 
 export type JobClient<Defs extends readonly AnyJobDefinition[]> = ReturnType<typeof createJobClient<Defs>>;
+
+/**
+ * What a domain service needs to enqueue its own jobs (`Defs`: its package's list). A client of
+ * a larger registry that holds them (the app's, every job) is one.
+ */
+export type JobEnqueuer<Defs extends readonly AnyJobDefinition[]> = Pick<JobClient<Defs>, 'enqueue' | 'enqueueMany'>;

@@ -2,4 +2,5 @@
 export * from './client.ts';
 export * from './engine/process-guards.ts';
 export * from './engine/worker.ts';
+export * from './jobs/handlers.ts';
 export * from './migrate.ts';

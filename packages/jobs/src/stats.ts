@@ -1,5 +1,4 @@
 import type { Pool } from './db.ts';
-import { jobDefinitions } from './definitions/index.ts';
 import { JOB_STATUSES, type JobStatus } from './transitions.ts';
 
 export type QueueStats = Record<string, Record<JobStatus, number>>;
@@ -68,7 +67,7 @@ export async function delayedJobs(pool: Pool, definitions: ReadonlyArray<{ name:
 }
 
 /** Queue depth and the oldest due job's age per queue, for the metrics endpoint. */
-export async function queueDepth(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }> = jobDefinitions): Promise<{
+export async function queueDepth(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<{
   depth: Array<{ queue: string; status: 'queued' | 'running' | 'retrying' | 'failed'; count: number }>;
   oldestJobAgeSeconds: Array<{ queue: string; seconds: number }>;
 }> {

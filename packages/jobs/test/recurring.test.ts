@@ -9,7 +9,6 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../src/definition.ts';
-import { pollBank } from '../src/definitions/poll-bank.ts';
 import { createJobClient } from '../src/enqueue.ts';
 import { TransientError } from '../src/errors.ts';
 import { createMetrics } from '../src/metrics.ts';
@@ -52,10 +51,6 @@ describe('a recurring job superseded by its next run', () => {
   afterAll(async () => {
     await worker?.stop();
     await db?.drop();
-  });
-
-  it('the bank poll is declared so (its next poll asks for everything since the last successful one)', () => {
-    expect(pollBank.supersededByNextRun?.alertAfterMs).toBe(60 * 60_000);
   });
 
   it('a transient failure on its last attempt ends it done with the error kept, not in the DLQ; an alert once it keeps failing; a success clears it', async () => {

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from '@beton/db';
-import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, renderSlip, slipKey, supersedeJobs, writeAudit, type BetonJobs, type JobClient } from '@beton/jobs/client';
+import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, supersedeJobs, writeAudit } from '@beton/jobs/client';
+import { renderSlipJob, slipKey, type PayrollJobClient } from './jobs/index.ts';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 import { attemptLabel, SLIP_TASKS, slipDelivery } from './slip-attempts.ts';
@@ -18,7 +19,7 @@ export class NoPayrollRunError extends Error {
 
 export interface ActionDeps {
   pool: Pool;
-  jobs: JobClient<BetonJobs>;
+  jobs: PayrollJobClient;
 }
 
 /** Why HR's action could not be done as asked (the web answers 409 with the message). */
@@ -62,7 +63,7 @@ async function nextResendNumber(client: PoolClient, employeeId: number, month: s
   const last = await client.query<{ n: number }>(
     `select greatest(
        (select max(n) from slip_resends where employee_id = $1 and month = $2),
-       (select max((payload->>'resend')::int) from jobs where task_name = '${renderSlip.name}' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'),
+       (select max((payload->>'resend')::int) from jobs where task_name = '${renderSlipJob.name}' and employee_id = $1 and payload->>'month' = $2 and payload ? 'resend'),
        0) as n`,
     [employeeId, month],
   );

@@ -1,5 +1,6 @@
 import type { Pool } from '@beton/db';
-import { errorFromHttpStatus, inTransaction, PermanentError, type BetonJobs, type JobClient, type LockService } from '@beton/jobs/client';
+import { errorFromHttpStatus, inTransaction, PermanentError, type LockService } from '@beton/jobs/client';
+import type { PayrollJobClient } from './jobs/index.ts';
 import { salariesOfMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 import { netPay, type Salary } from './slip.ts';
@@ -128,7 +129,7 @@ export async function submitSalaryTransfers(
 export interface BankPollDeps {
   pool: Pool;
   bank: BankClient;
-  jobs: JobClient<BetonJobs>;
+  jobs: PayrollJobClient;
   lock: LockService;
   by: string;
 }

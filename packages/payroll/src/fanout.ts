@@ -1,11 +1,12 @@
 import type { Pool } from '@beton/db';
-import { fairSharePriority, inTransaction, refreshWakeupStatistics, type BetonJobs, type JobClient, type LockService } from '@beton/jobs/client';
+import { fairSharePriority, inTransaction, refreshWakeupStatistics, type LockService } from '@beton/jobs/client';
+import type { PayrollJobClient } from './jobs/index.ts';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 
 export interface FanoutDeps {
   pool: Pool;
-  jobs: JobClient<BetonJobs>;
+  jobs: PayrollJobClient;
   lock: LockService;
   /** This server/process, recorded as the run's creator and the lock's owner. */
   by: string;

@@ -12,7 +12,8 @@
  * - An attempt that was accepted closes the other attempts' open or failed jobs (superseded).
  * - What "accepted for this employee and month" is: slipAcceptedKeySql (slip-attempts.ts).
  */
-import { SupersededError, TransientError, slipKey } from '@beton/jobs/client';
+import { SupersededError, TransientError } from '@beton/jobs/client';
+import { slipKey } from './jobs/slip-payload.ts';
 import type { DeliveryResult } from './email.ts';
 import { sendSlip, type MailDeps } from './send.ts';
 import { attemptLabel, slipAcceptedKeySql, slipInFlightKeySql, supersedeOtherAttempts } from './slip-attempts.ts';

@@ -8,7 +8,7 @@
  *   run ≈ max(render time, email time) + (render ms + send ms).
  * Run back to back (all renders, then all emails) it would take their sum; both are shown.
  */
-import { EMAIL_PROVIDER_LIMITS } from '@beton/jobs/client';
+import { EMAIL_PROVIDER_LIMITS } from './jobs/email-policy.ts';
 
 export interface PlanInput {
   /** Slips to render and send. */

@@ -1,5 +1,6 @@
 import type { Pool } from '@beton/db';
-import { PermanentError, slipKey } from '@beton/jobs/client';
+import { PermanentError } from '@beton/jobs/client';
+import { slipKey } from './jobs/slip-payload.ts';
 import type { ActivityLookup } from './activity.ts';
 import { deliverEmail, type DeliverOptions, type DeliveryResult } from './email.ts';
 import type { Mailer } from './mailer.ts';

@@ -5,10 +5,11 @@
  * (HR's resend) and the read models use it too; the send itself is in one-slip.ts.
  */
 import { inTransaction, type Pool, type PoolClient } from '@beton/db';
-import { renderSlip, sendSlipEmail, supersedeJobs } from '@beton/jobs/client';
+import { supersedeJobs } from '@beton/jobs/client';
+import { renderSlipJob, sendSlipEmailJob } from './jobs/index.ts';
 
 /** The slip tasks: a slip's attempt is a render job and the email job it enqueues. */
-export const SLIP_TASKS = [renderSlip.name, sendSlipEmail.name] as const;
+export const SLIP_TASKS = [renderSlipJob.name, sendSlipEmailJob.name] as const;
 /** The task names as an SQL list, for statements that filter on them: `('render-slip', 'send-slip-email')`. */
 export const SLIP_TASKS_SQL = `(${SLIP_TASKS.map((t) => `'${t}'`).join(', ')})`;
 

@@ -1,9 +1,9 @@
 import type { Pool, PoolClient } from '@beton/db';
-import type { BetonJobs, JobClient } from '@beton/jobs/client';
 import { PermanentError } from '@beton/jobs/client';
 import type { SlipData } from '@beton/pdf';
 import { salaryInMonthSql } from '@beton/people/salary';
 import { createHash } from 'node:crypto';
+import type { PayrollJobClient } from './jobs/index.ts';
 import { requireSlipPassword, SLIP_PASSWORD_SQL } from './slip-password.ts';
 
 import type { Salary } from '@beton/people/validation';
@@ -75,7 +75,7 @@ export interface RenderSlipPayload {
  * ahead while it rendered).
  */
 export async function renderSlipAndQueueEmail(
-  deps: { pool: Pool; jobs: JobClient<BetonJobs>; render: (data: SlipData, options: { password?: string }) => Promise<Uint8Array> },
+  deps: { pool: Pool; jobs: PayrollJobClient; render: (data: SlipData, options: { password?: string }) => Promise<Uint8Array> },
   payload: RenderSlipPayload,
   key: string,
   options: { jobId?: number } = {},

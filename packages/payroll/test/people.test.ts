@@ -6,7 +6,8 @@
  * a PDF (read back with MuPDF) that shows the corrected net pay.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PostgresLock, slipKey } from '@beton/jobs';
+import { createJobClient, PostgresLock } from '@beton/jobs';
+import { payrollJobs, slipKey } from '../src/jobs/index.ts';
 import { renderSlip } from '@beton/pdf';
 import { changeSalary, createEmployee, salariesOfMonth } from '@beton/people';
 import * as mupdf from 'mupdf';
@@ -22,7 +23,7 @@ describe('payroll with deactivation and dated salaries', () => {
   let db: TestDatabase;
   let companyId: string;
   const ids: Record<string, number> = {};
-  const deps = () => ({ pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions), lock: new PostgresLock(db.pool), by: 'test' });
+  const deps = () => ({ pool: db.pool, jobs: createJobClient(db.pool, payrollJobs), lock: new PostgresLock(db.pool), by: 'test' });
   const rendered = async (month: string) =>
     (await db.pool.query<{ id: number }>(`select employee_id as id from jobs where task_name = 'render-slip' and payload->>'month' = $1 order by employee_id`, [month])).rows.map((r) => r.id);
 
@@ -76,7 +77,7 @@ describe('payroll with deactivation and dated salaries', () => {
     const job = (await db.pool.query<{ payload: { companyId: string; employeeId: number; month: string; resend: number; copy: true }; idempotency_key: string }>(
       `select payload, idempotency_key from jobs where id = $1`, [corrected.jobId])).rows[0]!;
     // The render job runs as a worker runs it, with the real renderer.
-    await renderSlipAndQueueEmail({ pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions), render: renderSlip }, job.payload, job.idempotency_key);
+    await renderSlipAndQueueEmail({ pool: db.pool, jobs: createJobClient(db.pool, payrollJobs), render: renderSlip }, job.payload, job.idempotency_key);
     const pdf = (await db.pool.query<{ pdf: Buffer }>(`select pdf from slips where key = $1`, [job.idempotency_key])).rows[0]!.pdf;
     const text = mupdf.Document.openDocument(pdf, 'application/pdf').loadPage(0).toStructuredText('').asText();
     expect(text).toContain('44,000.00'); // 43,000 + the 1,000 more medical allowance

@@ -6,7 +6,8 @@
  * email of a protected slip says how to open it, in English and Bengali, and leaves the pay out.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
-import { createJobClient, jobDefinitions, PermanentError } from '@beton/jobs';
+import { createJobClient, PermanentError } from '@beton/jobs';
+import { payrollJobs } from '../src/jobs/index.ts';
 import { encryptPdf } from '@beton/pdf/encrypt';
 import { createSlipRenderer } from '@beton/pdf';
 import * as mupdf from 'mupdf';
@@ -45,7 +46,7 @@ describe('protected slips', () => {
   });
 
   it('stores the slip encrypted with the date of birth as DDMMYYYY; MuPDF opens it only with that password', async () => {
-    const jobs = createJobClient(db.pool, jobDefinitions);
+    const jobs = createJobClient(db.pool, payrollJobs);
     const payload = { companyId, employeeId: withDate, month: '2026-11' };
     const result = await renderSlipAndQueueEmail({ pool: db.pool, jobs, render }, payload, `slip:2026-11:emp-${withDate}`);
     expect(result.encrypted).toBe(true);
@@ -60,7 +61,7 @@ describe('protected slips', () => {
   });
 
   it('an employee without a date of birth fails the render, permanent and classified; nothing stored, no email queued', async () => {
-    const jobs = createJobClient(db.pool, jobDefinitions);
+    const jobs = createJobClient(db.pool, payrollJobs);
     const payload = { companyId, employeeId: without, month: '2026-11' };
     const error = await renderSlipAndQueueEmail({ pool: db.pool, jobs, render }, payload, `slip:2026-11:emp-${without}`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermanentError);
@@ -72,7 +73,7 @@ describe('protected slips', () => {
 
   it('with the setting off the slip is stored unencrypted', async () => {
     await db.pool.query(`update companies set protect_slips = false where id = $1`, [companyId]);
-    const jobs = createJobClient(db.pool, jobDefinitions);
+    const jobs = createJobClient(db.pool, payrollJobs);
     const result = await renderSlipAndQueueEmail({ pool: db.pool, jobs, render }, { companyId, employeeId: without, month: '2026-10' }, `slip:2026-10:emp-${without}`);
     expect(result.encrypted).toBe(false);
     const pdf = (await db.pool.query<{ pdf: Buffer }>(`select pdf from slips where key = $1`, [`slip:2026-10:emp-${without}`])).rows[0]!.pdf;

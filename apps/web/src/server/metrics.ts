@@ -1,3 +1,4 @@
+import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { queueDepth } from '@beton/jobs/stats';
 import { createMetrics, pgPoolStats, type BetonMetrics } from '@beton/jobs/metrics';
 import { db } from './db.ts';
@@ -8,7 +9,7 @@ let cached: BetonMetrics | undefined;
 export function metrics(): BetonMetrics {
   cached ??= createMetrics({
     defaultLabels: { service: 'web' },
-    collectQueueStats: () => queueDepth(db()),
+    collectQueueStats: () => queueDepth(db(), jobDefinitions),
     collectDbPool: () => [pgPoolStats('web', db())],
   });
   return cached;

@@ -6,7 +6,8 @@
  */
 import { AppError } from '@beton/dashboard';
 import type { Pool } from '@beton/db';
-import type { BetonJobs, JobClient } from '@beton/jobs/client';
+import type { BetonJobs } from '@beton/dashboard/job-registry';
+import type { JobClient } from '@beton/jobs/client';
 import { approvePayroll as approve, NoPayrollRunError, NotFoundError, resendCorrectedSlip as corrected, resendSlip as resend, sendSlipCopy as copy, SlipActionRefused, type CorrectedSlipResult, type ResendResult } from '@beton/payroll/actions';
 
 type Jobs = JobClient<BetonJobs>;

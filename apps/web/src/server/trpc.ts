@@ -1,5 +1,6 @@
 import { AppError, type AppErrorCode } from '@beton/dashboard';
-import { createJobClient, jobDefinitions } from '@beton/jobs/client';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient } from '@beton/jobs/client';
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';

@@ -3,4 +3,3 @@ export * from './rows.ts';
 export * from './parts.ts';
 export * from './build.ts';
 export * from './requests.ts';
-export * from './job.ts';

@@ -4,7 +4,8 @@
  * and only until it expires (then `expired`: the route answers 410).
  */
 import { writeAudit } from '@beton/db/transaction';
-import type { BetonJobs, JobClient } from '@beton/jobs/client';
+import type { JobClient } from '@beton/jobs/client';
+import type { BetonJobs } from '../job-registry.ts';
 import { notFound } from '../errors.ts';
 import type { Pool } from '../types.ts';
 import { exportFilename, SLIPS_PER_ZIP, type ExportKind, type ExportStatus } from './kinds.ts';

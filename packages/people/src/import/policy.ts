@@ -1,5 +1,6 @@
 /**
- * The import job's policy in one place: formats, sizes, batches, retries. The web's upload limit
+ * The import's policy in one place: formats, sizes, batches (the job's timeout, attempts and part
+ * budget: ../jobs/import-employees). The web's upload limit
  * (IMPORT_MAX_BYTES, apps/web/src/env.ts) defaults to DEFAULT_IMPORT_MAX_BYTES and may not exceed
  * MAX_IMPORT_BYTES_CEILING (Next's proxy buffers at most that much of a request body).
  */
@@ -29,13 +30,3 @@ export const PREVIEW_ROWS = 20;
 /** Error rows kept for the report (the count is always exact). */
 export const MAX_STORED_ERRORS = 20_000;
 
-/**
- * The job's attempt is failed as a timeout past this. The engine wants every job shorter than a
- * worker's shutdown grace (30 s) and the visibility timeout (60 s), so a large file is worked
- * through in parts: a part stops after IMPORT_PART_BUDGET_MS at a checkpoint and queues the next.
- */
-export const IMPORT_TIMEOUT_MS = 25_000;
-/** Time a part works before it hands the rest to the next part (a batch may run past it). */
-export const IMPORT_PART_BUDGET_MS = 12_000;
-/** Attempts of an import job: a crash or a database fault is retried from the checkpoint. */
-export const IMPORT_MAX_ATTEMPTS = 5;

@@ -9,7 +9,7 @@ import { stringify } from 'csv-stringify/sync';
 import { createHash } from 'node:crypto';
 import { PeopleError } from '../errors.ts';
 import { monthSchema } from '../validation.ts';
-import type { ImportEmployeesPayload } from './definition.ts';
+import type { ImportEmployeesPayload } from '../jobs/import-employees/definition.ts';
 import type { ImportFormat } from './policy.ts';
 import type { ImportStatus, PreviewRow } from './run.ts';
 

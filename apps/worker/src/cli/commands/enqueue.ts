@@ -1,4 +1,5 @@
-import { createJobClient, jobDefinitions, type AnyJobDefinition } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, type AnyJobDefinition } from '@beton/jobs';
 import type { z } from 'zod';
 import { CliError, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';

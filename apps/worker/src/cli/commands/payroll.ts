@@ -1,4 +1,5 @@
-import { createJobClient, jobDefinitions, PostgresLock } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock } from '@beton/jobs';
 import { assertMonth, CompanyNotFoundError, InvalidMonthError, runPayroll } from '@beton/payroll';
 import { hostname } from 'node:os';
 import { CliError, cliActor, numberFlag, parse, UsageError, type Command } from '../args.ts';

@@ -1,4 +1,4 @@
-import { EMAIL_PROVIDER_LIMITS } from '@beton/jobs/client';
+import { EMAIL_PROVIDER_LIMITS } from '@beton/payroll/jobs';
 import { CostsError, formatNight, parseCosts, planNight } from '@beton/payroll/capacity';
 import { formatPlan, planCapacity, PlanInputError, windowSeconds, type PlanInput } from '@beton/payroll/plan';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,3 +1,0 @@
-import type { HandlerFactory } from './deps.ts';
-
-export const noopHandler: HandlerFactory<'noop'> = () => async () => {};

@@ -1,0 +1,44 @@
+/**
+ * Every job Beton runs, assembled from the package of each domain (each job is a folder
+ * `src/jobs/<job>/` with its definition and handler, README "Jobs"). The engine (@beton/jobs)
+ * knows none of them; this list is the registry the web app enqueues with and each worker runs
+ * (its handlers: apps/worker/src/handlers.ts, checked by the compiler to cover every name). It
+ * lives here, in the one domain package that sees all the others. Side-effect-free: definitions
+ * only.
+ */
+import { noopJob, sweepStuckJobsJob, type EngineJobSettings } from '@beton/jobs/client';
+import {
+  applyEmailEventsJob,
+  payrollFanoutJob,
+  pollBankJob,
+  purgeHistoryJob,
+  renderSlipJob,
+  sendBankStatusEmailJob,
+  sendReminderEmailJob,
+  sendSlipEmailJob,
+  submitBankTransfersJob,
+  type PayrollJobSettings,
+} from '@beton/payroll/jobs';
+import { importEmployeesJob } from '@beton/people/jobs';
+import { buildMonthExportJob } from './jobs/index.ts';
+
+export const jobDefinitions = [
+  renderSlipJob,
+  sendSlipEmailJob,
+  sendReminderEmailJob,
+  sendBankStatusEmailJob,
+  payrollFanoutJob,
+  submitBankTransfersJob,
+  sweepStuckJobsJob,
+  pollBankJob,
+  applyEmailEventsJob,
+  purgeHistoryJob,
+  importEmployeesJob,
+  buildMonthExportJob,
+  noopJob,
+] as const;
+
+export type BetonJobs = typeof jobDefinitions;
+export type BetonJobName = BetonJobs[number]['name'];
+/** The deployment settings the definitions read in `configure` (the worker's config supplies them). */
+export type BetonJobSettings = EngineJobSettings & PayrollJobSettings;

@@ -1,0 +1,11 @@
+/**
+ * The dashboard's jobs, each a folder here with its definition and its handler: HR's month
+ * export. Side-effect-free (definitions only); the handlers, for worker processes: ./handlers.ts.
+ * Every job Beton runs, all packages together: ../job-registry.ts.
+ */
+import { buildMonthExportJob } from './build-month-export/definition.ts';
+
+export { buildMonthExportJob };
+
+export const dashboardJobs = [buildMonthExportJob] as const;
+export type DashboardJobs = typeof dashboardJobs;

@@ -1,0 +1,14 @@
+/**
+ * The engine's own jobs, each a folder with its definition and its handler: the stuck-job sweeper
+ * and the no-op (bench, smoke test). Side-effect-free: definitions only (the handlers:
+ * ./handlers.ts, for worker processes). A product adds its own jobs next to these.
+ */
+import { noopJob } from './noop/definition.ts';
+import { sweepStuckJobsJob, type SweepSettings } from './sweep-stuck-jobs/definition.ts';
+
+export { noopJob, sweepStuckJobsJob };
+
+export const engineJobs = [sweepStuckJobsJob, noopJob] as const;
+export type EngineJobs = typeof engineJobs;
+/** The deployment settings the engine's jobs read in `configure`. */
+export type EngineJobSettings = SweepSettings;

@@ -1,0 +1,23 @@
+import { monthSchema } from '@beton/db/month';
+import { z } from 'zod';
+
+/** One employee's slip of one month: the payload of render-slip and of send-slip-email. */
+export const slipPayload = z.object({
+  companyId: z.string().uuid(),
+  employeeId: z.number().int().positive(),
+  month: monthSchema,
+  payrollRunId: z.string().uuid().optional(),
+  /** n-th explicit resend by HR; absent for the monthly run. */
+  resend: z.number().int().positive().optional(),
+  /** With `resend`: HR's "send another copy", a deliberate extra email, not an attempt at the month's slip. */
+  copy: z.literal(true).optional(),
+});
+
+/**
+ * Key of one slip: `slip:2026-11:emp-48213`, `slip:2026-11:emp-48213:resend-1` for an explicit
+ * resend, `slip:2026-11:emp-48213:copy-2` for an extra copy (numbered with the resends). The
+ * render job's key; the email job's is this + `:email`, and the delivery records carry it.
+ */
+export function slipKey(p: { month: string; employeeId: number; resend?: number | undefined; copy?: true | undefined }): string {
+  return `slip:${p.month}:emp-${p.employeeId}${p.resend ? `:${p.copy ? 'copy' : 'resend'}-${p.resend}` : ''}`;
+}
