@@ -114,7 +114,7 @@ async function main() {
     return result;
   };
   say(`reads at ${MONTHS} months of history (${REPS} each):`);
-  const queueDepthMs = await time('queue-depth scrape (queueDepth, every worker process)', () => queueDepth(pool));
+  const queueDepthMs = await time('queue-depth scrape (queueDepth, every worker process)', () => queueDepth(pool, jobDefinitions));
   const jobsStatsMs = await time('jobs stats (queueStats)', () => queueStats(pool));
   const adminQueuesMs = await time("admin queues page (queuesOverview)", () => queuesOverview(pool));
   const hrProgressMs = await time(`HR progress, company with ${MONTHS + 1} runs (listRunProgress)`, () => listRunProgress(pool, company));
