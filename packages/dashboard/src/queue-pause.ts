@@ -6,7 +6,7 @@
  * workers' account probe leaves alone (only an account-fault pause resumes by itself).
  */
 import type { Pool } from '@beton/db';
-import { pauseQueue, queuePauses, QUEUES, resumeQueue } from '@beton/jobs';
+import { pauseQueue, queuePauses, QUEUES, resumeQueue } from '@beton/jobs/client';
 import { z } from 'zod';
 import { AppError } from './errors.ts';
 
