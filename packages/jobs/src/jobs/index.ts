@@ -1,7 +1,8 @@
 /**
  * The engine's own jobs, each a folder with its definition and its handler: the stuck-job sweeper
  * and the no-op (bench, smoke test). Side-effect-free: definitions only (the handlers:
- * ./handlers.ts, for worker processes). A product adds its own jobs next to these.
+ * ./handlers.ts, for worker processes). A product's jobs live in its own packages, in the same
+ * shape; it lists them with these in its registry (Beton's: @beton/dashboard/job-registry).
  */
 import { noopJob } from './noop/definition.ts';
 import { sweepStuckJobsJob, type SweepSettings } from './sweep-stuck-jobs/definition.ts';
