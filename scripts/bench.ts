@@ -31,7 +31,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startWebServer } from '../apps/web/test/server.ts';
 import { bar, exitHandling, freshDatabase, median, round, sampleRss, sampleWorkerConnections, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
-import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs } from './lib/cpu.ts';
+import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs, otherWork } from './lib/cpu.ts';
 import { summarizeCpuProfile } from './lib/cpuprofile.ts';
 import { repoRoot, type Managed } from './lib/processes.ts';
 
@@ -255,8 +255,8 @@ async function main() {
   const cores = os.availableParallelism();
   const productCores = kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0) / runMs;
   // Everything else the machine ran meanwhile (other users, this script's simulators): busy − ours.
-  const othersCores = Math.max(0, (machineMs - kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0) - harnessMs) / runMs);
-  const loaded = othersCores > 0.2 || Math.max(loadAtStart[0]!, loadAtEnd[0]!) > cores * 1.5;
+  // LOADED above 0.2 core of others' work, measured; the load average counts our own threads too.
+  const { othersCores, loaded } = otherWork({ machineMs, productMs: kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0), harnessMs, runMs });
 
   // Which stage binds (see README "The pipeline's ceiling"): emails that wait in their queue
   // mean the email stage (the rate, or its slots) is the limit; emails that start as soon as
