@@ -100,7 +100,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
            as t(payload, key, run_at, company_id, payroll_run_id, employee_id, priority)
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
-       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority')} from ins)))
+       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins)))
        select ins.id from ins, woken`,
       [
         ...(extra.alongside?.params ?? []),

@@ -123,9 +123,10 @@ describe('job engine', () => {
     const ahead = await jobs().enqueue('test-flaky', { key: 'along-ahead', failTimes: 0 }, { runAt: new Date(Date.now() + 60_000) });
     await db.pool.query(`update jobs set priority = -1000 where id = $1`, [ahead.id]); // HR moved it ahead
     const insert = { sql: `insert into enqueue_alongside (k) values ($1)`, params: ['a'] };
-    const job = await jobs().enqueue('test-flaky', { key: 'along', failTimes: 0 }, { alongside: insert, priorityOf: ahead.id, runAt: new Date(Date.now() + 60_000) });
+    const job = await jobs().enqueue('test-flaky', { key: 'along', failTimes: 0 }, { alongside: insert, priorityOf: ahead.id });
     expect(job.created).toBe(true);
     expect((await db.pool.query(`select priority from jobs where id = $1`, [job.id])).rows[0].priority).toBe(-1000);
+    await waitFor('the job enqueued alongside runs', async () => (await jobRow(db.pool, job.id)).status === 'done');
     expect((await db.pool.query(`select count(*)::int as n from enqueue_alongside where k = 'a'`)).rows[0].n).toBe(1);
     // The caller's statement fails (a duplicate key): no job either.
     await expect(jobs().enqueue('test-flaky', { key: 'along-2', failTimes: 0 }, { alongside: insert })).rejects.toThrow(/duplicate key/);
