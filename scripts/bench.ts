@@ -32,9 +32,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startWebServer } from '../apps/web/test/server.ts';
 import { bar, exitHandling, freshDatabase, median, round, sampleRss, sampleWorkerConnections, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
-import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs } from './lib/cpu.ts';
+import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs, otherWork } from './lib/cpu.ts';
 import { summarizeCpuProfile } from './lib/cpuprofile.ts';
 import { repoRoot, type Managed } from './lib/processes.ts';
+import { DEFAULT_RENDER_JOBS_PER_THREAD } from '../apps/worker/src/config.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,6 +48,7 @@ const { values: args } = parseArgs({
     costs: { type: 'string', default: '.beton/bench-costs.json' },
     'cpu-prof': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
+    'render-jobs-per-thread': { type: 'string' },
   },
 });
 const N = Number(args.employees);
@@ -57,6 +59,8 @@ const LATENCY = 1200;
 // above), R × 1.6 above that (1,600 at 1,000/s), so the slots never bind before the rate.
 const CONCURRENCY = args['email-concurrency'] !== undefined ? Number(args['email-concurrency']) : RATE === 40 ? 56 : Math.ceil(RATE * 1.6);
 const NAIVE = Number(args['naive-sample']);
+// Render jobs in flight per render thread (the worker's RENDER_JOBS_PER_THREAD; its default unless given).
+const RENDER_JOBS_PER_THREAD = args['render-jobs-per-thread'] !== undefined ? Number(args['render-jobs-per-thread']) : DEFAULT_RENDER_JOBS_PER_THREAD;
 const MONTH = '2026-11';
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const exit = exitHandling(say);
@@ -64,6 +68,7 @@ const exit = exitHandling(say);
 async function main() {
   if (!Number.isInteger(N) || N < 1) throw new Error(`--employees must be a whole number >= 1 (got ${args.employees})`);
   if (!Number.isInteger(RATE) || RATE < 1) throw new Error(`--provider-rate must be a whole number of emails per second >= 1 (got ${args['provider-rate']})`);
+  if (!Number.isInteger(RENDER_JOBS_PER_THREAD) || RENDER_JOBS_PER_THREAD < 1) throw new Error(`--render-jobs-per-thread must be a whole number >= 1 (got ${args['render-jobs-per-thread']})`);
   if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) throw new Error(`--email-concurrency must be a whole number >= 1 (got ${args['email-concurrency']})`);
   const loadAtStart = os.loadavg();
   const companies = Math.min(60, N);
@@ -107,6 +112,7 @@ async function main() {
     LOG_LEVEL: 'warn',
     EMAIL_CONCURRENCY_LIMIT: String(CONCURRENCY),
     EMAIL_RATE_LIMIT: String(RATE),
+    RENDER_JOBS_PER_THREAD: String(RENDER_JOBS_PER_THREAD),
     BANK_API_URL: bank.url,
   };
   // --cpu-prof: each worker writes a V8 CPU profile (its threads' too) into .beton/bench-profiles on exit.
@@ -118,7 +124,7 @@ async function main() {
     spawnWorkerSlowStart({ name: 'scheduler', queue: 'maintenance', env: { ...env, ...profEnv('scheduler') } }),
   ];
   await Promise.all(workers.map((w) => w.ready));
-  say(`workers: pdf-render (pid ${workers[0]!.pid}, ${os.availableParallelism()} render threads), send-email (pid ${workers[1]!.pid}, EMAIL_CONCURRENCY_LIMIT ${CONCURRENCY}, rate ${RATE}/s)`);
+  say(`workers: pdf-render (pid ${workers[0]!.pid}, ${os.availableParallelism()} render threads, ${RENDER_JOBS_PER_THREAD} render jobs per thread), send-email (pid ${workers[1]!.pid}, EMAIL_CONCURRENCY_LIMIT ${CONCURRENCY}, rate ${RATE}/s)`);
   const rss = sampleRss(() => workers.map((w) => ({ name: w.name, pid: w.pid })), 500);
   const conns = sampleWorkerConnections(db.pool, 500);
   exit.add(async () => (rss.stop(), conns.stop()));
@@ -256,15 +262,16 @@ async function main() {
   const cores = os.availableParallelism();
   const productCores = kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0) / runMs;
   // Everything else the machine ran meanwhile (other users, this script's simulators): busy − ours.
-  const othersCores = Math.max(0, (machineMs - kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0) - harnessMs) / runMs);
-  const loaded = othersCores > 0.2 || Math.max(loadAtStart[0]!, loadAtEnd[0]!) > cores * 1.5;
+  // LOADED above 0.2 core of others' work, measured; the load average counts our own threads too.
+  const { othersCores, loaded } = otherWork({ machineMs, productMs: kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0), harnessMs, runMs });
 
   // Which stage binds (see README "The pipeline's ceiling"): emails that wait in their queue
   // mean the email stage (the rate, or its slots) is the limit; emails that start as soon as
   // their render stored the slip mean the limit is upstream: the render slots — busy, and
   // then render or database by which of the two used more CPU per slip — or, with render
   // slots idle while render jobs wait, the database (fetching and claiming jobs).
-  const renderSlots = cores;
+  // A render slot is one render job in flight: threads × RENDER_JOBS_PER_THREAD.
+  const renderSlots = cores * RENDER_JOBS_PER_THREAD;
   const renderSlotUse = render.busy_ms / (renderSlots * spanS(render) * 1000);
   const emailSlotUse = email.busy_ms / (CONCURRENCY * spanS(email) * 1000);
   const rateUse = deliveredPerSecond / RATE;
@@ -343,7 +350,8 @@ async function main() {
     employees: N,
     providerRate: RATE,
     emailConcurrency: CONCURRENCY,
-    renderThreads: renderSlots,
+    renderThreads: cores,
+    renderJobsPerThread: RENDER_JOBS_PER_THREAD,
     slipsPerSecond: round(slipsPerSecond, 2),
     wallSeconds: round(wallSeconds, 2),
     fanoutSeconds,

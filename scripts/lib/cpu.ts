@@ -161,3 +161,17 @@ export function machineBusyMs(): number {
   const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
   return ((total - f[3]! - f[4]!) * 1000) / CLOCK_TICKS;
 }
+
+/** Above this many cores used by other processes during a run, the bench says the machine was LOADED. */
+export const LOADED_ABOVE_CORES = 0.2;
+
+/**
+ * The cores other processes used during a run (other users' work, not the product's nor the
+ * harness's), and whether that makes the run a loaded machine's. Decided from that measured CPU
+ * alone: the load average counts the product's own runnable threads (a busy bench on 2 cores
+ * has a load average above 3 by itself), so it is reported, not used.
+ */
+export function otherWork(run: { machineMs: number; productMs: number; harnessMs: number; runMs: number }): { othersCores: number; loaded: boolean } {
+  const othersCores = Math.max(0, (run.machineMs - run.productMs - run.harnessMs) / run.runMs);
+  return { othersCores, loaded: othersCores > LOADED_ABOVE_CORES };
+}

@@ -51,6 +51,7 @@ describe('npm run bench (the pipeline, measured) and the planner', () => {
       cores: costs.machine.cores,
       othersCores: costs.machine.othersCores ?? 0,
       renderThreads: costs.renderThreads,
+      renderJobsPerThread: costs.renderJobsPerThread ?? 1,
       emailConcurrency: costs.emailConcurrency,
     });
     const error = Math.abs(predicted.wallSeconds - costs.wallSeconds) / costs.wallSeconds;

@@ -12,6 +12,16 @@ import { EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS
  * NODE_ENV=production the settings marked `requiredInProduction` have no development default
  * and test-only hooks are refused (@beton/config).
  */
+/**
+ * Render jobs a pdf-render process runs at once per render thread (RENDER_JOBS_PER_THREAD; the
+ * queue's default concurrency is threads × this). A render job's wall time is mostly database
+ * round trips (load the slip's data, store the slip, enqueue its email) around a ~3–6 ms PDF:
+ * with one job per thread the threads wait on the database; with more, one job's round trips
+ * overlap another's PDF (the extra jobs queue in the pool for a thread). Measured: README,
+ * "The pipeline's ceiling".
+ */
+export const DEFAULT_RENDER_JOBS_PER_THREAD = 3;
+
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
 
@@ -21,6 +31,8 @@ export const EnvSchema = z.object({
   /** This process's id in `workers` and its logs (Kubernetes: the pod's name); `--worker-id` wins. Default: host:pid:queue:random. */
   WORKER_ID: z.string().min(1).optional(),
   WORKER_CONCURRENCY: positiveInt.optional(),
+  /** pdf-render: render jobs in flight per render thread (the default concurrency is cores × this; render-pool.ts). */
+  RENDER_JOBS_PER_THREAD: positiveInt.default(DEFAULT_RENDER_JOBS_PER_THREAD),
   SHUTDOWN_GRACE_MS: positiveInt.default(30_000),
   VISIBILITY_TIMEOUT_MS: positiveInt.default(60_000),
   HEARTBEAT_MS: positiveInt.default(10_000),
@@ -163,7 +175,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     }
   }
   const cores = os.availableParallelism();
-  const defaultConcurrency = queue.data === 'pdf-render' ? cores : queue.data === 'send-email' ? e.EMAIL_CONCURRENCY_LIMIT : 4;
+  const defaultConcurrency = queue.data === 'pdf-render' ? cores * e.RENDER_JOBS_PER_THREAD : queue.data === 'send-email' ? e.EMAIL_CONCURRENCY_LIMIT : 4;
   const concurrency = values.concurrency !== undefined ? positiveInt.parse(values.concurrency) : (e.WORKER_CONCURRENCY ?? defaultConcurrency);
   const poolMax = e.DB_POOL_MAX ?? Math.max(3, Math.floor(e.DB_CONNECTION_BUDGET / e.DB_BUDGET_PROCESSES));
   return {

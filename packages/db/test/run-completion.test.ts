@@ -61,6 +61,43 @@ describe('payroll run completion (trigger on jobs)', () => {
     expect((await runOf(run)).status).toBe('enqueuing');
   });
 
+  it('a batched claim and finish of 20 jobs over two runs (one statement each) keeps every counter exact and completes both runs', async () => {
+    const [r1, r2] = [await newRun('2026-04'), await newRun('2026-05')];
+    for (let i = 0; i < 20; i++) await addJob(i < 12 ? r1 : r2, `c4:${i}`, 'queued', i % 2 === 0 ? 'render-slip' : 'send-slip-email');
+    const counts = async () =>
+      (await db.pool.query<{ k: string }>(
+        `select payroll_run_id || ' ' || task_name || ' ' || status || ' ' || n as k from run_job_counts where payroll_run_id = any($1::uuid[]) and n <> 0 order by 1`,
+        [[r1, r2]],
+      )).rows.map((r) => r.k);
+    const truth = async () =>
+      (await db.pool.query<{ k: string }>(
+        `select payroll_run_id || ' ' || task_name || ' ' || status || ' ' || count(*) as k from jobs where payroll_run_id = any($1::uuid[]) group by payroll_run_id, task_name, status order by 1`,
+        [[r1, r2]],
+      )).rows.map((r) => r.k);
+    const queues = async () =>
+      (await db.pool.query<{ k: string }>(`select status || ' ' || sum(n) as k from queue_job_counts where queue = 'pdf-render' group by status having sum(n) <> 0 order by 1`)).rows.map((r) => r.k);
+    const queueTruth = async () =>
+      (await db.pool.query<{ k: string }>(`select status || ' ' || count(*) as k from jobs where queue = 'pdf-render' group by status order by 1`)).rows.map((r) => r.k);
+    const batch = `idempotency_key like 'c4:%'`;
+    await db.pool.query(`update jobs set status = 'running' where ${batch}`); // the claim of a batch
+    expect(await counts()).toEqual(await truth());
+    expect(await queues()).toEqual(await queueTruth());
+    expect((await runOf(r1)).status).toBe('running');
+    // The finish of the batch: most done, some failed, one of r2 left running, then finished alone.
+    await db.pool.query(
+      `update jobs set status = case when substr(idempotency_key, 4)::int % 5 = 0 then 'failed'::"JobStatus" else 'done'::"JobStatus" end,
+              last_error_code = 'x' where ${batch} and idempotency_key <> 'c4:19'`,
+    );
+    expect(await counts()).toEqual(await truth());
+    expect(await queues()).toEqual(await queueTruth());
+    expect((await runOf(r1)).status).toBe('completed');
+    expect((await runOf(r2)).status).toBe('running');
+    await db.pool.query(`update jobs set status = 'done' where idempotency_key = 'c4:19'`);
+    expect((await runOf(r2)).status).toBe('completed');
+    expect(await counts()).toEqual(await truth());
+    expect((await counts()).join('\n')).toContain(`${r1} render-slip done 4`); // 2, 4, 6, 8 (0 and 10 failed)
+  });
+
   it('completes when its last two jobs finish at once in two transactions (neither sees the other in its snapshot)', async () => {
     const run = await newRun('2026-03');
     const a = await addJob(run, 'c3:a', 'running');

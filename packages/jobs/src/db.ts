@@ -7,11 +7,11 @@ export { inTransaction, writeAudit } from '@beton/db';
 
 /**
  * graphile-worker's job spec of a Beton wake-up, as SQL over a job id, a wake-up number, a
- * run time (null: now) and the job's priority (lanes.ts); `$1` is the task's name. Used by
- * {@link addWakeups} and by enqueue's single statement.
+ * run time (null: now) and the job's priority (lanes.ts); `task` is the parameter holding the
+ * task's name (default `$1`). Used by {@link addWakeups} and by enqueue's single statement.
  */
-export const wakeupSpecSql = (jobId: string, seq: string, runAt: string, priority = '0') =>
-  `row($1::text, json_build_object('jobId', ${jobId}, 'seq', ${seq}), null, coalesce(${runAt}, now()), 25, null, ${priority}, null)::graphile_worker.job_spec`;
+export const wakeupSpecSql = (jobId: string, seq: string, runAt: string, priority = '0', task = '$1') =>
+  `row(${task}::text, json_build_object('jobId', ${jobId}, 'seq', ${seq}), null, coalesce(${runAt}, now()), 25, null, ${priority}, null)::graphile_worker.job_spec`;
 
 /**
  * The graphile-worker wake-up jobs for Beton jobs: payload `{ jobId, seq }`, run at `runAt`,

@@ -12,6 +12,17 @@ export interface EnqueueOptions {
   priority?: number;
   /** Join the caller's transaction instead of opening one. */
   client?: PoolClient;
+  /**
+   * The new job takes this job's priority as it stands when the enqueue runs (HR may have moved
+   * it meanwhile), read in the same statement; `priority` when that job is gone.
+   */
+  priorityOf?: number;
+  /**
+   * A data-modifying statement (INSERT/UPDATE/DELETE, no RETURNING needed) run as part of the
+   * enqueue's ONE statement: both happen or neither, in one round trip. `sql` numbers its own
+   * parameters $1… for `params` (e.g. the render job's "store the slip" with its email's enqueue).
+   */
+  alongside?: { sql: string; params: unknown[] };
 }
 
 export interface EnqueuedJob {
@@ -59,7 +70,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
    * statement: atomic without a transaction of its own, or part of the caller's. Returns every
    * item's key and the ids of the rows written (an existing key writes nothing).
    */
-  async function write<N extends Defs[number]['name']>(name: N, items: ReadonlyArray<Item<N>>, db: Pool | PoolClient) {
+  async function write<N extends Defs[number]['name']>(name: N, items: ReadonlyArray<Item<N>>, db: Pool | PoolClient, extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'> = {}) {
     const def = definition(name);
     const rows = items.map((item) => {
       const payload = def.schema.parse(item.payload); // bad input is refused before anything is written
@@ -77,17 +88,22 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const keys = rows.map((r) => r.key);
     if (rows.length === 0) return { keys, insertedIds: [] as number[] };
     const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
+    // The alongside statement's parameters come first: the enqueue's are numbered after them.
+    const base = extra.alongside?.params.length ?? 0;
+    const $ = (n: number) => `$${n + base}`;
+    const priority = extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(11)}), t.priority)`;
     const { rows: inserted } = await db.query<{ id: number }>(
-      `with ins as (
+      `with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
          insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, priority, updated_at)
-         select $1, $2, t.payload, 'queued', $3, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, t.priority, now()
-         from unnest($4::jsonb[], $5::text[], $6::timestamptz[], $7::uuid[], $8::uuid[], $9::int[], $10::int[])
+         select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, ${priority}, now()
+         from unnest(${$(4)}::jsonb[], ${$(5)}::text[], ${$(6)}::timestamptz[], ${$(7)}::uuid[], ${$(8)}::uuid[], ${$(9)}::int[], ${$(10)}::int[])
            as t(payload, key, run_at, company_id, payroll_run_id, employee_id, priority)
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
-       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority')} from ins)))
+       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins)))
        select ins.id from ins, woken`,
       [
+        ...(extra.alongside?.params ?? []),
         def.name,
         def.queue,
         maxAttempts,
@@ -98,6 +114,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         rows.map((r) => r.payrollRunId),
         rows.map((r) => r.employeeId),
         rows.map((r) => r.priority),
+        ...(extra.priorityOf === undefined ? [] : [extra.priorityOf]),
       ],
     );
     return { keys, insertedIds: inserted.map((r) => r.id) };
@@ -131,7 +148,10 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
       ...(options.priority !== undefined ? { priority: options.priority } : {}),
     };
     const db = options.client ?? pool;
-    const { keys, insertedIds } = await write(name, [item], db);
+    const { keys, insertedIds } = await write(name, [item], db, {
+      ...(options.alongside ? { alongside: options.alongside } : {}),
+      ...(options.priorityOf !== undefined ? { priorityOf: options.priorityOf } : {}),
+    });
     const key = keys[0]!;
     // A new job is queued; an existing one (same key) is returned as it stands.
     if (insertedIds.length === 1) return { id: insertedIds[0]!, idempotencyKey: key, status: 'queued', created: true };

@@ -118,6 +118,24 @@ describe('job engine', () => {
     expect(await count()).toEqual({ rows: 0, orphans: 0 });
   });
 
+  it('enqueues alongside a statement of the caller in one statement: both or neither; priorityOf takes that job\'s priority now', async () => {
+    await db.pool.query(`create table if not exists enqueue_alongside (k text primary key)`);
+    const ahead = await jobs().enqueue('test-flaky', { key: 'along-ahead', failTimes: 0 }, { runAt: new Date(Date.now() + 60_000) });
+    await db.pool.query(`update jobs set priority = -1000 where id = $1`, [ahead.id]); // HR moved it ahead
+    const insert = { sql: `insert into enqueue_alongside (k) values ($1)`, params: ['a'] };
+    const job = await jobs().enqueue('test-flaky', { key: 'along', failTimes: 0 }, { alongside: insert, priorityOf: ahead.id });
+    expect(job.created).toBe(true);
+    expect((await db.pool.query(`select priority from jobs where id = $1`, [job.id])).rows[0].priority).toBe(-1000);
+    await waitFor('the job enqueued alongside runs', async () => (await jobRow(db.pool, job.id)).status === 'done');
+    expect((await db.pool.query(`select count(*)::int as n from enqueue_alongside where k = 'a'`)).rows[0].n).toBe(1);
+    // The caller's statement fails (a duplicate key): no job either.
+    await expect(jobs().enqueue('test-flaky', { key: 'along-2', failTimes: 0 }, { alongside: insert })).rejects.toThrow(/duplicate key/);
+    expect((await db.pool.query(`select count(*)::int as n from jobs where idempotency_key = 'flaky:along-2'`)).rows[0].n).toBe(0);
+    // priorityOf a job that is gone: the priority given (default 0).
+    const orphan = await jobs().enqueue('test-flaky', { key: 'along-3', failTimes: 0 }, { priorityOf: -1, runAt: new Date(Date.now() + 60_000) });
+    expect((await db.pool.query(`select priority from jobs where id = $1`, [orphan.id])).rows[0].priority).toBe(0);
+  });
+
   it('does not run a delayed job before its time', async () => {
     const runAt = new Date(Date.now() + 1500);
     const job = await jobs().enqueue('test-flaky', { key: 'delayed', failTimes: 0 }, { runAt });

@@ -27,6 +27,8 @@ export interface MeasuredCosts {
   providerRate: number;
   emailConcurrency: number;
   renderThreads: number;
+  /** Render jobs in flight per thread (RENDER_JOBS_PER_THREAD); 1 when the costs predate the setting. */
+  renderJobsPerThread?: number;
   slipsPerSecond: number;
   wallSeconds: number;
   /** CPU ms per slip, user + system, by process kind (and the total). */
@@ -185,6 +187,8 @@ export interface Deployment {
   /** Cores busy with other work (the bench measures it). Default 0. */
   othersCores?: number;
   renderThreads: number;
+  /** Render jobs in flight per render thread (RENDER_JOBS_PER_THREAD). Default 1. */
+  renderJobsPerThread?: number;
   emailConcurrency: number;
 }
 
@@ -205,7 +209,7 @@ export function predictRun(costs: MeasuredCosts, d: Deployment): Prediction {
   const limits = {
     'provider rate': d.providerRate,
     'email slots': d.emailConcurrency / (costs.sendMs / 1000),
-    'render slots': d.renderThreads / (costs.renderJobMs / 1000),
+    'render slots': (d.renderThreads * (d.renderJobsPerThread ?? 1)) / (costs.renderJobMs / 1000),
     CPU: ((d.cores - (d.othersCores ?? 0)) * 1000) / total,
   };
   const [binding, rate] = (Object.entries(limits) as Array<[Prediction['binding'], number]>).sort((a, b) => a[1] - b[1])[0]!;

@@ -86,12 +86,15 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   const recheckMs = options.recheckMs ?? 15_000;
   const key = email.idempotencyKey;
   const links = email.links ?? {};
-  const { rows } = await pool.query<DeliveryRow>(
-    `insert into email_deliveries (idempotency_key, recipient, status, attempts, payroll_run_id, company_id, employee_id)
-     values ($1, $2, 'sending', 0, $3, $4, $5)
+  // A new key's row is inserted with its first attempt already recorded (what the "record the
+  // attempt" update below does for an existing row): one statement for the common case (issue
+  // 23). An existing row is returned as it stands (xmax = 0 only on the row this statement inserted).
+  const { rows } = await pool.query<DeliveryRow & { inserted: boolean }>(
+    `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since, payroll_run_id, company_id, employee_id)
+     values ($1, $2, 'sending', 1, now(), $3, $4, $5)
      on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
      returning status, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
-       (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms`,
+       (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms, xmax = 0 as inserted`,
     [key, email.to, links.payrollRunId ?? null, links.companyId ?? null, links.employeeId ?? null],
   );
   const delivery = rows[0]!;
@@ -99,7 +102,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   if (delivery.event_state !== null) return markAccepted(pool, key, null, true);
 
   let resend = false;
-  if (delivery.unknown) {
+  if (!delivery.inserted && delivery.unknown) {
     // An earlier attempt's request may have left and no answer came. Its left time is recorded
     // when its process lived to see the outcome; if not (a crash), it left no later than now.
     let leftAgeMs = delivery.left_age_ms;
@@ -117,8 +120,9 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     resend = true; // the policy: no evidence within the window
   }
 
-  // Record the attempt before the call: from here its outcome is unknown until it answers.
-  await pool.query(
+  // Record the attempt before the call: from here its outcome is unknown until it answers (a new
+  // key's insert recorded it already).
+  if (!delivery.inserted) await pool.query(
     `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = now(), request_left_at = null,
             resent_after_unknown = resent_after_unknown + case when $3 then 1 else 0 end
      where idempotency_key = $1`,

@@ -2,7 +2,7 @@ import { Client } from '@sendgrid/client';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import https from 'node:https';
-import { MailService, type MailDataRequired } from '@sendgrid/mail';
+import { MailService } from '@sendgrid/mail';
 import { AccountFaultError, errorFromHttpStatus, PermanentError, retryAfterFromHeaders, TransientError, classifyError } from '@beton/jobs/client';
 
 /** The sender when EMAIL_FROM is not set (development and tests only: production requires it). */
@@ -156,6 +156,35 @@ export function providerError(thrown: unknown): Error {
   return error;
 }
 
+/**
+ * SendGrid's v3 mail-send body for one email: what @sendgrid/mail's `Mail.create(message).toJSON()`
+ * gives for the same message (one recipient, plain text and HTML, the attachment base64, the
+ * idempotency key as a custom arg), built without its clone.
+ */
+export function mailSendBody(email: OutgoingEmail, from: { email: string; name: string }) {
+  return {
+    from: { email: from.email, name: from.name },
+    subject: email.subject,
+    personalizations: [{ to: [{ email: email.to }] }],
+    ...(email.attachment
+      ? {
+          attachments: [{
+            filename: email.attachment.filename,
+            type: email.attachment.type,
+            disposition: 'attachment',
+            content: Buffer.from(email.attachment.content.buffer, email.attachment.content.byteOffset, email.attachment.content.byteLength).toString('base64'),
+          }],
+        }
+      : {}),
+    content: [
+      { value: email.text, type: 'text/plain' },
+      { value: email.html, type: 'text/html' },
+    ],
+    custom_args: { idempotency_key: email.idempotencyKey },
+    ...(email.replyTo ? { reply_to: { email: email.replyTo } } : {}),
+  };
+}
+
 export function createMailer(options: MailerOptions): Mailer {
   const client = new Client();
   client.setApiKey(options.apiKey);
@@ -197,26 +226,13 @@ export function createMailer(options: MailerOptions): Mailer {
     requestTimeoutMs,
     from,
     async send(email, sendOptions = {}) {
-      const message: MailDataRequired = {
-        to: email.to,
-        from,
-        ...(email.replyTo ? { replyTo: email.replyTo } : {}),
-        subject: email.subject,
-        text: email.text,
-        html: email.html,
-        customArgs: { idempotency_key: email.idempotencyKey },
-        ...(email.attachment
-          ? {
-              attachments: [{
-                filename: email.attachment.filename,
-                type: email.attachment.type,
-                disposition: 'attachment',
-                content: Buffer.from(email.attachment.content).toString('base64'),
-              }],
-            }
-          : {}),
-      };
-      const [response] = await gatedRequest(sendOptions.beforeRequest, () => mail.send(message));
+      // The v3 mail-send body, built once and sent through the official client (@sendgrid/client,
+      // which @sendgrid/mail's send calls with the same body): @sendgrid/mail's send deep-clones
+      // the message (JSON round trip, base64 attachment included) and walks it twice to rename
+      // keys before the client serialises it again — most of the email process's CPU per slip
+      // after the database (issue 23). Same fields, same JSON (mailer.test.ts compares them).
+      const body = mailSendBody(email, from);
+      const [response] = await gatedRequest(sendOptions.beforeRequest, () => client.request({ method: 'POST', url: '/v3/mail/send', body }));
       const id: unknown = (response.headers as Record<string, unknown>)['x-message-id'];
       return String(Array.isArray(id) ? id[0] : (id ?? ''));
     },

@@ -85,19 +85,17 @@ export async function renderSlipAndQueueEmail(
   // without its password the job fails, classified, before anything is rendered or sent.
   const pdf = await deps.render(data, protectSlips ? { password: requireSlipPassword({ code: data.employee.code, password }) } : {});
   const sha256 = createHash('sha256').update(pdf).digest('hex');
-  // Two statements, in this order, each atomic on its own: the email job exists only once its
-  // slip is stored. A crash between them leaves a stored slip and no email job; the render job
-  // is then not done, and its next attempt stores the slip again (same key) and enqueues.
-  // The job's priority now is read in the same round trip as the slip's insert (one statement
-  // fewer per slip; issue 23).
-  const { rows } = await deps.pool.query<{ priority: number }>(
-    `with stored as (
-       insert into slips (employee_id, month, key, pdf, sha256, bytes, encrypted) values ($1, $2, $3, $4, $5, $6, $7)
-       on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, encrypted = excluded.encrypted, created_at = now())
-     select priority from jobs where id = $8`,
-    [payload.employeeId, payload.month, key, Buffer.from(pdf), sha256, pdf.byteLength, protectSlips, options.jobId ?? null],
-  );
-  const priority = options.jobId === undefined ? undefined : rows[0]?.priority;
-  await deps.jobs.enqueue('send-slip-email', payload, priority === undefined ? {} : { priority });
+  // The slip stored and its email enqueued in ONE statement (issue 23: one round trip, was two):
+  // the email job exists exactly when its slip is stored. The email keeps the render job's
+  // place in the queue, its priority read in the same statement. A crash before it commits
+  // leaves neither; the render job is then not done and its next attempt does both (same keys).
+  await deps.jobs.enqueue('send-slip-email', payload, {
+    alongside: {
+      sql: `insert into slips (employee_id, month, key, pdf, sha256, bytes, encrypted) values ($1, $2, $3, $4, $5, $6, $7)
+            on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, encrypted = excluded.encrypted, created_at = now()`,
+      params: [payload.employeeId, payload.month, key, Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), sha256, pdf.byteLength, protectSlips],
+    },
+    ...(options.jobId === undefined ? {} : { priorityOf: options.jobId }),
+  });
   return { bytes: pdf.byteLength, sha256, encrypted: protectSlips };
 }

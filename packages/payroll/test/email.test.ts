@@ -5,7 +5,8 @@ import dc from 'node:diagnostics_channel';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliverEmail } from '../src/email.ts';
 import { applyEmailEvents, storeEventBatch } from '../src/events.ts';
-import { createMailer, type Mailer } from '../src/mailer.ts';
+import { MailService } from '@sendgrid/mail';
+import { createMailer, mailSendBody, type Mailer } from '../src/mailer.ts';
 
 describe('exactly-once email delivery (R7) through @sendgrid/mail and the simulator', () => {
   let db: TestDatabase;
@@ -143,5 +144,23 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect((await badKey.checkAccount()).problems.map((p) => p.setting)).toContain('SENDGRID_API_KEY');
     // The Activity API asked for but not bought: named too.
     expect((await mailer.checkAccount({ activity: true })).problems.map((p) => p.setting)).toEqual(['EMAIL_ACTIVITY_API']);
+  });
+
+  it("the mail-send body is @sendgrid/mail's for the same message, built once (no clone), and the provider accepts it", async () => {
+    const from = { email: 'payroll@beton.example', name: 'Beton Payroll / বেতন' };
+    const pdf = new Uint8Array(Buffer.from('%PDF-1.7 slip')).subarray(1); // a view at an offset, as a pool's buffers are
+    const outgoing = { to: 'rahim@acme.example', subject: 'বেতন স্লিপ', text: 't', html: '<p>t</p>', idempotencyKey: 'k:body', replyTo: 'hr@acme.example', attachment: { filename: 's.pdf', content: pdf, type: 'application/pdf' } };
+    // What @sendgrid/mail puts on the wire for the message the mailer sent before (its client's request body).
+    let reference: unknown;
+    const service = new MailService();
+    service.setClient({ request: (request: { body: unknown }) => ((reference = request.body), Promise.resolve([{ statusCode: 202, headers: {} }, {}])) } as never);
+    await service.send({ to: outgoing.to, from, replyTo: outgoing.replyTo, subject: outgoing.subject, text: outgoing.text, html: outgoing.html, customArgs: { idempotency_key: outgoing.idempotencyKey },
+      attachments: [{ filename: 's.pdf', type: 'application/pdf', disposition: 'attachment', content: Buffer.from(pdf).toString('base64') }] });
+    expect(JSON.parse(JSON.stringify(mailSendBody(outgoing, from)))).toEqual(JSON.parse(JSON.stringify(reference)));
+    const sender = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url, from });
+    expect(await sender.send(outgoing)).toMatch(/\S/);
+    const [stored] = provider.messages();
+    expect(stored).toMatchObject({ to: ['rahim@acme.example'], subject: 'বেতন স্লিপ', customArgs: { idempotency_key: 'k:body' } });
+    expect(stored!.attachments[0]).toMatchObject({ filename: 's.pdf', size: pdf.byteLength });
   });
 });
