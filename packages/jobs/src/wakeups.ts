@@ -305,11 +305,11 @@ export async function lockWakeupRowsOf(client: PoolClient, jobId: number): Promi
   return rows.map((r) => r.id);
 }
 
-/** The SQL of graphile-worker's fetch of one task's next job (the plan the statistics test checks), `$1` the task. */
-export const fetchPlanProbeSql = `select jobs.id from ${JOBS} as jobs
-  where jobs.is_available = true and run_at <= now()
-    and task_id = any(array(select id from ${TASKS} where identifier = $1))
-  order by priority asc, run_at asc limit 1`;
+/** graphile-worker's fetch of one task's wake-ups (its shape in getJobs.js, a batch of 24), `$1` the task: the plan the statistics test checks. */
+export const fetchWakeupsSql = `select jobs.id from ${JOBS} as jobs
+     where jobs.is_available = true and run_at <= now()
+       and task_id = any(array(select id from ${TASKS} where identifier = $1))
+     order by priority asc, run_at asc limit 24 for update skip locked`;
 
 /** Test statistics: turns autovacuum of the wake-up table on or off, or analyzes it now. */
 export async function wakeupTableMaintenance(pool: Pool, action: 'autovacuum off' | 'autovacuum on' | 'analyze'): Promise<void> {
