@@ -256,14 +256,32 @@ export async function listWakeups(pool: Pool | PoolClient, filter: { jobIds?: re
   return rows;
 }
 
-/** How many wake-ups are pending: all, of a task, or locked (by anyone, or for longer than `lockedLongerThanMs`). */
-export async function countWakeups(pool: Pool | PoolClient, filter: { task?: string; locked?: boolean; lockedLongerThanMs?: number } = {}): Promise<number> {
+export interface WakeupFilter {
+  /** Of this task only. */
+  task?: string;
+  /** Of every task but this one (e.g. the schedule tick). */
+  exceptTask?: string;
+  /** Of these Beton jobs only. */
+  jobIds?: readonly number[];
+  /** Locked (fetched) by a worker's pool. */
+  locked?: boolean;
+  /** Locked longer than this many ms ago. */
+  lockedLongerThanMs?: number;
+  /** Due longer than this many ms ago. */
+  dueLongerThanMs?: number;
+}
+
+/** How many wake-ups are pending, of those `filter` picks. */
+export async function countWakeups(pool: Pool | PoolClient, filter: WakeupFilter = {}): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
     `select count(*)::int as n from ${JOBS} w
      where ($1::text is null or w.task_id = (select id from ${TASKS} where identifier = $1))
-       and (not $2::boolean or w.locked_at is not null)
-       and ($3::float8 is null or w.locked_at < now() - make_interval(secs => $3::float8 / 1000))`,
-    [filter.task ?? null, filter.locked ?? false, filter.lockedLongerThanMs ?? null],
+       and ($2::text is null or w.task_id is distinct from (select id from ${TASKS} where identifier = $2))
+       and ($3::bigint[] is null or (w.payload->>'jobId')::bigint = any($3::bigint[]))
+       and (not $4::boolean or w.locked_at is not null)
+       and ($5::float8 is null or w.locked_at < now() - make_interval(secs => $5::float8 / 1000))
+       and ($6::float8 is null or w.run_at < now() - make_interval(secs => $6::float8 / 1000))`,
+    [filter.task ?? null, filter.exceptTask ?? null, filter.jobIds ?? null, filter.locked ?? false, filter.lockedLongerThanMs ?? null, filter.dueLongerThanMs ?? null],
   );
   return rows[0]?.n ?? 0;
 }
