@@ -75,8 +75,7 @@ export const wakeupSpecSql = (jobId: string, seq: string, runAt: string, priorit
 export const addWakeupsSql = (specsQuery: string) => `${SCHEMA}.add_jobs(array(${specsQuery}))`;
 
 const ADD_WAKEUPS = {
-  // Fixed text: planned once per connection (a named prepared statement).
-  name: 'beton_add_wakeups',
+  // Unnamed, like the outcome and hand-back statements (see engine/sql/heartbeat.ts): they run per retry, not per job.
   text: `select ${addWakeupsSql(`
        select ${wakeupSpecSql('w.job_id', 'w.seq', 'w.run_at', 'coalesce(j.priority, 0)')}
        from unnest($2::bigint[], $3::int[], $4::timestamptz[]) as w(job_id, seq, run_at)

@@ -44,7 +44,6 @@ export async function markJobsDone(pool: Pool, items: readonly DoneItem[]): Prom
 }
 
 const OUTCOME_JOB = {
-  name: 'beton_outcome_job',
   text: `update jobs set status = $3::"JobStatus", last_error = $4, last_error_kind = $5::"ErrorKind", last_error_code = $6,
                 run_at = case when $7::int is null then run_at else now() + make_interval(secs => $7::float8 / 1000) end,
                 wakeup_seq = wakeup_seq + case when $7::int is null then 0 else 1 end,
@@ -57,7 +56,6 @@ const OUTCOME_JOB = {
 };
 
 const OUTCOME_ATTEMPT = {
-  name: 'beton_outcome_attempt',
   text: `update job_attempts set outcome = $2::"AttemptOutcome", finished_at = now(), duration_ms = $3, error_kind = $4::"ErrorKind",
                 error_code = $5, error_message = $6, error_stack = $7, retry_delay_ms = $8 where id = $1`,
 };

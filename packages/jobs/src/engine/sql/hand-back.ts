@@ -5,14 +5,12 @@ import { transitionSql } from '../../transitions.ts';
 const HAND_BACK_FROM = transitionSql('hand back', ['running'], 'queued');
 
 const HAND_BACK_JOB = {
-  name: 'beton_hand_back_job',
   text: `update jobs set status = 'queued', attempts = attempts - 1, wakeup_seq = wakeup_seq + 1, worker_id = null,
                 run_at = now(), updated_at = now()
          where id = $1 and status in ${HAND_BACK_FROM} and attempts = $2 returning wakeup_seq`,
 };
 
 const HAND_BACK_ATTEMPT = {
-  name: 'beton_hand_back_attempt',
   text: `update job_attempts set outcome = 'handed_back', finished_at = now(), duration_ms = $2, error_message = $3, error_code = $4 where id = $1`,
 };
 
