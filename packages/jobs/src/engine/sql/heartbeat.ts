@@ -17,8 +17,9 @@ export interface HeartbeatState {
 }
 
 const HEARTBEAT = {
-  // Unnamed on purpose: named, it made the pg_terminate_backend fault test (test/db-faults.test.ts) miss its 90 s twice in two runs
-  // (unnamed: passed), and bench:engine gained nothing (a heartbeat is per 10 s, not per job).
+  // Unnamed on purpose (December 3 2026): with it and the outcome, hand-back and wake-up statements
+  // named, db-faults.test.ts's pg_terminate_backend test missed its 90 s in 2 of 2 runs on a loaded
+  // machine (unnamed: passed), and bench:engine gained nothing — they run per heartbeat or retry, not per job.
   // The jobs in hand by id (no index on worker or status: see the migration hot_job_updates).
   text: `with w as (
        update workers set last_seen = case when $3 then now() else last_seen end,
