@@ -17,9 +17,9 @@ export interface HeartbeatState {
 }
 
 const HEARTBEAT = {
-  // Unnamed on purpose (December 3 2026): with it and the outcome, hand-back and wake-up statements
-  // named, db-faults.test.ts's pg_terminate_backend test missed its 90 s in 2 of 2 runs on a loaded
-  // machine (unnamed: passed), and bench:engine gained nothing — they run per heartbeat or retry, not per job.
+  // Unnamed (December 3 2026): named, with the outcome, hand-back and wake-up statements, bench:engine
+  // gained nothing — they run per heartbeat or retry, not per job — and db-faults.test.ts's
+  // pg_terminate_backend test missed its 90 s twice at load ~30 (it passed at load ~7, as did unnamed).
   // The jobs in hand by id (no index on worker or status: see the migration hot_job_updates).
   text: `with w as (
        update workers set last_seen = case when $3 then now() else last_seen end,
