@@ -16,6 +16,7 @@ import { makeWorkerUtils, run as runGraphile, Logger as GraphileLogger } from 'g
 import { parseArgs } from 'node:util';
 import { installSqlProfile } from './lib/sql-profile.ts';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
+import { countWakeups } from '@beton/jobs/wakeups';
 
 const { values } = parseArgs({
   options: {
@@ -131,7 +132,7 @@ async function benchRaw(url: string): Promise<SideResult> {
   });
   // Done = every job ran and its completion is committed (the row is gone).
   await waitUntil(
-    async () => done >= N && (await pool.query<{ n: number }>(`select count(*)::int as n from graphile_worker._private_jobs`)).rows[0]?.n === 0,
+    async () => done >= N && (await countWakeups(pool)) === 0,
     600_000,
     'raw',
   );

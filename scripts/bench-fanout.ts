@@ -14,6 +14,7 @@ import { runPayroll } from '@beton/payroll';
 import { parseArgs } from 'node:util';
 import { installSqlProfile } from './lib/sql-profile.ts';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
+import { countWakeups } from '@beton/jobs/wakeups';
 
 const { values } = parseArgs({
   options: {
@@ -77,15 +78,14 @@ async function main() {
     sql.off();
     const fanoutSeconds = (performance.now() - started) / 1000;
 
-    const counts = (
-      await pool.query<{ jobs: number; wakeups: number; runs: number }>(
+    const counts = {
+      ...(await pool.query<{ jobs: number; runs: number }>(
         `select (select count(*)::int from jobs where task_name = 'render-slip' and status = 'queued') as jobs,
-                (select count(*)::int from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-                  where t.identifier = 'render-slip') as wakeups,
                 (select count(*)::int from payroll_runs where month = $1) as runs`,
         [values.month],
-      )
-    ).rows[0]!;
+      )).rows[0]!,
+      wakeups: await countWakeups(pool, { task: 'render-slip' }),
+    };
     const ok = counts.jobs === N && counts.wakeups === N && counts.runs === COMPANIES && summary.enqueued === N;
 
     console.log('');

@@ -19,6 +19,7 @@ import { purgeHistory, runPayroll } from '@beton/payroll';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { exitHandling, freshDatabase, median, round } from './lib/drill-harness.ts';
+import { WAKEUP_TABLE } from '@beton/jobs/wakeups';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,7 +36,7 @@ const KEEP = Number(args['keep-months']);
 const REPS = Number(args.reps);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const exit = exitHandling(say);
-const TABLES = ['jobs', 'job_attempts', 'email_deliveries', 'slips', 'graphile_worker._private_jobs'] as const;
+const TABLES = ['jobs', 'job_attempts', 'email_deliveries', 'slips', WAKEUP_TABLE] as const;
 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))]!;
 

@@ -34,6 +34,7 @@ import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { exitHandling, freshDatabase, median, round, sampleRss, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
+import { deleteWakeupsOfJobsIn } from '@beton/jobs/wakeups';
 
 const { values: args } = parseArgs({
   options: {
@@ -129,7 +130,7 @@ async function measure(employees: number, companies: number): Promise<Figures> {
        select employee_id, $1, idempotency_key, decode(repeat('00', 64), 'hex'), 'x', 17600, finished_at from r`,
       [MONTH],
     );
-    await pool.query(`delete from graphile_worker._private_jobs w using jobs j where j.id = (w.payload->>'jobId')::bigint and j.status = 'done'`);
+    await deleteWakeupsOfJobsIn(pool, ['done']);
     // Their emails, enqueued as the render job does (the job client: rows and wake-ups).
     const rendered = (await pool.query<{ payload: { companyId: string; employeeId: number; month: string; payrollRunId?: string } }>(`select payload from jobs where task_name = 'render-slip' and status = 'done'`)).rows;
     for (let i = 0; i < rendered.length; i += 20_000) {
@@ -156,7 +157,7 @@ async function measure(employees: number, companies: number): Promise<Figures> {
               e.payroll_run_id, e.company_id, e.employee_id, e.started_at, e.finished_at
        from e join employees emp on emp.id = e.employee_id where e.status <> 'failed'`,
     );
-    await pool.query(`delete from graphile_worker._private_jobs w using jobs j where j.id = (w.payload->>'jobId')::bigint and j.status in ('done', 'failed', 'running')`);
+    await deleteWakeupsOfJobsIn(pool, ['done', 'failed', 'running']);
 
     // Every company's salaries submitted to the bank (the submit-bank-transfers job's function).
     // Nothing credited on its own (a day's delay): the poll below sees what bank.credit() credits.

@@ -34,6 +34,7 @@ import { bar, exitHandling, freshDatabase, readyWorkerId, round, sampleWorkerCon
 import type { Managed } from './lib/processes.ts';
 import { createWorkerRole, refuseWorkerConnections, terminateWorkerConnections } from './lib/db-faults.ts';
 import { staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition, RUNNING_JOBS_FROM } from '@beton/jobs';
+import { lockedWakeupsCountSql } from '@beton/jobs/wakeups';
 
 const { values: args } = parseArgs({
   options: {
@@ -514,7 +515,7 @@ async function main() {
       `select (select count(*) from ${strandedWaitingFrom(t)})::int
             + (select count(*) from jobs j where ${wakeupMissingCondition(t)})::int
             + (select count(*) from ${RUNNING_JOBS_FROM} where ${staleRunningCondition(t)})::int
-            + (select count(*) from graphile_worker._private_jobs where locked_at < now() - make_interval(secs => ${t} / 1000.0))::int as n`,
+            + ${lockedWakeupsCountSql(t)}::int as n`,
     );
     return rows[0]!.n;
   };

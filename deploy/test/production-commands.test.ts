@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { ensureBuilt, testWebhookKeys } from '../../apps/web/test/server.ts';
 import { repoRoot, spawnNode, stopAll, type Managed } from '../../scripts/lib/processes.ts';
+import { countLockedQueues, countWakeups } from '@beton/jobs/wakeups';
 
 const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, { command?: string[]; environment?: Record<string, string> }> };
@@ -144,8 +145,8 @@ describe('production command lines', () => {
     const one = async (sql: string) => (await db.pool.query<{ n: number }>(sql)).rows[0]!.n;
     expect(await one(`select count(*)::int as n from jobs where status = 'running'`)).toBe(0);
     expect(await one(`select count(*)::int as n from job_attempts where finished_at is null`)).toBe(0);
-    expect(await one(`select count(*)::int as n from graphile_worker._private_jobs where locked_at is not null`)).toBe(0);
-    expect(await one(`select count(*)::int as n from graphile_worker._private_job_queues where locked_at is not null`)).toBe(0);
+    expect(await countWakeups(db.pool, { locked: true })).toBe(0);
+    expect(await countLockedQueues(db.pool)).toBe(0);
     expect(await one(`select count(*)::int as n from limiter_slots where holder is not null and expires_at > now()`)).toBe(0);
     expect(await one(`select count(*)::int as n from locks where expires_at > now()`)).toBe(0);
     expect(await one(`select count(*)::int as n from workers where id like 'prodcmd-%' and stopped_at is null`)).toBe(0);

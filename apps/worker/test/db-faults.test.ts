@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerRole, refuseWorkerConnections, terminateWorkerConnections, type WorkerRole } from '../../../scripts/lib/db-faults.ts';
 import { readyWorkerId, waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { repoRoot, spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
+import { countWakeups } from '@beton/jobs/wakeups';
 
 const EMPLOYEES = 48;
 
@@ -116,12 +117,9 @@ describe('the product survives its database (issue 17)', () => {
     const failed = await pool.query(`select id, task_name, last_error_code from jobs where status = 'failed'`);
     expect(failed.rows).toEqual([]);
     await waitUntil('no wake-up left locked or past due', async () => {
-      const { rows } = await pool.query<{ locked: number; due: number }>(
-        `select count(*) filter (where locked_at is not null)::int as locked,
-                count(*) filter (where run_at < now() - interval '5 seconds')::int as due
-         from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier <> 'beton:schedule-tick'`,
-      );
-      return rows[0]!.locked === 0 && rows[0]!.due === 0;
+      const locked = await countWakeups(pool, { exceptTask: 'beton:schedule-tick', locked: true });
+      const due = await countWakeups(pool, { exceptTask: 'beton:schedule-tick', dueLongerThanMs: 5000 });
+      return locked === 0 && due === 0;
     }, 10_000, 250);
     expect(exits).toEqual([]);
     for (const [slot, s] of slots) {

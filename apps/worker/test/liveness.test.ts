@@ -19,6 +19,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readyWorkerId, waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
+import { lockWakeupRowsOf } from '@beton/jobs/wakeups';
 
 describe('worker health tells the truth', () => {
   let db: TestDatabase;
@@ -137,8 +138,7 @@ describe('worker health tells the truth', () => {
     const holder = await db.pool.connect();
     try {
       await holder.query('begin');
-      const locked = await holder.query(`select id from graphile_worker._private_jobs where (payload->>'jobId')::bigint = $1 for update`, [job.id]);
-      expect(locked.rowCount).toBe(1);
+      expect(await lockWakeupRowsOf(holder, job.id)).toHaveLength(1);
       const stalled = await waitUntil('healthz 503 (stalled)', async () => {
         const r = await probe('/healthz');
         return r.status === 503 ? r : null;

@@ -14,6 +14,7 @@ import { runPayroll } from '@beton/payroll';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listStuckJobs, listWorkers } from '../src/admin.ts';
 import { runProgress } from '../src/runs.ts';
+import { deleteWakeupsOf, listWakeups, setWakeups } from '@beton/jobs/wakeups';
 
 describe('stranded jobs are counted and put back', () => {
   let db: TestDatabase;
@@ -33,16 +34,13 @@ describe('stranded jobs are counted and put back', () => {
     await db.pool.query(`insert into workers (id, host, pid, queue, last_seen, graphile_pool_id) values ('zombie', 'h', 1, 'pdf-render', now(), 'pool-zombie')`);
     // Every render job fell due 2 minutes ago (a long queue: their wake-ups are free).
     await db.pool.query(`update jobs set run_at = now() - interval '2 minutes' where task_name = 'render-slip'`);
-    await db.pool.query(`update graphile_worker._private_jobs set run_at = now() - interval '2 minutes'`);
+    await setWakeups(db.pool, { runAtAgoMs: 120_000 });
     // 1. Retrying, due 2 minutes ago; its retry wake-up locked by the zombie, untouched since.
     await db.pool.query(
       `update jobs set status = 'retrying', attempts = 1, last_error = 'provider answered 503', last_error_kind = 'transient', last_error_code = 'provider_unavailable' where id = $1`,
       [ids.stranded],
     );
-    await db.pool.query(
-      `update graphile_worker._private_jobs set locked_by = 'pool-zombie', locked_at = now() - interval '2 minutes' where (payload->>'jobId')::bigint = $1`,
-      [ids.stranded],
-    );
+    await setWakeups(db.pool, { lockedBy: 'pool-zombie', lockedAgoMs: 120_000 }, [ids.stranded]);
     // 2. Running, claimed by the live zombie 2 minutes ago, its heartbeat never touched since.
     await db.pool.query(
       `update jobs set status = 'running', attempts = 1, worker_id = 'zombie', started_at = now() - interval '2 minutes', heartbeat_at = now() - interval '2 minutes' where id = $1`,
@@ -52,9 +50,9 @@ describe('stranded jobs are counted and put back', () => {
       `insert into job_attempts (job_id, attempt, worker_id, started_at, payroll_run_id, task_name) values ($1, 1, 'zombie', now() - interval '2 minutes', $2, 'render-slip')`,
       [ids.untouched, runId],
     );
-    await db.pool.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = $1`, [ids.untouched]);
+    await deleteWakeupsOf(db.pool, [ids.untouched]);
     // 3. Queued, due 2 minutes ago, no wake-up at all (should never happen: the sweeper looks anyway).
-    await db.pool.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = $1`, [ids.missing]);
+    await deleteWakeupsOf(db.pool, [ids.missing]);
   }, 60_000);
 
   afterAll(async () => {
@@ -81,13 +79,13 @@ describe('stranded jobs are counted and put back', () => {
       { jobId: ids.missing, task: 'render-slip', status: 'queued' },
     ]);
     expect(result.recovered).toEqual([{ jobId: ids.untouched, task: 'render-slip', reason: expect.stringMatching(/^not touched by worker zombie for 1\d\d s$/) }]);
-    const wakeups = await db.pool.query<{ job_id: number; seq: number; locked_at: Date | null; wakeup_seq: number; status: string }>(
-      `select (w.payload->>'jobId')::bigint as job_id, (w.payload->>'seq')::int as seq, w.locked_at, j.wakeup_seq, j.status::text
-       from graphile_worker._private_jobs w join jobs j on j.id = (w.payload->>'jobId')::bigint where j.id = any($1::bigint[])`,
-      [[ids.stranded, ids.untouched, ids.missing]],
-    );
-    expect(wakeups.rows).toHaveLength(3);
-    for (const w of wakeups.rows) expect([w.seq, w.locked_at, w.status]).toEqual([w.wakeup_seq, null, 'queued']);
+    const wakeups = await listWakeups(db.pool, { jobIds: [ids.stranded, ids.untouched, ids.missing] });
+    expect(wakeups).toHaveLength(3);
+    const { rows: jobRows } = await db.pool.query<{ id: number; wakeup_seq: number; status: string }>(`select id, wakeup_seq, status::text from jobs where id = any($1::bigint[])`, [wakeups.map((w) => w.jobId)]);
+    for (const w of wakeups) {
+      const j = jobRows.find((r) => r.id === w.jobId)!;
+      expect([w.seq, w.lockedAt, j.status]).toEqual([j.wakeup_seq, null, 'queued']);
+    }
     const progress = await runProgress(db.pool, companyId, runId);
     expect(progress.stuck).toBe(0);
     expect(await listStuckJobs(db.pool)).toEqual([]);

@@ -1,4 +1,5 @@
-import { addWakeups, inTransaction, writeAudit, type Pool, type PoolClient } from './db.ts';
+import { inTransaction, writeAudit, type Pool, type PoolClient } from './db.ts';
+import { addWakeups } from './wakeups.ts';
 import { failedJobsWhere } from './job-sets.ts';
 import { transitionSql } from './transitions.ts';
 

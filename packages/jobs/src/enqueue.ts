@@ -1,6 +1,7 @@
 import type { AnyJobDefinition, DefinitionNamed, JobLinks, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
-import { BULK_ENQUEUE_ANALYZE_ROWS, refreshWakeupStatistics, wakeupSpecSql, type Pool, type PoolClient } from './db.ts';
+import type { Pool, PoolClient } from './db.ts';
+import { addWakeupsSql, BULK_ENQUEUE_ANALYZE_ROWS, refreshWakeupStatistics, wakeupSpecSql } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
 
 export interface EnqueueOptions {
@@ -100,7 +101,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
            as t(payload, key, run_at, company_id, payroll_run_id, employee_id, priority)
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
-       , woken as (select count(*) from graphile_worker.add_jobs(array(select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins)))
+       , woken as (select count(*) from ${addWakeupsSql(`select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins`)})
        select ins.id from ins, woken`,
       [
         ...(extra.alongside?.params ?? []),

@@ -1,3 +1,5 @@
+import { currentWakeupMissingSql, strandedWakeupsFrom } from './wakeups.ts';
+
 /**
  * SQL for the sets of jobs that a status index used to find. `jobs` has no index on its
  * status (migration hot_job_updates: its updates stay HOT), so each set is reached through a
@@ -71,11 +73,7 @@ export function staleRunningCondition(thresholdMs: string): string {
  * Ends with its WHERE clause: a caller may add `and …`.
  */
 export function strandedWaitingFrom(thresholdMs: string): string {
-  return `graphile_worker._private_jobs w
-    join jobs j on j.id = (w.payload->>'jobId')::bigint and j.wakeup_seq = (w.payload->>'seq')::int
-      and j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
-    where (w.locked_at < ${ago(thresholdMs)} or w.attempts >= w.max_attempts
-           or (w.locked_at is null and w.run_at > now() + make_interval(secs => (${thresholdMs})::float8 / 1000)))`;
+  return strandedWakeupsFrom(thresholdMs, ago(thresholdMs));
 }
 
 /**
@@ -84,6 +82,5 @@ export function strandedWaitingFrom(thresholdMs: string): string {
  * anyway (a scan of the jobs waiting: not for the dashboard's pages).
  */
 export function wakeupMissingCondition(thresholdMs: string): string {
-  return `j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
-    and not exists (select 1 from graphile_worker._private_jobs w where (w.payload->>'jobId')::bigint = j.id and (w.payload->>'seq')::int = j.wakeup_seq)`;
+  return `j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)} and ${currentWakeupMissingSql('j')}`;
 }

@@ -1,4 +1,5 @@
-import { addWakeups, type PoolClient } from './db.ts';
+import type { PoolClient } from './db.ts';
+import { addWakeups } from './wakeups.ts';
 import { INTERACTIVE_PRIORITY } from './lanes.ts';
 
 /**

@@ -1,4 +1,5 @@
 import type { Pool } from './db.ts';
+import { delayedWakeups, oldestDueWakeups } from './wakeups.ts';
 import { JOB_STATUSES, type JobStatus } from './transitions.ts';
 
 export type QueueStats = Record<string, Record<JobStatus, number>>;
@@ -27,14 +28,7 @@ export async function queueStats(pool: Pool): Promise<QueueStats> {
  * left, and Beton's index on it (task, run_at) answers each task with one probe.
  */
 export async function oldestDueJobAges(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<Array<{ queue: string; seconds: number }>> {
-  // One probe per task on beton_wakeups_task_run_at_idx (ensureQueueIndexes).
-  const { rows } = await pool.query<{ task: string; seconds: number }>(
-    `select t.identifier as task, extract(epoch from now() - o.run_at)::float8 as seconds
-     from graphile_worker._private_tasks t
-     cross join lateral (select min(j.run_at) as run_at from graphile_worker._private_jobs j
-                         where j.task_id = t.id and j.is_available and j.run_at <= now()) o
-     where o.run_at is not null`,
-  );
+  const rows = await oldestDueWakeups(pool);
   const queueOf = new Map(definitions.map((d) => [d.name, d.queue]));
   const oldest = new Map<string, number>();
   for (const r of rows) {
@@ -51,14 +45,7 @@ export async function oldestDueJobAges(pool: Pool, definitions: ReadonlyArray<{ 
  * `queued` — a `retrying` job's wake-up is a backoff, not a delay.
  */
 export async function delayedJobs(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<Array<{ queue: string; task: string; dueAt: Date; n: number }>> {
-  const { rows } = await pool.query<{ task: string; due: Date; n: number }>(
-    `select t.identifier as task, date_trunc('minute', w.run_at) as due, count(*)::int as n
-     from graphile_worker._private_jobs w
-     join graphile_worker._private_tasks t on t.id = w.task_id
-     join jobs j on j.id = (w.payload->>'jobId')::bigint and j.status = 'queued'
-     where w.is_available and w.run_at > now()
-     group by 1, 2 order by 2, 1`,
-  );
+  const rows = await delayedWakeups(pool);
   const queueOf = new Map(definitions.map((d) => [d.name, d.queue]));
   return rows.flatMap((r) => {
     const queue = queueOf.get(r.task);

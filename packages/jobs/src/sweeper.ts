@@ -1,5 +1,6 @@
 import { retryOnConnectionError } from './connection-retry.ts';
-import { addWakeups, inTransaction, type Pool } from './db.ts';
+import { inTransaction, type Pool } from './db.ts';
+import { addWakeups, deleteWakeupsOf, releaseAbandonedWakeups } from './wakeups.ts';
 import { DEFAULT_STUCK_RUNNING_MS, heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition } from './job-sets.ts';
 import { transitionSql } from './transitions.ts';
 
@@ -93,18 +94,11 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
     // Wake-ups fetched (locked) by a worker that died or stopped touching them before claiming
     // them — waiting for a limiter slot, in graphile-worker's local queue, or fetched by a
     // statement whose answer was lost: release the lock so another worker takes them.
-    const released = await client.query(
-      `update graphile_worker._private_jobs set locked_at = null, locked_by = null
-       where locked_at < ${heartbeatsAgo('$1')}
-          or locked_by in (select graphile_pool_id from workers
-                           where graphile_pool_id is not null
-                             and (stopped_at is not null or last_seen < ${heartbeatsAgo('$1')}))`,
-      [heartbeatOlderThanMs],
-    );
+    const releasedWakeups = await releaseAbandonedWakeups(client, heartbeatsAgo('$1'), [heartbeatOlderThanMs]);
     const again = [...rows, ...stranded.rows];
     if (again.length > 0) {
       // Release graphile-worker's lock: drop the old (stale) wake-ups of these jobs.
-      await client.query(`delete from graphile_worker._private_jobs where (payload->>'jobId')::bigint = any($1::bigint[])`, [again.map((r) => r.id)]);
+      await deleteWakeupsOf(client, again.map((r) => r.id));
       const byTask = new Map<string, typeof again>();
       for (const r of again) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
       for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
@@ -112,7 +106,7 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
     return {
       recovered: rows.map((r) => ({ jobId: r.id, task: r.task_name, reason: r.reason })),
       requeued: stranded.rows.map((r) => ({ jobId: r.id, task: r.task_name, status: r.status })),
-      releasedWakeups: released.rowCount ?? 0,
+      releasedWakeups,
     };
   }));
 }

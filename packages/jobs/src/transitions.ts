@@ -20,7 +20,7 @@
  * - `superseded` (R13) closes a job whose work another job did; final, like `done`.
  *
  * Every statement that changes `jobs.status` names its edge through `transitionSql` (claim and
- * outcomes: engine/worker.ts; sweeper.ts; admin.ts; supersede.ts): an edge the machine does not
+ * outcomes: engine/sql/claim.ts, finish.ts, hand-back.ts; sweeper.ts; admin.ts; supersede.ts): an edge the machine does not
  * have throws when that module loads, so the SQL cannot drift from this table unnoticed
  * (test/transitions.test.ts checks each statement's edges and that no other statement sets a status).
  */

@@ -13,6 +13,7 @@ import type { Pool } from '../src/db.ts';
 import { fixtureDefinitions } from './fixtures/definitions.ts';
 import { waitFor } from './helpers.ts';
 import { createRunsTable, killAll, spawnWorker } from './processes.ts';
+import { countWakeups } from '../src/wakeups.ts';
 
 const dbs: TestDatabase[] = [];
 async function freshDatabase(name: string) {
@@ -109,7 +110,7 @@ describe('database faults (issue 17)', () => {
       const more = await jobs.enqueueMany('test-sleep', [{ payload: { key: 'after', ms: 1 } }]);
       await waitFor('a job after the faults', async () => (await jobStatuses(db.pool, more.ids)).done === 1, 10_000);
       // Nothing left locked or past due.
-      await waitFor('no wake-up left', async () => (await db.pool.query(`select 1 from graphile_worker._private_jobs`)).rowCount === 0, 5000);
+      await waitFor('no wake-up left', async () => (await countWakeups(db.pool)) === 0, 5000);
       worker.kill('SIGTERM');
       expect((await worker.exit).code).toBe(0);
     } finally {

@@ -6,6 +6,7 @@ import { createJobClient } from '../src/enqueue.ts';
 import { PermanentError, TransientError } from '../src/errors.ts';
 import type { RunningWorker } from '../src/engine/worker.ts';
 import { attemptsOf, jobRow, testWorker, waitFor } from './helpers.ts';
+import { listWakeups } from '../src/wakeups.ts';
 
 const flaky = defineJob({
   name: 'test-flaky',
@@ -104,7 +105,14 @@ describe('job engine', () => {
 
   it('enqueues atomically: a transaction that dies after the insert leaves neither row nor job', async () => {
     const client = await db.pool.connect();
-    const count = async () => (await db.pool.query(`select (select count(*) from jobs where idempotency_key = 'flaky:atomic')::int as rows, (select count(*) from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'test-flaky' and j.payload::text like '%"seq"%' and (j.payload->>'jobId')::bigint not in (select id from jobs))::int as orphans`)).rows[0];
+    const count = async () => {
+      const wakeups = (await listWakeups(db.pool, { task: 'test-flaky' })).filter((w) => w.seq !== null);
+      const { rows } = await db.pool.query<{ rows: number; known: number }>(
+        `select (select count(*) from jobs where idempotency_key = 'flaky:atomic')::int as rows, (select count(*) from jobs where id = any($1::bigint[]))::int as known`,
+        [wakeups.map((w) => w.jobId)],
+      );
+      return { rows: rows[0]!.rows, orphans: wakeups.length - rows[0]!.known };
+    };
     try {
       await client.query('begin');
       await jobs().enqueue('test-flaky', { key: 'atomic', failTimes: 0 }, { client });

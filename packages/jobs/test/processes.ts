@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from '../src/db.ts';
+import { countWakeups } from '../src/wakeups.ts';
 
 /** Every child a test file started; `killAll()` (afterAll) SIGKILLs the ones still alive. */
 const children = new Set<ChildProcess>();
@@ -90,8 +91,7 @@ export async function createRunsTable(pool: Pool): Promise<void> {
 
 /** graphile-worker rows still locked (a locked row of a dead worker waits 4 h for graphile's own sweep). */
 export async function lockedGraphileJobs(pool: Pool): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from graphile_worker._private_jobs where locked_at is not null`);
-  return rows[0]!.n;
+  return countWakeups(pool, { locked: true });
 }
 
 /** CPU time (user + system) a process has used, ms (Linux /proc). */

@@ -11,6 +11,7 @@ import type { Pool } from '../src/db.ts';
 import { fixtureDefinitions } from './fixtures/definitions.ts';
 import { waitFor } from './helpers.ts';
 import { createRunsTable, killAll, lockedGraphileJobs, spawnWorker } from './processes.ts';
+import { countWakeups } from '../src/wakeups.ts';
 
 const dbs: TestDatabase[] = [];
 async function freshDatabase(name: string) {
@@ -52,10 +53,7 @@ async function attemptOutcomes(pool: Pool, ids: number[]) {
  */
 async function graphileDrained(pool: Pool) {
   await waitFor('graphile-worker jobs completed and unlocked', async () => {
-    const { rows } = await pool.query<{ n: number; locked: number }>(
-      `select count(*)::int as n, count(*) filter (where locked_at is not null)::int as locked from graphile_worker._private_jobs`,
-    );
-    return rows[0]!.n === 0 && rows[0]!.locked === 0;
+    return (await countWakeups(pool)) === 0 && (await countWakeups(pool, { locked: true })) === 0;
   }, 3000, 20);
 }
 
@@ -158,8 +156,7 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     expect(exit.code).toBe(0);
     expect(exitAfterMs).toBeLessThan(6000); // the grace period (typically ~2.5 s: the short jobs' 2 s)
     // Nothing that finished during shutdown stays locked in graphile-worker.
-    const { rows: locked } = await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null and locked_at is not null and (payload->>'jobId')::bigint = any($1)`, [short.ids]);
-    expect(locked[0].n).toBe(0);
+    expect(await countWakeups(db.pool, { jobIds: short.ids, locked: true })).toBe(0);
     expect((await db.pool.query(`select stopped_at from workers where id = $1`, [w1Id])).rows[0].stopped_at).not.toBeNull();
 
     const w2Id = String((await w2.ready).workerId);
@@ -205,6 +202,6 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     expect(rows[0].n).toBe(4);
     expect(await lockedGraphileJobs(db.pool)).toBe(0);
     // A fresh wake-up waits for each of them.
-    expect((await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs`)).rows[0].n).toBe(4);
+    expect(await countWakeups(db.pool)).toBe(4);
   });
 });

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
 import { inTransaction, type Pool } from '../src/db.ts';
+import { fetchWakeupsSql, wakeupTableMaintenance } from '../src/wakeups.ts';
 
 const job = <const N extends string>(name: N) =>
   defineJob({ name, queue: 'maintenance', schema: z.object({ key: z.string() }), timeoutMs: 5_000, idempotencyKey: (p) => `${name}:${p.key}` });
@@ -18,13 +19,7 @@ const bulk = job('test-stats-bulk');
 
 /** The plan of graphile-worker's fetch (its shape in getJobs.js, batch of 24) for one task. */
 async function fetchPlan(pool: Pool, task: string): Promise<string> {
-  const { rows } = await pool.query<{ 'QUERY PLAN': string }>(
-    `explain select jobs.id from graphile_worker._private_jobs as jobs
-     where jobs.is_available = true and run_at <= now()
-       and task_id = any(array(select id from graphile_worker._private_tasks where identifier = $1))
-     order by priority asc, run_at asc limit 24 for update skip locked`,
-    [task],
-  );
+  const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain ${fetchWakeupsSql}`, [task]);
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
@@ -33,7 +28,7 @@ describe('wake-up statistics after a bulk enqueue', () => {
   beforeAll(async () => {
     db = await createTestDatabase('statistics');
     // This table's statistics change only through what the test does.
-    await db.pool.query('alter table graphile_worker._private_jobs set (autovacuum_enabled = false)');
+    await wakeupTableMaintenance(db.pool, 'autovacuum off');
   });
   afterAll(async () => {
     await db?.drop();
@@ -43,7 +38,7 @@ describe('wake-up statistics after a bulk enqueue', () => {
     const jobs = createJobClient(db.pool, [quiet, bulkInCaller, bulk]);
     // A quiet hour: a few wake-ups of another task, analyzed.
     await jobs.enqueueMany('test-stats-quiet', Array.from({ length: 5 }, (_, i) => ({ payload: { key: `q${i}` } })));
-    await db.pool.query('analyze graphile_worker._private_jobs');
+    await wakeupTableMaintenance(db.pool, 'analyze');
 
     // 2,000 in the caller's transaction: enqueueMany cannot refresh uncommitted rows, so the
     // statistics still describe the quiet hour — the problem this guards against.

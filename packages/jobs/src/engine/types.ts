@@ -1,0 +1,137 @@
+import type { Task } from 'graphile-worker';
+import type { AttemptOutcome as DbAttemptOutcome } from '@beton/db/enums';
+import type { Pool } from '../db.ts';
+import type { AnyJobDefinition, QueueName } from '../definition.ts';
+import type { ClassifiedError } from '../errors.ts';
+import type { LimiterStore } from '../limits.ts';
+import type { Logger } from '../logger.ts';
+import type { BatcherOptions } from './batcher.ts';
+import type { PauseGate } from './pause.ts';
+
+export interface HandlerContext {
+  jobId: number;
+  attempt: number;
+  maxAttempts: number;
+  idempotencyKey: string;
+  workerId: string;
+  /** Aborted at the job's timeout and when the job is handed back on shutdown. */
+  signal: AbortSignal;
+  log: Logger;
+  /**
+   * Waits for this job's turn under its definition's rate limit (`limits.rate.at: 'handler'`);
+   * call it right before the rate-limited call. Only the first call waits.
+   */
+  rateLimit: () => Promise<void>;
+  /** ms this attempt may still run: until its timeout, or until the shutdown deadline once a shutdown began. */
+  timeLeftMs: () => number;
+  /**
+   * Marks work that must not be handed back by a graceful shutdown, such as a request that has
+   * left (handing it back would let another worker repeat it while it is still on the wire):
+   * the job is kept until it finishes, or the grace period ends. Returns the release.
+   */
+  hold: () => () => void;
+}
+
+export type JobHandler<Payload = unknown> = (payload: Payload, ctx: HandlerContext) => Promise<void>;
+
+/** A raw graphile-worker task that is not a tracked Beton job (e.g. the schedule tick). */
+export type RawTask = Task;
+
+export interface WorkerEvents {
+  onStart?(e: { task: string; queue: string; jobId: number; attempt: number }): void;
+  onFinish?(e: { task: string; queue: string; jobId: number; attempt: number; outcome: AttemptOutcome; durationMs: number; error?: ClassifiedError }): void;
+  /** A job waited for a shared limit: `limit` is its key (e.g. email-provider), `kind` which of the key's limits. */
+  onLimitWait?(e: { limit: string; kind: 'concurrency' | 'rate'; waitedMs: number }): void;
+}
+
+/** How an attempt this worker ran ended: the database enum less `running` and the sweeper's `recovered`. */
+export type AttemptOutcome = Exclude<DbAttemptOutcome, 'running' | 'recovered'>;
+
+export interface StartWorkerOptions {
+  pool: Pool;
+  /** Every definition of the product (enqueue targets); the worker runs those of `queue`. */
+  definitions: readonly AnyJobDefinition[];
+  /** One handler per definition, its payload typed by the definition's schema (see HandlerMap). */
+  handlers: Record<string, JobHandler<never>>;
+  queue: QueueName;
+  /** Jobs run at once in this process. */
+  concurrency: number;
+  /** Where global limits are held (PostgreSQL or Redis). */
+  limiter: LimiterStore;
+  logger: Logger;
+  /** Extra graphile-worker tasks (not tracked) this process also runs. */
+  rawTasks?: Record<string, RawTask>;
+  /** graphile-worker crontab for this process (UTC), e.g. the once-a-minute schedule tick. */
+  crontab?: string;
+  /** Default: 30000. */
+  shutdownGraceMs?: number;
+  /** Default: 60000. */
+  visibilityTimeoutMs?: number;
+  /** How often the worker row and its running jobs are touched. Default: 10000. */
+  heartbeatMs?: number;
+  /** graphile-worker poll interval for future jobs, ms. Default: 1000. */
+  pollIntervalMs?: number;
+  workerId?: string;
+  events?: WorkerEvents;
+  /** Randomness of the backoff (tests). Default: Math.random. */
+  random?: () => number;
+  /** Claims and successful finishes made within `delayMs` share one statement. Default: { delayMs: 0 (the same event-loop turn), maxSize: 100 }. */
+  batching?: BatcherOptions;
+  /**
+   * graphile-worker fetches this many wake-ups at once into a local queue (1 = off). A
+   * SIGKILLed worker's fetched wake-ups are released by the sweeper. Default: concurrency.
+   */
+  localQueueSize?: number;
+  /** The queue's pause flag (engine/pause.ts): wake-ups wait while it is set; an account fault sets it. */
+  pause?: PauseGate;
+  /**
+   * A statement interrupted by a database fault (a terminated connection, a restart, refused
+   * connections) is run again on a fresh connection for up to this long. Default: 60000.
+   */
+  dbRetryDeadlineMs?: number;
+  /**
+   * Stalled: the runner is up with room for more, but has started no job for this long while
+   * work of its queue has been due for as long; the runner is then replaced. Default: 120000.
+   */
+  stallAfterMs?: number;
+  /** Liveness fails while the event loop is, or within the last 15 s was, blocked this long. Default: 10000. */
+  eventLoopBlockedMs?: number;
+  /** Runner deaths tolerated within 10 minutes before giving up (see onGiveUp). Default: 5. */
+  maxRunnerDeaths?: number;
+  /**
+   * Called when the job runner cannot be kept running (it died too often, or could not be
+   * started again within 2 minutes): the process should stop and exit non-zero so that its
+   * orchestrator replaces it. Default: logs only.
+   */
+  onGiveUp?: (reason: string) => void;
+}
+
+/** What the health probes report (issue 17 / issue 20). */
+export interface WorkerHealth {
+  /** Liveness: the runner takes jobs, is not stalled and the event loop is not blocked. */
+  live: boolean;
+  /** Readiness: live enough to take work, the database answers, and no shutdown started. */
+  ready: boolean;
+  /** Why not live / not ready (empty when both hold). */
+  problems: string[];
+}
+
+export interface RunningWorker {
+  workerId: string;
+  /** False once shutdown started (the readiness probe). */
+  readonly ready: boolean;
+  /** Jobs in hand now. */
+  readonly active: number;
+  /** Liveness and readiness with the reasons (the health server's /healthz and /readyz). */
+  health(): WorkerHealth;
+  /** How often graphile-worker's runner stopped unexpectedly (and was replaced). */
+  readonly runnerDeaths: number;
+  /**
+   * Graceful shutdown (R10): stop fetching, let jobs finish, hand back at once those that
+   * cannot finish before the grace period ends, hand back the rest at its end. A second
+   * call hands everything back at once.
+   */
+  stop(reason?: string): Promise<void>;
+  /** Resolves when the worker has stopped. */
+  done: Promise<void>;
+}

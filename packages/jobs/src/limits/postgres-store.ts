@@ -1,0 +1,81 @@
+import type { Pool } from '../db.ts';
+import { StoreClock } from './clock.ts';
+import type { RatePlaces } from './places.ts';
+import type { LimiterStore, RateReservation } from './store.ts';
+
+/** The limits in PostgreSQL (the default): a row per slot (`limiter_slots`) and a GCRA or per-second schedule per key (`rate_limits`). */
+export class PostgresLimiterStore implements LimiterStore {
+  private readonly prepared = new Set<string>();
+  private readonly clock = new StoreClock();
+  constructor(private readonly pool: Pool) {}
+
+  async tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null> {
+    const prepared = `${key}:${max}`;
+    if (!this.prepared.has(prepared)) {
+      await this.pool.query(
+        `insert into limiter_slots (key, slot) select $1, g from generate_series(0, $2::int - 1) g on conflict do nothing`,
+        [key, max],
+      );
+      this.prepared.add(prepared);
+    }
+    const { rows } = await this.pool.query<{ slot: number }>(
+      `update limiter_slots s set holder = $3, expires_at = now() + make_interval(secs => $4::float8 / 1000)
+       from (select slot from limiter_slots
+             where key = $1 and slot < $2 and (holder is null or expires_at < now())
+             order by slot limit 1 for update skip locked) free
+       where s.key = $1 and s.slot = free.slot
+       returning s.slot`,
+      [key, max, holder, ttlMs],
+    );
+    return rows[0]?.slot ?? null;
+  }
+
+  async releaseSlot(key: string, slot: number, holder: string): Promise<void> {
+    await this.pool.query(`update limiter_slots set holder = null, expires_at = null where key = $1 and slot = $2 and holder = $3`, [key, slot, holder]);
+  }
+
+  async reserveStart(key: string, places: RatePlaces): Promise<RateReservation> {
+    // A connection first, so the round trip measured below is not the pool's queue.
+    const client = await this.pool.connect();
+    try {
+      const sent = performance.now();
+      const { rows } =
+        places.kind === 'interval'
+          ? await client.query<{ reserved_ms: number; now_ms: number }>(
+              // `tat` holds microseconds: the interval is rounded up to one, or rounding could
+              // shorten every interval (and so lift the rate above perSecond).
+              `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => $2::float8 / 1000))
+               on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
+               returning (extract(epoch from (tat - make_interval(secs => $2::float8 / 1000))) * 1000)::float8 as reserved_ms,
+                         (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
+              [key, Math.ceil(1_000_000 / places.perSecond) / 1000],
+            )
+          : // `tat` = the place taken + one spacing (the earliest the next can be); the place
+            // itself is computed in whole microseconds by beton_rate_next_place (migration
+            // rate_limit_fixed_window; nextPlaceInSecond is the same in TypeScript).
+            await client.query<{ reserved_ms: number; now_ms: number }>(
+              `insert into rate_limits as r (key, tat)
+               values ($1, 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from clock_timestamp()) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond')
+               on conflict (key) do update
+                 set tat = 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from greatest(r.tat, clock_timestamp())) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
+               returning ((extract(epoch from tat) * 1000000)::bigint - $4)::float8 / 1000 as reserved_ms,
+                         (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
+              [key, places.perSecond, places.leadUs, places.spacingUs],
+            );
+      const answered = performance.now();
+      const row = rows[0]!;
+      this.clock.sample(sent, answered, row.now_ms);
+      return this.clock.reservation(row.reserved_ms, places);
+    } finally {
+      client.release();
+    }
+  }
+
+  async slotsInUse(key: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `select count(*)::int as n from limiter_slots where key = $1 and holder is not null and expires_at >= now()`,
+      [key],
+    );
+    return rows[0]?.n ?? 0;
+  }
+}
