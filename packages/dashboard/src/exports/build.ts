@@ -162,7 +162,8 @@ async function buildRegister(pool: Pool, exportId: string, exp: ExportRow, optio
   for (;;) {
     throwIfAborted(options.signal);
     if (worked && options.budgetMs !== undefined && performance.now() - started > options.budgetMs) throw new ExportContinues(at.done, total);
-    const batch = await firstBatch(pool, exp, at.afterCode, options.batchSize ?? 2000);
+    const size = options.batchSize ?? 2000;
+    const batch = await firstBatch(pool, exp, at.afterCode, size);
     if (!batch.length) break;
     const cells = batch.map((r) => REGISTER_COLUMNS.map((c) => c.value(r)));
     const piece = xlsx
@@ -171,6 +172,7 @@ async function buildRegister(pool: Pool, exportId: string, exp: ExportRow, optio
     at = await commitPiece(pool, exportId, at, piece.bytes, { ...at, afterCode: batch[batch.length - 1]!.code, done: at.done + batch.length, sheet: piece.state });
     worked = true;
     await options.afterBatch?.(at.done);
+    if (batch.length < size) break; // the last one
   }
   // The end (XLSX: the sheet's last block, the central directory) and the file's sha256, read back part by part.
   const tail = xlsx ? xlsx.finish(at.sheet).bytes : Buffer.alloc(0);

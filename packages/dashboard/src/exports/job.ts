@@ -11,12 +11,12 @@ import type { Pool } from '../types.ts';
 import { buildMonthExport, ExportContinues, markExportFailed, REGISTER_PART_BUDGET_MS } from './build.ts';
 
 export async function runBuildMonthExport(
-  deps: { pool: Pool; ttlHours: number; /** Default REGISTER_PART_BUDGET_MS. */ budgetMs?: number },
+  deps: { pool: Pool; ttlHours: number; /** Default REGISTER_PART_BUDGET_MS. */ budgetMs?: number; batchSize?: number },
   payload: { exportId: string },
   ctx: Pick<HandlerContext, 'attempt' | 'maxAttempts' | 'signal' | 'log'>,
 ): Promise<void> {
   try {
-    const result = await buildMonthExport(deps.pool, payload.exportId, { ttlHours: deps.ttlHours, signal: ctx.signal, budgetMs: deps.budgetMs ?? REGISTER_PART_BUDGET_MS });
+    const result = await buildMonthExport(deps.pool, payload.exportId, { ttlHours: deps.ttlHours, signal: ctx.signal, budgetMs: deps.budgetMs ?? REGISTER_PART_BUDGET_MS, ...(deps.batchSize ? { batchSize: deps.batchSize } : {}) });
     ctx.log.info({ exportId: payload.exportId, ...result }, result ? 'month export built' : 'month export already built');
   } catch (error) {
     // A register part used its time budget: the job runs again at once (no attempt used) from the checkpoint.
