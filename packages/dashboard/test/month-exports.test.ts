@@ -55,7 +55,7 @@ async function readXlsx(buffer: Buffer) {
   const rows: unknown[][] = [];
   sheet.eachRow({ includeEmpty: true }, (row) => rows.push((row.values as unknown[]).slice(1)));
   return {
-    name: sheet.name, creator: workbook.creator, frozen: sheet.views.map((v) => [v.state, v.ySplit]), rows,
+    name: sheet.name, creator: workbook.creator, frozen: sheet.views.map((v) => [v.state, 'ySplit' in v ? v.ySplit : null]), rows,
     columns: REGISTER_COLUMNS.map((_, i) => [sheet.getColumn(i + 1).width, sheet.getCell(2, i + 1).numFmt ?? null]),
     headerBold: sheet.getCell('A1').font?.bold,
   };
