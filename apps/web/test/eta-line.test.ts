@@ -15,7 +15,7 @@ import { EtaLine } from '../src/components/eta-line.tsx';
 import { TIME_ZONE } from '../src/i18n/config.ts';
 
 const line = (locale: 'en' | 'bn', facts: EtaFacts) =>
-  renderToStaticMarkup(createElement(NextIntlClientProvider, { locale, messages: locale === 'en' ? en : bn, timeZone: TIME_ZONE }, createElement(EtaLine, { facts })));
+  renderToStaticMarkup(createElement(NextIntlClientProvider, { locale, messages: locale === 'en' ? en : bn, timeZone: TIME_ZONE, children: createElement(EtaLine, { facts }) }));
 
 const base: EtaFacts = {
   case: 'on-time', total: 1200, failed: 0, completedAt: null, deadline: new Date('2026-12-01T03:00:00Z'), timeZone: 'Asia/Dhaka', passedMs: 0,
