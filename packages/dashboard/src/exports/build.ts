@@ -84,7 +84,7 @@ export async function buildMonthExport(pool: Pool, exportId: string, options: Bu
   const stored = finished(out);
   stored.catch(() => {}); // awaited below; an early failure must not be an unhandled rejection
   let done = 0;
-  let missing: string[] = [];
+  let missing: string[];
   const progress = async (n: number) => {
     done += n;
     await pool.query(`update month_exports set done = $2 where id = $1`, [exportId, done]);
