@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
 import { startWebServer, type WebServer } from './server.ts';
+import { signIn } from './sign-in.ts';
 import { startProviderSimulator } from '@beton/simulators';
 import { spawnWorker } from '../../../scripts/lib/processes.ts';
 import { launchChromium } from '../../../scripts/test/chromium.ts';
@@ -31,18 +32,7 @@ afterAll(async () => {
   await fx?.drop();
 });
 
-// Sign-in is limited to 5 attempts per client address per 15 minutes: each page signs in from an
-// address of its own, named in X-Forwarded-For by 127.0.0.1, the trusted proxy of this server.
-let nextAddress = 0;
-
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  nextAddress++;
-  await page.setExtraHTTPHeaders({ 'x-forwarded-for': `10.2.${nextAddress >> 8}.${nextAddress & 255}` });
-  await page.goto(`${web.url}/login`);
-  await page.locator('#login-email').fill(email);
-  await page.locator('#login-password').fill(password);
-  await page.locator('button[type=submit]').click();
-}
+const login = (email: string, password: string) => ({ url: web.url, email, password });
 
 describe('web app in Chromium', () => {
   it('HR signs in, sees the run progress line, fixes an email, resends a slip and watches it go done', async () => {
@@ -50,11 +40,11 @@ describe('web app in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     try {
-      await signIn(page, a!.hrEmail, 'not-the-password');
+      await signIn(page, login(a!.hrEmail, 'not-the-password'), null);
       await page.getByText(/wrong email or password/i).waitFor({ timeout: 10_000 });
       expect(page.url()).toMatch(/\/login$/);
 
-      await signIn(page, a!.hrEmail, a!.hrPassword);
+      await signIn(page, login(a!.hrEmail, a!.hrPassword), null);
       await page.waitForURL(/\/runs$/);
       const session = (await context.cookies()).find((c) => c.name === 'beton.session_token');
       expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
@@ -114,7 +104,7 @@ describe('web app in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     try {
-      await signIn(page, fx.admin.email, fx.admin.password);
+      await signIn(page, login(fx.admin.email, fx.admin.password), null);
       await page.waitForURL(/\/admin\/failed$/);
       const total = page.getByTestId('failed-total');
       await expect.poll(() => total.textContent(), { timeout: 10_000 }).toMatch(/^[1-9]\d* failed$/);
@@ -168,7 +158,7 @@ describe('web app in Chromium', () => {
       return over > 1 ? [`${el.tagName.toLowerCase()} "${(el.textContent ?? '').slice(0, 40)}" by ${Math.round(over)} px`] : [];
     }));
     try {
-      await signIn(page, a!.hrEmail, a!.hrPassword);
+      await signIn(page, login(a!.hrEmail, a!.hrPassword), null);
       await page.waitForURL(/\/runs$/);
       await page.getByTestId('run-line').waitFor({ timeout: 10_000 });
       await page.getByTestId('run-eta').waitFor();
@@ -198,7 +188,7 @@ describe('web app in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     try {
-      await signIn(page, fx.admin.email, fx.admin.password);
+      await signIn(page, login(fx.admin.email, fx.admin.password), null);
       await page.waitForURL(/\/admin\/failed$/);
       await page.goto(`${web.url}/admin/queues`);
       const rows = page.getByTestId('stuck-job');
@@ -231,7 +221,7 @@ describe('resend status in Chromium', () => {
       await provider.close();
     });
     try {
-      await signIn(page, a!.hrEmail, a!.hrPassword);
+      await signIn(page, login(a!.hrEmail, a!.hrPassword), null);
       await page.waitForURL(/\/runs$/);
       await page.goto(`${web.url}/employees/${id}`);
       await page.getByRole('button', { name: /Resend slip/ }).waitFor();
@@ -296,7 +286,7 @@ describe('users in Chromium', () => {
     const hrContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       const admin = await adminContext.newPage();
-      await signIn(admin, fx.admin.email, fx.admin.password);
+      await signIn(admin, login(fx.admin.email, fx.admin.password), null);
       await admin.waitForURL(/\/admin\/failed$/);
       await admin.goto(`${web.url}/admin/users`);
       await admin.locator('#new-user-email').fill('browser.hr@example.com');
@@ -309,7 +299,7 @@ describe('users in Chromium', () => {
       await admin.screenshot({ path: path.join(artifacts, 'admin-users-created.png'), fullPage: true });
 
       const hr = await hrContext.newPage();
-      await signIn(hr, 'browser.hr@example.com', otp);
+      await signIn(hr, login('browser.hr@example.com', otp), null);
       await hr.waitForURL(/\/account$/);
       await hr.getByTestId('must-change').waitFor();
       await hr.goto(`${web.url}/runs`);

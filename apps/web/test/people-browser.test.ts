@@ -18,6 +18,7 @@ import { launchChromium } from '../../../scripts/test/chromium.ts';
 import { createWebFixture, type WebFixture } from './fixtures.ts';
 import { LOCALES, MESSAGES, openContext, pageProblems, SIZES, type Locale, type Size } from './page-checks.ts';
 import { startWebServer, type WebServer } from './server.ts';
+import { signIn } from './sign-in.ts';
 
 const artifacts = path.resolve(import.meta.dirname, '../../../test-artifacts/web');
 const cleanups: Array<() => Promise<void>> = [];
@@ -47,16 +48,7 @@ afterAll(async () => {
   await fx?.drop();
 });
 
-let nextAddress = 0;
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  nextAddress++;
-  await page.setExtraHTTPHeaders({ 'x-forwarded-for': `10.22.${nextAddress >> 8}.${nextAddress & 255}` });
-  await page.goto(`${web.url}/login`);
-  await page.locator('#login-email').fill(email);
-  await page.locator('#login-password').fill(password);
-  await page.locator('button[type=submit]').click();
-  await page.waitForURL(/\/runs$/);
-}
+const signInAs = (page: Page, c: { hrEmail: string; hrPassword: string }) => signIn(page, { url: web.url, email: c.hrEmail, password: c.hrPassword }, /\/runs$/);
 
 /** "November 2026" / "নভেম্বর ২০২৬" of '2026-11', as the pages write it. */
 const monthName = (locale: Locale, ym: string) => new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${ym}-01T00:00:00Z`));
@@ -76,7 +68,7 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
     const c = fx.companies[company]!;
     const { context, page, errors } = await openContext(browser, web.url, locale, size);
     try {
-      await signIn(page, c.hrEmail, c.hrPassword);
+      await signInAs(page, c);
       await page.goto(`${web.url}/employees`);
       await page.getByTestId('add-employee').click();
       await page.waitForURL(/\/employees\/new$/);
@@ -156,7 +148,7 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
     const c = fx.companies[company]!;
     const { context, page, errors } = await openContext(browser, web.url, locale, size, { acceptDownloads: true });
     try {
-      await signIn(page, c.hrEmail, c.hrPassword);
+      await signInAs(page, c);
       await page.goto(`${web.url}/employees`);
       await page.getByTestId('import-employees').click();
       await page.waitForURL(/\/employees\/import$/);
@@ -201,6 +193,27 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
   }, 240_000);
 });
 
+describe('"this month" is Dhaka\'s month', () => {
+  it('the new-employee and import pages default to the Dhaka month where UTC is still in the month before', async () => {
+    const c = fx.companies[0]!;
+    const { context, page } = await openContext(browser, web.url, 'en', 'desktop');
+    try {
+      await signInAs(page, c);
+      // 20:00 UTC on 31 October is 02:00 on 1 November in Dhaka (and neither is the server's month).
+      await page.clock.setFixedTime(new Date('2026-10-31T20:00:00Z'));
+      await page.goto(`${web.url}/employees/new`);
+      expect(await page.evaluate(() => new Date().toISOString())).toBe('2026-10-31T20:00:00.000Z');
+      const effective = page.locator('input[name="effectiveMonth"]');
+      await expect.poll(() => effective.inputValue(), { timeout: 15_000 }).toBe('2026-11');
+      await page.goto(`${web.url}/employees/import`);
+      const month = page.locator('input[name="month"]');
+      await expect.poll(() => month.inputValue(), { timeout: 15_000 }).toBe('2026-11');
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
+
 type Sweep = (typeof sweep)[number];
 
 describe('every new employee page, both languages, desktop and phone', () => {
@@ -221,7 +234,7 @@ describe('every new employee page, both languages, desktop and phone', () => {
         const { context, page, errors } = await openContext(browser, web.url, locale, size);
         const problems: Record<string, unknown> = {};
         try {
-          await signIn(page, c.hrEmail, c.hrPassword);
+          await signInAs(page, c);
           for (const p of pages) {
             await page.goto(`${web.url}${p.path(sweep[company]!)}`);
             await p.ready(page);

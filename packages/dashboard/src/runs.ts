@@ -97,11 +97,31 @@ export interface RunSchedule {
   slipsAhead: number | null;
 }
 
-/** `text` in English, `textBn` in Bengali. */
+/**
+ * What the estimate line says, as data: the console writes it in the viewer's language with its
+ * own number, date and duration formats. `case`: done (all handled), measuring (first slips
+ * seconds old), no-rate (nothing sent lately), over-a-week, on-time, late. `passedMs` > 0: the
+ * deadline passed that long ago; `marginMs`: deadline − finish (negative: late).
+ */
+export interface EtaFacts {
+  case: 'done' | 'measuring' | 'no-rate' | 'over-a-week' | 'on-time' | 'late';
+  total: number;
+  failed: number;
+  completedAt: Date | null;
+  deadline: Date;
+  timeZone: string;
+  passedMs: number;
+  basis: RunSchedule['basis'];
+  rate: number | null;
+  finishAt: Date | null;
+  marginMs: number | null;
+}
+
+/** `text` in English, `textBn` in Bengali (the API's and the CLI's sentence); `facts` for the console. */
 export type Eta =
-  | { kind: 'done'; text: string; textBn: string }
-  | { kind: 'idle'; text: string; textBn: string }
-  | { kind: 'on-time' | 'late'; finishAt: Date; text: string; textBn: string };
+  | { kind: 'done'; text: string; textBn: string; facts: EtaFacts }
+  | { kind: 'idle'; text: string; textBn: string; facts: EtaFacts }
+  | { kind: 'on-time' | 'late'; finishAt: Date; text: string; textBn: string; facts: EtaFacts };
 
 /**
  * Slips per stage from the run's job counts (superseded jobs are not attempts any more and
@@ -137,6 +157,10 @@ export function estimate(p: {
   /** Slips of the run went out moments ago: too few to tell a rate yet. */
   measuring?: boolean;
 }): Eta {
+  const passedMs = Math.max(0, p.now.getTime() - p.deadline.getTime());
+  const facts = (c: EtaFacts['case'], finishAt: Date | null = null, marginMs: number | null = null): EtaFacts => ({
+    case: c, total: p.total, failed: p.failed, completedAt: p.completedAt, deadline: p.deadline, timeZone: p.timeZone, passedMs, basis: p.basis, rate: p.rate, finishAt, marginMs,
+  });
   const total = p.total.toLocaleString('en-US');
   const deadline = localWhen(p.deadline, p.timeZone);
   if (p.remaining <= 0) {
@@ -144,7 +168,7 @@ export function estimate(p: {
     const attention = p.failed ? `; ${p.failed.toLocaleString('en-US')} need attention` : '';
     const attentionBn = p.failed ? `; ${p.failed.toLocaleString('en-US')}টিতে মনোযোগ দরকার` : '';
     return {
-      kind: 'done',
+      kind: 'done', facts: facts('done'),
       text: `All ${total} slips handled${at ? ` (completed at ${at.en})` : ''}${attention}`,
       textBn: `সব ${total}টি স্লিপ সম্পন্ন${at ? ` (${at.bn}-এ শেষ)` : ''}${attentionBn}`,
     };
@@ -152,11 +176,11 @@ export function estimate(p: {
   const passed = p.now.getTime() - p.deadline.getTime();
   const passedText = passed > 0 ? { en: `The ${deadline.en} deadline passed ${formatDuration(passed)} ago. `, bn: `${deadline.bn}-এর সময়সীমা ${formatDurationBn(passed)} আগে পেরিয়ে গেছে। ` } : { en: '', bn: '' };
   if ((!p.finishAt || !p.rate) && p.measuring) {
-    return { kind: 'idle', text: `${passedText.en}Its first slips are going out; measuring the rate…`, textBn: `${passedText.bn}প্রথম স্লিপগুলো যাচ্ছে; গতি মাপা হচ্ছে…` };
+    return { kind: 'idle', facts: facts('measuring'), text: `${passedText.en}Its first slips are going out; measuring the rate…`, textBn: `${passedText.bn}প্রথম স্লিপগুলো যাচ্ছে; গতি মাপা হচ্ছে…` };
   }
   if (!p.finishAt || !p.rate) {
     return {
-      kind: 'idle',
+      kind: 'idle', facts: facts('no-rate'),
       text: `${passedText.en}No slip sent in the last 5 minutes, so no estimate yet`,
       textBn: `${passedText.bn}গত 5 মিনিটে কোনো স্লিপ পাঠানো হয়নি, তাই এখনও অনুমান নেই`,
     };
@@ -165,7 +189,7 @@ export function estimate(p: {
   const how = p.basis === 'run-rate' ? { en: `At this run's rate (${rate} slips/s)`, bn: `এই রানের গতিতে (${rate} স্লিপ/সেকেন্ড)` } : { en: `From the queue ahead (${rate} slips/s sent now)`, bn: `সামনের সারি থেকে (এখন ${rate} স্লিপ/সেকেন্ড)` };
   if (p.finishAt.getTime() - p.now.getTime() > MAX_ESTIMATE_MS) {
     return {
-      kind: 'late', finishAt: p.finishAt,
+      kind: 'late', finishAt: p.finishAt, facts: facts('over-a-week', p.finishAt),
       text: `Warning: ${how.en.toLowerCase()} it would take more than a week; the deadline is ${deadline.en}`,
       textBn: `সতর্কতা: ${how.bn} এক সপ্তাহের বেশি লাগবে; সময়সীমা ${deadline.bn}`,
     };
@@ -174,12 +198,12 @@ export function estimate(p: {
   const margin = p.deadline.getTime() - p.finishAt.getTime();
   return margin >= 0
     ? {
-      kind: 'on-time', finishAt: p.finishAt,
+      kind: 'on-time', finishAt: p.finishAt, facts: facts('on-time', p.finishAt, margin),
       text: `${how.en} finishes at ${at.en}, ${formatDuration(margin)} before the deadline (${deadline.en})`,
       textBn: `${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} আগে`,
     }
     : {
-      kind: 'late', finishAt: p.finishAt,
+      kind: 'late', finishAt: p.finishAt, facts: facts('late', p.finishAt, margin),
       text: `${passedText.en}Warning: ${how.en.toLowerCase()} finishes at ${at.en}, ${formatDuration(margin)} after the deadline (${deadline.en})`,
       textBn: `${passedText.bn}সতর্কতা: ${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} পরে`,
     };

@@ -6,6 +6,11 @@ import { JOB_STATUSES } from './types.ts';
 /** Output schemas of the read models: the API validates what it sends (tRPC `.output`). */
 const counts = z.object(Object.fromEntries(JOB_STATUSES.map((s) => [s, z.number()])) as Record<(typeof JOB_STATUSES)[number], z.ZodNumber>);
 const stages = z.object(Object.fromEntries(SLIP_STAGES.map((s) => [s, z.number()])) as Record<(typeof SLIP_STAGES)[number], z.ZodNumber>);
+const etaFacts = z.object({
+  case: z.enum(['done', 'measuring', 'no-rate', 'over-a-week', 'on-time', 'late']),
+  total: z.number(), failed: z.number(), completedAt: z.date().nullable(), deadline: z.date(), timeZone: z.string(), passedMs: z.number(),
+  basis: z.enum(['run-rate', 'queue', 'none']), rate: z.number().nullable(), finishAt: z.date().nullable(), marginMs: z.number().nullable(),
+});
 
 export const runProgressOutput = z.object({
   id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), completedAt: z.date().nullable(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
@@ -18,8 +23,8 @@ export const runProgressOutput = z.object({
     basis: z.enum(['run-rate', 'queue', 'none']), slipsAhead: z.number().nullable(),
   }),
   eta: z.union([
-    z.object({ kind: z.enum(['done', 'idle']), text: z.string(), textBn: z.string() }),
-    z.object({ kind: z.enum(['on-time', 'late']), finishAt: z.date(), text: z.string(), textBn: z.string() }),
+    z.object({ kind: z.enum(['done', 'idle']), text: z.string(), textBn: z.string(), facts: etaFacts }),
+    z.object({ kind: z.enum(['on-time', 'late']), finishAt: z.date(), text: z.string(), textBn: z.string(), facts: etaFacts }),
   ]),
 });
 

@@ -3,16 +3,23 @@
  * the ZIP opened and listed by an independent reader (yauzl), each entry the stored slip; the
  * register read back as CSV and with exceljs — progress reaches the total, a second request
  * while one is on its way returns it, an expired export is refused (`expired` → 410 at the
- * route), and the retention pass deletes it with its parts.
+ * route), and the retention pass deletes it with its parts. The register built in small parts —
+ * a time-budget stop after every batch, a failed attempt, a process killed with SIGKILL — is the
+ * file of a one-shot build (CSV byte for byte and read back with csv-parse; XLSX read back with
+ * exceljs, cell by cell, with its widths, number formats and frozen header).
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient } from '@beton/jobs';
 import { purgeHistory } from '@beton/payroll/retention';
+import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { buildMonthExport, EXPORT_FORMATS, listMonthExports, listMonths, monthDetail, openMonthExport, readExportParts, REGISTER_COLUMNS, requestMonthExport } from '../src/index.ts';
+import { buildMonthExport, EXPORT_FORMATS, ExportContinues, listMonthExports, listMonths, monthDetail, openMonthExport, readExportParts, REGISTER_COLUMNS, requestMonthExport, type ExportKind } from '../src/index.ts';
+import { buildMonthExportHandler } from '../src/jobs/build-month-export/handler.ts';
 
 const MONTH = '2026-11';
 
@@ -40,6 +47,20 @@ function listZip(buffer: Buffer): Promise<Map<string, Buffer>> {
       zip.readEntry();
     });
   });
+}
+
+/** What a reader of the workbook sees: the sheet's name, frozen rows, column widths and formats, every row's values. */
+async function readXlsx(buffer: Buffer) {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(buffer as unknown as ArrayBuffer);
+  const sheet = workbook.worksheets[0]!;
+  const rows: unknown[][] = [];
+  sheet.eachRow({ includeEmpty: true }, (row) => rows.push((row.values as unknown[]).slice(1)));
+  return {
+    name: sheet.name, creator: workbook.creator, frozen: sheet.views.map((v) => [v.state, 'ySplit' in v ? v.ySplit : null]), rows,
+    columns: REGISTER_COLUMNS.map((_, i) => [sheet.getColumn(i + 1).width, sheet.getCell(2, i + 1).numFmt ?? null]),
+    headerBold: sheet.getCell('A1').font?.bold,
+  };
 }
 
 describe('month exports', () => {
@@ -170,6 +191,84 @@ describe('month exports', () => {
     expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(REGISTER_COLUMNS.map((c) => c.header));
     expect((sheet.getRow(3).values as unknown[]).slice(1)).toEqual(['EX-002', 'Employee 2', 'কর্মী 2', 20002, 10000, 2000, 1000, 33002, 1000, 2000, 3000, 30002, 'sent', 'credited', 1000]);
     expect(sheet.getRow(8).getCell(14).value).toBe('none');
+  });
+
+  it('the register built in small parts (a budget stop after every batch, a failed attempt, SIGKILL) is the file of a one-shot build', async () => {
+    const request = async (kind: ExportKind) => {
+      const { export: e } = await requestMonthExport(db.pool, jobs(), { companyId, month: MONTH, kind, actor });
+      return e.id;
+    };
+    const file = (id: string) => fileOf(db, id);
+    const status = async (id: string) => (await db.pool.query<{ status: string; done: number; total: number }>(`select status, done, total from month_exports where id = $1`, [id])).rows[0]!;
+
+    for (const kind of ['register-csv', 'register-xlsx'] as const) {
+      const read = async (b: Buffer) => (kind === 'register-csv' ? parseCsv(b, { bom: true }) as unknown : await readXlsx(b));
+      const oneShot = await request(kind);
+      await buildMonthExport(db.pool, oneShot); // all 7 employees in one batch, one call
+      const reference = await file(oneShot);
+
+      // 1. Parts of one batch each (7 employees, batches of 2): each call stops at its budget after a batch.
+      const parts = await request(kind);
+      let stops = 0;
+      for (;;) {
+        try {
+          await buildMonthExport(db.pool, parts, { batchSize: 2, budgetMs: 0 });
+          break;
+        } catch (error) {
+          expect(error).toBeInstanceOf(ExportContinues);
+          stops++;
+          expect(await status(parts)).toEqual({ status: 'building', done: 2 * stops, total: 7 });
+        }
+      }
+      expect(stops).toBe(3); // 2 + 2 + 2, then the last 1 and the end
+      expect(await status(parts)).toEqual({ status: 'ready', done: 7, total: 7 });
+
+      // 2. An attempt fails after its second batch (a database fault): the next attempt continues.
+      const failed = await request(kind);
+      let n = 0;
+      await expect(buildMonthExport(db.pool, failed, { batchSize: 2, afterBatch: () => { if (++n === 2) throw new Error('connection lost'); } })).rejects.toThrow('connection lost');
+      expect(await status(failed)).toEqual({ status: 'building', done: 4, total: 7 });
+      await buildMonthExport(db.pool, failed, { batchSize: 3 });
+
+      // 3. The building process is killed with SIGKILL after its second batch; a fresh run continues.
+      const killed = await request(kind);
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/register-then-hang.ts'), db.url, killed, '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d) => { out += d; if (out.includes('built')) resolve(); });
+        child.once('exit', () => reject(new Error(`the building process exited early: ${out}`)));
+      });
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      expect(await status(killed)).toEqual({ status: 'building', done: 4, total: 7 });
+      await buildMonthExport(db.pool, killed, { batchSize: 2 });
+
+      for (const id of [parts, failed, killed]) {
+        const built = await file(id);
+        expect((await listMonthExports(db.pool, companyId, MONTH)).find((x) => x.id === id)).toMatchObject({ status: 'ready', bytes: built.length });
+        if (kind === 'register-csv') expect(built.equals(reference)).toBe(true);
+        expect(await read(built)).toEqual(await read(reference));
+      }
+      const seen = await read(reference);
+      if (kind === 'register-csv') {
+        expect(seen).toHaveLength(8);
+      } else {
+        expect(seen).toMatchObject({ name: `Register ${MONTH}`, creator: 'Beton', frozen: [['frozen', 1]], headerBold: true });
+        expect((seen as Awaited<ReturnType<typeof readXlsx>>).columns[3]).toEqual([12, '#,##0.00']);
+        expect((seen as Awaited<ReturnType<typeof readXlsx>>).rows).toHaveLength(8);
+      }
+    }
+  }, 120_000);
+
+  it('the job: a part that used its budget continues (not failed, even on the last attempt)', async () => {
+    const { export: e } = await requestMonthExport(db.pool, jobs(), { companyId, month: MONTH, kind: 'register-xlsx', actor });
+    const log = { info: () => {}, warn: () => {}, error: () => {} } as never;
+    const ctx = { attempt: 3, maxAttempts: 3, signal: new AbortController().signal, log } as unknown as Parameters<ReturnType<typeof buildMonthExportHandler>>[1];
+    await expect(buildMonthExportHandler({ pool: db.pool, exportTtlHours: 24, budgetMs: -1, batchSize: 3 })({ exportId: e.id, companyId }, ctx)).rejects.toBeInstanceOf(ExportContinues);
+    expect((await listMonthExports(db.pool, companyId, MONTH)).find((x) => x.id === e.id)).toMatchObject({ status: 'building', error: null });
+    await buildMonthExportHandler({ pool: db.pool, exportTtlHours: 24 })({ exportId: e.id, companyId }, ctx);
+    expect((await listMonthExports(db.pool, companyId, MONTH)).find((x) => x.id === e.id)).toMatchObject({ status: 'ready', done: 7 });
   });
 
   it('an expired export is refused; another company never sees one; retention deletes it with its parts', async () => {

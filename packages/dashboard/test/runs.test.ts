@@ -52,7 +52,12 @@ describe('estimate', () => {
     expect(estimate({ ...base, remaining: 10, rate: null, finishAt: null, basis: 'none', total: 10, measuring: true }).text).toBe('Its first slips are going out; measuring the rate…');
     expect(estimate({ ...base, remaining: 10, rate: null, finishAt: null, basis: 'none', total: 10 }).kind).toBe('idle');
     const done = estimate({ ...base, remaining: 0, rate: null, finishAt: null, basis: 'none', total: 10, completedAt: new Date('2026-11-30T20:31:00Z'), failed: 2 });
-    expect(done).toEqual({ kind: 'done', text: 'All 10 slips handled (completed at 02:31 on 1 Dec 2026); 2 need attention', textBn: 'সব 10টি স্লিপ সম্পন্ন (1 ডিসেম্বর, 2026, 02:31-এ শেষ); 2টিতে মনোযোগ দরকার' });
+    expect(done).toEqual({
+      kind: 'done', text: 'All 10 slips handled (completed at 02:31 on 1 Dec 2026); 2 need attention', textBn: 'সব 10টি স্লিপ সম্পন্ন (1 ডিসেম্বর, 2026, 02:31-এ শেষ); 2টিতে মনোযোগ দরকার',
+      // What the console writes the line from, in the viewer's language (apps/web/src/components/eta-line.tsx).
+      facts: { case: 'done', total: 10, failed: 2, completedAt: new Date('2026-11-30T20:31:00Z'), deadline: base.deadline, timeZone: 'Asia/Dhaka', passedMs: 0, basis: 'none', rate: null, finishAt: null, marginMs: null },
+    });
+    expect(estimate({ ...base, remaining: 100, rate: 37, finishAt: finishIn(5_000, 37), basis: 'queue', total: 100 }).facts).toMatchObject({ case: 'on-time', basis: 'queue', rate: 37, marginMs: deadline.getTime() - finishIn(5_000, 37).getTime() });
   });
 });
 

@@ -122,14 +122,13 @@ export async function purgeHistory(
     }
   }
   // Runs from before the completion trigger (migration one_slip_per_month) with nothing open:
-  // completed here, in batches, not by a backfill inside the migration.
+  // completed here, in batches, not by a backfill inside the migration. "Nothing open" is the
+  // completion trigger's own SQL function (migration 20261206200000_run_open_slip_jobs).
   await pool.query(
     `update payroll_runs r set status = 'completed', completed_at = coalesce(r.completed_at, now())
      where r.id in (
        select r2.id from payroll_runs r2
-       where r2.status = 'running' and not exists (
-         select 1 from run_job_counts c where c.payroll_run_id = r2.id and c.task_name in ('render-slip', 'send-slip-email')
-           and c.status in ('queued', 'running', 'retrying') and c.n > 0)
+       where r2.status = 'running' and payroll_run_open_slip_jobs(r2.id) = 0
        limit $1)`,
     [policy.batchSize],
   );

@@ -4,6 +4,8 @@
  * history, long-gone worker rows — in batches, never a queued, running or retrying job, never
  * the newest bank poll; the queue and run counters still equal the rows; a row another
  * transaction holds does not make it wait; a pass out of time says so and the next one ends it.
+ * A run left running from before the completion trigger is completed when nothing of it is open
+ * (payroll_run_open_slip_jobs, the trigger's own condition), never while a slip job is.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,5 +87,19 @@ describe('retention pass', () => {
     expect(await one(`select count(*)::int as n from run_job_counts where payroll_run_id = '00000000-0000-4000-a000-0000000000aa'`)).toBe(0);
     // A second pass finds nothing.
     expect((await purgeHistory(db.pool, { now, batchSize: 7 })).deleted).toEqual({ jobs: 0, email_deliveries: 0, month_exports: 0, slips: 0, schedule_runs: 0, bank_polls: 0, workers: 0 });
+  });
+
+  it('completes a run from before the completion trigger with nothing open, never one with a slip job open', async () => {
+    const company = (await db.pool.query<{ id: string }>(`insert into companies (name) values ('Old Runs Ltd') returning id`)).rows[0]!.id;
+    const run = async (month: string) => (await db.pool.query<{ id: string }>(
+      `insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, $2, 'running', 1, 'test') returning id`, [company, month])).rows[0]!.id;
+    const [idle, open] = [await run('2025-01'), await run('2025-02')];
+    await db.pool.query(`insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, status, payroll_run_id) values ('render-slip', 'pdf-render', '{}', 6, 'old-run-open', 'queued', $1)`, [open]);
+    expect(await one(`select payroll_run_open_slip_jobs('${open}')::int as n`)).toBe(1);
+    expect(await one(`select payroll_run_open_slip_jobs('${idle}')::int as n`)).toBe(0);
+    await purgeHistory(db.pool, { now });
+    const status = async (id: string) => (await db.pool.query<{ status: string; completed_at: Date | null }>(`select status::text, completed_at from payroll_runs where id = $1`, [id])).rows[0]!;
+    expect(await status(idle)).toMatchObject({ status: 'completed', completed_at: expect.any(Date) });
+    expect(await status(open)).toMatchObject({ status: 'running', completed_at: null });
   });
 });

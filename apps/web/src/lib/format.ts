@@ -52,6 +52,17 @@ export function useFmt() {
         return format.number(seconds / 3600, { style: 'unit', unit: 'hour', unitDisplay: 'short', maximumFractionDigits: 1 });
       },
       ms: (ms: number) => format.number(ms, { style: 'unit', unit: 'millisecond', unitDisplay: 'short' }),
+      /** A span as the run card says it: "2 days 1 hr" / "6 hr 19 min" / "12 min" / "40 sec" (its sign ignored). */
+      duration: (ms: number) => {
+        const unit = (n: number, u: 'day' | 'hour' | 'minute' | 'second') => format.number(n, { style: 'unit', unit: u, unitDisplay: u === 'day' ? 'long' : 'short' });
+        const s = Math.round(Math.abs(ms) / 1000);
+        const h = Math.floor(s / 3600);
+        const m = Math.floor((s % 3600) / 60);
+        if (h >= 48) return `${unit(Math.floor(h / 24), 'day')} ${unit(h % 24, 'hour')}`;
+        if (h > 0) return `${unit(h, 'hour')} ${unit(m, 'minute')}`;
+        if (m > 0) return unit(m, 'minute');
+        return unit(s, 'second');
+      },
     };
   }, [format, locale, t]);
 }

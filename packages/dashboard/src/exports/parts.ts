@@ -55,7 +55,7 @@ export class ExportPartWriter extends Writable {
 }
 
 /** The export's parts in order, one query per part (a download streams them). */
-export async function* readExportParts(pool: Pool, exportId: string): AsyncGenerator<Buffer> {
+export async function* readExportParts(pool: Pick<Pool, 'query'>, exportId: string): AsyncGenerator<Buffer> {
   for (let seq = 0; ; seq++) {
     const { rows } = await pool.query<{ data: Buffer }>(`select data from month_export_parts where export_id = $1 and seq = $2`, [exportId, seq]);
     if (!rows[0]) return;

@@ -4,8 +4,9 @@ import { z } from 'zod';
 /**
  * Builds one of HR's month exports (issue 22) — the slips as one ZIP, or the payroll register
  * as CSV or XLSX — streaming it into month_export_parts with its progress on the row. The work
- * is in ../../exports (build.ts); an attempt starts the file over, so a retry never appends to a
- * half-written one.
+ * is in ../../exports (build.ts). A slips ZIP's attempt starts its volume over; a payroll register
+ * is built in checkpointed parts (a part that used its time budget continues in the next run of
+ * the job, no attempt used), so a retry never appends to a half-written file.
  */
 export const buildMonthExportJob = defineJob({
   name: 'build-month-export',

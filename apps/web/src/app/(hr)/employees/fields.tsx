@@ -70,7 +70,3 @@ export function SalaryFields({ value, onChange, errors }: { value: SalaryForm; o
     </div>
   );
 }
-
-export function thisMonth(): string {
-  return new Date().toISOString().slice(0, 7);
-}

@@ -10,15 +10,12 @@ import { useStatusText } from '../../../components/ui.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../components/ui/table.tsx';
 import { useErrorText } from '../../../lib/errors.ts';
 import { useFmt } from '../../../lib/format.ts';
+import { thisMonth } from '../../../lib/month.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 const STATUSES = ['', 'none', 'queued', 'running', 'retrying', 'rendered', 'sent', 'failed'] as const;
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const PAGE = 25;
-
-function thisMonth(): string {
-  return new Date().toISOString().slice(0, 7);
-}
 
 /** `?month=2026-11&status=failed` opens the list filtered (the run card's "32 need attention" links here). */
 export default function EmployeesPage() {

@@ -8,6 +8,7 @@ import { toast } from '../../../components/ui/toast.tsx';
 import { useErrorText } from '../../../lib/errors.ts';
 import { useFmt } from '../../../lib/format.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
+import { EtaLine } from '../../../components/eta-line.tsx';
 
 const STAGES = ['done', 'running', 'queued', 'retrying', 'failed'] as const;
 const b = (chunks: React.ReactNode) => <b>{chunks}</b>;
@@ -76,7 +77,7 @@ export default function RunsPage() {
                 </p>
                 {s.expectedFinishAt && <p data-testid="run-finish">{t.rich('expectedFinish', { when: at(s.expectedFinishAt), b })}</p>}
               </div>
-              <p data-testid="run-eta" className={`text-sm ${run.eta.kind === 'late' ? 'font-semibold text-red-700' : 'text-slate-800'}`}>{fmt.serverText(run.eta.text, run.eta.textBn)}</p>
+              <p data-testid="run-eta" data-case={run.eta.facts.case} className={`text-sm ${run.eta.kind === 'late' ? 'font-semibold text-red-700' : 'text-slate-800'}`}><EtaLine facts={run.eta.facts} /></p>
               <div className="flex flex-wrap items-center gap-3">
                 {run.approvedAt ? (
                   <span className="text-sm text-emerald-800">{t('approved', { when: at(run.approvedAt) })}</span>
@@ -102,3 +103,4 @@ export default function RunsPage() {
     </div>
   );
 }
+

@@ -9,6 +9,7 @@ import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/
 import { toast } from '../../../../components/ui/toast.tsx';
 import { errorData, fieldError, useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
+import { thisMonth } from '../../../../lib/month.ts';
 import { EmployeeEditor } from './edit.tsx';
 import { DateOfBirthCard } from '../../../../components/date-of-birth.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
@@ -30,7 +31,7 @@ export function EmployeeView({ id }: { id: number }) {
   const updateEmail = useMutation(trpc.employees.updateEmail.mutationOptions({
     onSuccess: () => { toast({ title: t('emailSaved'), variant: 'success' }); return refreshDetail(); },
   }));
-  const [month, setMonth] = useState(() => new Date().toISOString().slice(0, 7));
+  const [month, setMonth] = useState(() => thisMonth());
   useEffect(() => { const m = detail.data?.months.find((x) => /^\d{4}-\d{2}$/.test(x.month))?.month; if (m) setMonth(m); }, [detail.data?.months.length]);
   const resend = useMutation(trpc.employees.resend.mutationOptions({ onSuccess: refreshDetail }));
   const copy = useMutation(trpc.employees.sendCopy.mutationOptions({ onSuccess: refreshDetail }));

@@ -9,7 +9,8 @@ import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
-import { TextField, thisMonth, useReasonText } from '../fields.tsx';
+import { TextField, useReasonText } from '../fields.tsx';
+import { thisMonth } from '../../../../lib/month.ts';
 import { ImportStatus } from './status.tsx';
 
 /** Upload an employee file (CSV/XLSX) for a dry run; earlier imports. Strings: messages `imports`. */

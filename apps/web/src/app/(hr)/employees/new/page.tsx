@@ -8,7 +8,8 @@ import { Button, Card } from '../../../../components/ui.tsx';
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 import { fieldReasons, newEmployeeSchema } from '@beton/people/validation';
-import { EMPTY_SALARY, fieldErrorsOf, SalaryFields, TextField, thisMonth } from '../fields.tsx';
+import { EMPTY_SALARY, fieldErrorsOf, SalaryFields, TextField } from '../fields.tsx';
+import { thisMonth } from '../../../../lib/month.ts';
 
 /** Add one employee with their salary (issue 22). Strings: messages `employeeNew` (+ `employeeEdit` for shared field names). */
 export default function NewEmployeePage() {
