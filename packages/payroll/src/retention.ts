@@ -123,7 +123,7 @@ export async function purgeHistory(
   }
   // Runs from before the completion trigger (migration one_slip_per_month) with nothing open:
   // completed here, in batches, not by a backfill inside the migration. "Nothing open" is the
-  // completion trigger's own SQL function (migration 20261206200000_run_open_slip_jobs).
+  // completion trigger's own SQL function (migration 20261206050000_run_open_slip_jobs).
   await pool.query(
     `update payroll_runs r set status = 'completed', completed_at = coalesce(r.completed_at, now())
      where r.id in (

@@ -78,12 +78,8 @@ BEGIN
   UPDATE "payroll_runs" r
   SET "status" = CASE WHEN o.n = 0 THEN 'completed' ELSE 'running' END::"PayrollRunStatus",
       "completed_at" = CASE WHEN o.n = 0 THEN now() ELSE r."completed_at" END
-  FROM (
-    SELECT t.id, coalesce(sum(c."n") FILTER (WHERE c."status" IN ('queued', 'running', 'retrying')), 0) AS n
-    FROM unnest(runs) AS t(id)
-    LEFT JOIN "run_job_counts" c ON c."payroll_run_id" = t.id AND c."task_name" IN ('render-slip', 'send-slip-email')
-    GROUP BY t.id
-  ) o
+  -- "Nothing open" is payroll_run_open_slip_jobs (migration 20261206050000), as in the retention pass.
+  FROM (SELECT t.id, "payroll_run_open_slip_jobs"(t.id) AS n FROM unnest(runs) AS t(id)) o
   WHERE r."id" = o.id AND r."status" <> 'enqueuing' AND (r."status" = 'completed') <> (o.n = 0);
   RETURN NULL;
 END $$;

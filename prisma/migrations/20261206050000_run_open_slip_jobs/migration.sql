@@ -10,7 +10,8 @@ CREATE OR REPLACE FUNCTION "payroll_run_open_slip_jobs"(run uuid) RETURNS bigint
   WHERE c."payroll_run_id" = run AND c."task_name" IN ('render-slip', 'send-slip-email') AND c."status" IN ('queued', 'running', 'retrying')
 $$;
 
--- The completion trigger of 20261205500000, its open count from the function.
+-- The completion trigger of 20261205500000, its open count from the function (migration
+-- 20261206100000 then folds it into the one jobs trigger, which calls the function too).
 CREATE OR REPLACE FUNCTION "payroll_runs_track_completion"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   runs uuid[];
