@@ -87,3 +87,6 @@ export function wakeupMissingCondition(thresholdMs: string): string {
   return `j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)}
     and not exists (select 1 from graphile_worker._private_jobs w where (w.payload->>'jobId')::bigint = j.id and (w.payload->>'seq')::int = j.wakeup_seq)`;
 }
+
+/** failedJobsWhere as a Prisma Client `where` on Job (the same set: the DLQ). */
+export const FAILED_JOBS = { status: 'failed', lastErrorCode: { not: null } } as const;
