@@ -243,6 +243,19 @@ export async function slipPdf(pool: Pool, companyId: string | null, slipId: numb
 }
 
 /**
+ * An operator reads one slip (`beton slips export`): audited with the reason before the bytes
+ * are handed over (README "Least privilege"). Null: no such slip.
+ */
+export async function exportSlip(pool: Pool, slipId: number, actor: string, reason: string): Promise<{ pdf: Buffer; month: string; employeeId: number } | null> {
+  const { rows } = await pool.query<{ pdf: Buffer; month: string; employee_id: number; company_id: string }>(
+    `select s.pdf, s.month, s.employee_id, e.company_id from slips s join employees e on e.id = s.employee_id where s.id = $1`, [slipId]);
+  const row = rows[0];
+  if (!row) return null;
+  await writeAudit(pool, actor, 'export-slip', { slipId, employeeId: row.employee_id, companyId: row.company_id, month: row.month, reason });
+  return { pdf: row.pdf, month: row.month, employeeId: row.employee_id };
+}
+
+/**
  * A resend's stage, which only moves forward as its jobs go: queued (the render has not
  * started) → rendering (the render runs, waits to retry, or was handed back to the queue)
  * → sending (the email job exists: it waits, runs or retries) → done (email sent) | failed.
