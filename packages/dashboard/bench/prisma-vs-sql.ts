@@ -1,7 +1,8 @@
 /**
- * Benchmark: the HR and admin reads moved to Prisma Client against the SQL they replaced
- * (bench/sql-baseline.ts), in one process on one pool, interleaved call by call (the machine is
- * shared: both sides see the same load). Database: bench/seed.ts (50,000 employees, 100,000 jobs
+ * Benchmark: the HR and admin reads on Prisma Client against the SQL they had (bench/sql-baseline.ts),
+ * in one process on one pool, interleaved call by call (the machine is shared: both sides see
+ * the same load). Prisma side: the product's code where Prisma was kept (schedules), else
+ * bench/prisma-candidates.ts (the reads that stayed SQL because Prisma measured slower). Database: bench/seed.ts (50,000 employees, 100,000 jobs
  * in one run, 250 failed), the failed jobs given an error text and kind.
  *   npm run bench:prisma -w @beton/dashboard [-- --calls 200] [--json]
  * The last line with --json: {"date", "loadavg", "calls", "reads": [{read, sql: {p50, p95}, prisma: {p50, p95}, ratio}]}.
@@ -11,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as now from '../src/index.ts';
+import * as candidate from './prisma-candidates.ts';
 import * as before from './sql-baseline.ts';
 import { seedOneRun } from './seed.ts';
 
@@ -64,14 +66,14 @@ try {
   const { rows: [job] } = await pool.query<{ id: number }>(`select id from jobs where status = 'failed' order by id limit 1`);
   const page = { limit: 50, offset: 0 };
   const reads = [
-    await compare('failed jobs list (no filter)', () => before.listFailedJobs(pool, {}, page), () => now.listFailedJobs(pool, {}, page)),
-    await compare('failed jobs list (company, code, q)', () => before.listFailedJobs(pool, { companyId, errorCode: 'invalid_recipient', q: 'mailbox' }, page), () => now.listFailedJobs(pool, { companyId, errorCode: 'invalid_recipient', q: 'mailbox' }, page)),
-    await compare('failed jobs count (task, kind, day)', () => before.countFailedJobs(pool, { task: 'send-slip-email', errorKind: 'permanent', fromDay: '2026-01-01' }), () => now.countFailedJobs(pool, { task: 'send-slip-email', errorKind: 'permanent', fromDay: '2026-01-01' })),
-    await compare('failed facets', () => before.failedFacets(pool), () => now.failedFacets(pool)),
-    await compare('failed job detail', () => before.failedJobDetail(pool, job!.id), () => now.failedJobDetail(pool, job!.id)),
-    await compare('employee detail', () => before.employeeDetail(pool, hr, emp!.id), () => now.employeeDetail(pool, hr, emp!.id)),
-    await compare('employee in company', () => before.assertEmployeeInCompany(pool, hr, emp!.id), () => now.assertEmployeeInCompany(pool, hr, emp!.id)),
-    await compare('run for approval', () => before.runForApproval(pool, companyId, runId), () => now.runForApproval(pool, companyId, runId)),
+    await compare('failed jobs list (no filter)', () => before.listFailedJobs(pool, {}, page), () => candidate.listFailedJobs(pool, {}, page)),
+    await compare('failed jobs list (company, code, q)', () => before.listFailedJobs(pool, { companyId, errorCode: 'invalid_recipient', q: 'mailbox' }, page), () => candidate.listFailedJobs(pool, { companyId, errorCode: 'invalid_recipient', q: 'mailbox' }, page)),
+    await compare('failed jobs count (task, kind, day)', () => before.countFailedJobs(pool, { task: 'send-slip-email', errorKind: 'permanent', fromDay: '2026-01-01' }), () => candidate.countFailedJobs(pool, { task: 'send-slip-email', errorKind: 'permanent', fromDay: '2026-01-01' })),
+    await compare('failed facets', () => before.failedFacets(pool), () => candidate.failedFacets(pool)),
+    await compare('failed job detail', () => before.failedJobDetail(pool, job!.id), () => candidate.failedJobDetail(pool, job!.id)),
+    await compare('employee detail', () => before.employeeDetail(pool, hr, emp!.id), () => candidate.employeeDetail(pool, hr, emp!.id)),
+    await compare('employee in company', () => before.assertEmployeeInCompany(pool, hr, emp!.id), () => candidate.assertEmployeeInCompany(pool, hr, emp!.id)),
+    await compare('run for approval', () => before.runForApproval(pool, companyId, runId), () => candidate.runForApproval(pool, companyId, runId)),
     await compare('schedules', () => before.listSchedules(pool), () => now.listSchedules(pool)),
   ];
   const load = loadavg().map((n) => +n.toFixed(1));

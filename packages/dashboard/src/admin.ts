@@ -1,5 +1,5 @@
-import { prismaFor, type Prisma } from '@beton/db/client';
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, FAILED_JOBS, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, writeAudit, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs/client';
+import { prismaFor } from '@beton/db/client';
+import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, writeAudit, jobDefinitions, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql, supersededJobs, type BetonJobs, type JobClient } from '@beton/jobs/client';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { attemptLabel } from '@beton/payroll/slip-attempts';
 import { AppError, notFound } from './errors.ts';
@@ -36,23 +36,29 @@ function bound(a: Date | undefined, b: Date | undefined, pick: (x: number, y: nu
   return new Date(pick(a.getTime(), b.getTime()));
 }
 
-/** The failed-jobs filter as a Prisma `where`: the one definition list, count, retry-all and discard-all use. */
-function failedJobWhere(f: FailedFilter, view: FailedView = 'failed'): Prisma.JobWhereInput {
+/**
+ * The WHERE clause of the DLQ filter, shared by list, count, retry-all and discard-all.
+ * SQL, not Prisma Client: the failed-jobs list, count, facets and detail measured slower on
+ * Prisma (bench:prisma, December 3 2026, interleaved in one process: p50 ×1.2–2.4, README
+ * "Prisma Client or SQL"), and retry-all / discard-all lock the same rows in their transaction.
+ * The Prisma versions are in bench/prisma-candidates.ts for the next measurement.
+ */
+function failedWhere(f: FailedFilter, first = 1, view: FailedView = 'failed'): { sql: string; params: unknown[] } {
   const from = bound(f.from, f.fromDay ? dayStart(f.fromDay, CONSOLE_TIME_ZONE) : undefined, Math.max);
   const to = bound(f.to, f.toDay ? dayStart(f.toDay, CONSOLE_TIME_ZONE, 1) : undefined, Math.min);
-  const q = f.q?.trim();
+  const q = f.q?.trim() ? `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const params: unknown[] = [f.companyId ?? null, f.task ?? null, f.errorCode ?? null, from, to, q, f.errorKind ?? null];
+  const p = (i: number) => `$${first + i}`;
   return {
-    AND: [
-      view === 'failed' ? FAILED_JOBS : { status: 'superseded' },
-      {
-        companyId: f.companyId,
-        taskName: f.task,
-        lastErrorCode: f.errorCode,
-        lastErrorKind: f.errorKind,
-        finishedAt: from || to ? { gte: from ?? undefined, lt: to ?? undefined } : undefined,
-        lastError: q ? { contains: q, mode: 'insensitive' } : undefined,
-      },
-    ],
+    sql: `${view === 'failed' ? failedJobsWhere('j') : `j.status = 'superseded'`}
+      and (${p(0)}::uuid is null or j.company_id = ${p(0)})
+      and (${p(1)}::text is null or j.task_name = ${p(1)})
+      and (${p(2)}::text is null or j.last_error_code = ${p(2)})
+      and (${p(3)}::timestamptz is null or j.finished_at >= ${p(3)})
+      and (${p(4)}::timestamptz is null or j.finished_at < ${p(4)})
+      and (${p(5)}::text is null or j.last_error ilike ${p(5)})
+      and (${p(6)}::text is null or j.last_error_kind::text = ${p(6)})`,
+    params,
   };
 }
 
@@ -63,51 +69,40 @@ export interface FailedJobRow {
   supersededBy: { key: string; label: string } | null;
 }
 
-function supersededLink(key: string | null): { key: string; label: string } | null {
-  return key ? { key, label: attemptLabel(key) } : null;
-}
-
 export async function listFailedJobs(pool: Pool, filter: FailedFilter, page: { limit: number; offset: number; view?: FailedView }): Promise<{ rows: FailedJobRow[]; total: number }> {
-  const db = prismaFor(pool);
-  const where = failedJobWhere(filter, page.view ?? 'failed');
-  const [list, total] = await Promise.all([
-    db.job.findMany({
-      where,
-      select: { id: true, taskName: true, queue: true, companyId: true, employeeId: true, attempts: true, lastErrorCode: true, lastErrorKind: true, lastError: true, finishedAt: true, supersededBy: true },
-      orderBy: [{ finishedAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
-      take: page.limit,
-      skip: page.offset,
-    }),
-    db.job.count({ where }),
+  const view = page.view ?? 'failed';
+  const w = failedWhere(filter, 3, view);
+  const [list, count] = await Promise.all([
+    pool.query<{ id: number; task_name: string; queue: string; company_id: string | null; company_name: string | null; employee_id: number | null; attempts: number; last_error_code: string | null; last_error_kind: string | null; last_error: string | null; finished_at: Date | null; superseded_by: string | null }>(
+      `select j.id, j.task_name, j.queue, j.company_id, c.name as company_name, j.employee_id, j.attempts, j.last_error_code, j.last_error_kind, j.last_error, j.finished_at, j.superseded_by
+       from jobs j left join companies c on c.id = j.company_id where ${w.sql} order by j.finished_at desc nulls last, j.id desc limit $1 offset $2`,
+      [page.limit, page.offset, ...w.params]),
+    view === 'failed' ? countFailedJobs(pool, filter) : pool.query<{ n: number }>(`select count(*)::int as n from jobs j where ${failedWhere(filter, 1, view).sql}`, w.params).then((r) => r.rows[0]?.n ?? 0),
   ]);
-  // Jobs carry no foreign key to companies (the fan-out's inserts): the page's names in one lookup.
-  const companyIds = [...new Set(list.flatMap((j) => (j.companyId ? [j.companyId] : [])))];
-  const names = new Map(companyIds.length ? (await db.company.findMany({ where: { id: { in: companyIds } }, select: { id: true, name: true } })).map((c) => [c.id, c.name]) : []);
   return {
-    total,
-    rows: list.map(({ id, supersededBy, companyId, ...j }) => ({
-      ...j, id: Number(id), companyId, companyName: companyId ? (names.get(companyId) ?? null) : null, supersededBy: supersededLink(supersededBy),
+    total: count,
+    rows: list.rows.map((r) => ({
+      id: r.id, taskName: r.task_name, queue: r.queue, companyId: r.company_id, companyName: r.company_name, employeeId: r.employee_id,
+      attempts: r.attempts, lastErrorCode: r.last_error_code, lastErrorKind: r.last_error_kind, lastError: r.last_error, finishedAt: r.finished_at,
+      supersededBy: r.superseded_by ? { key: r.superseded_by, label: attemptLabel(r.superseded_by) } : null,
     })),
   };
 }
 
 export async function countFailedJobs(pool: Pool, filter: FailedFilter): Promise<number> {
-  return prismaFor(pool).job.count({ where: failedJobWhere(filter) });
+  const w = failedWhere(filter);
+  const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from jobs j where ${w.sql}`, w.params);
+  return rows[0]?.n ?? 0;
 }
 
 /** Values the DLQ filters offer: error codes, tasks and companies that currently have failed jobs. */
 export async function failedFacets(pool: Pool): Promise<{ errorCodes: Array<{ code: string; n: number }>; tasks: string[]; companies: Array<{ id: string; name: string }> }> {
-  const db = prismaFor(pool);
   const [codes, tasks, companies] = await Promise.all([
-    db.job.groupBy({ by: ['lastErrorCode'], where: FAILED_JOBS, _count: { _all: true }, orderBy: { _count: { lastErrorCode: 'desc' } } }),
-    db.job.groupBy({ by: ['taskName'], where: FAILED_JOBS, orderBy: { taskName: 'asc' } }),
-    db.company.findMany({ select: { id: true, name: true }, orderBy: { name: 'asc' } }),
+    pool.query<{ code: string; n: number }>(`select last_error_code as code, count(*)::int as n from jobs where ${failedJobsWhere()} group by 1 order by 2 desc`),
+    pool.query<{ task_name: string }>(`select distinct task_name from jobs where ${failedJobsWhere()} order by 1`),
+    pool.query<{ id: string; name: string }>(`select id, name from companies order by name`),
   ]);
-  return {
-    errorCodes: codes.flatMap((c) => (c.lastErrorCode === null ? [] : [{ code: c.lastErrorCode, n: c._count._all }])),
-    tasks: tasks.map((t) => t.taskName),
-    companies,
-  };
+  return { errorCodes: codes.rows, tasks: tasks.rows.map((r) => r.task_name), companies: companies.rows };
 }
 
 /**
@@ -128,20 +123,26 @@ export function redactPayload(payload: unknown): unknown {
 
 /** One job for the admin's console: metadata, errors and attempts; the payload redacted (redactPayload). */
 export async function failedJobDetail(pool: Pool, jobId: number) {
-  const j = await prismaFor(pool).job.findUnique({
-    where: { id: jobId },
-    select: {
-      id: true, taskName: true, queue: true, status: true, payload: true, attempts: true, maxAttempts: true, idempotencyKey: true, runAt: true, finishedAt: true,
-      lastError: true, lastErrorCode: true, lastErrorKind: true, companyId: true, employeeId: true, payrollRunId: true, supersededBy: true,
-      attemptLog: {
-        select: { attempt: true, workerId: true, startedAt: true, finishedAt: true, durationMs: true, outcome: true, errorKind: true, errorCode: true, errorMessage: true, errorStack: true, retryDelayMs: true },
-        orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
-      },
-    },
-  });
+  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; payload: unknown; attempts: number; max_attempts: number; idempotency_key: string; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; last_error_kind: string | null; company_id: string | null; employee_id: number | null; payroll_run_id: string | null; superseded_by: string | null }>(
+    `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id, superseded_by from jobs where id = $1`,
+    [jobId],
+  );
+  const j = rows[0];
   if (!j) throw notFound('Job');
-  const { id, payload, supersededBy, attemptLog, ...rest } = j;
-  return { ...rest, id: Number(id), payload: redactPayload(payload), supersededBy: supersededLink(supersededBy), attemptLog };
+  const attempts = await pool.query<{ attempt: number; worker_id: string | null; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; error_kind: string | null; error_code: string | null; error_message: string | null; error_stack: string | null; retry_delay_ms: number | null }>(
+    `select attempt, worker_id, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack, retry_delay_ms from job_attempts where job_id = $1 order by started_at, id`,
+    [jobId],
+  );
+  return {
+    id: j.id, taskName: j.task_name, queue: j.queue, status: j.status, payload: redactPayload(j.payload), attempts: j.attempts, maxAttempts: j.max_attempts,
+    idempotencyKey: j.idempotency_key, runAt: j.run_at, finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
+    lastErrorKind: j.last_error_kind, companyId: j.company_id, employeeId: j.employee_id, payrollRunId: j.payroll_run_id,
+    supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
+    attemptLog: attempts.rows.map((a) => ({
+      attempt: a.attempt, workerId: a.worker_id, startedAt: a.started_at, finishedAt: a.finished_at, durationMs: a.duration_ms, outcome: a.outcome,
+      errorKind: a.error_kind, errorCode: a.error_code, errorMessage: a.error_message, errorStack: a.error_stack, retryDelayMs: a.retry_delay_ms,
+    })),
+  };
 }
 
 /**
@@ -149,12 +150,6 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
  * when the filter now matches another number, nothing is done and CONFLICT says the new count.
  */
 export type JobsTarget = { ids: number[] } | { filter: FailedFilter; expected: number };
-
-/** The ids of the failed jobs the filter matches now (retry-all and discard-all then lock them). */
-async function matchingFailedIds(pool: Pool, filter: FailedFilter): Promise<number[]> {
-  const rows = await prismaFor(pool).job.findMany({ where: failedJobWhere(filter), select: { id: true }, orderBy: { id: 'asc' } });
-  return rows.map((r) => Number(r.id));
-}
 
 function checkExpected(target: JobsTarget, matched: number): void {
   if ('filter' in target && target.expected !== matched) {
@@ -179,10 +174,9 @@ export async function retryJobs(pool: Pool, target: JobsTarget, actor: string): 
         throw new AppError('CONFLICT', `Not retried: ${reasons.join('; ')}. Its slip was already delivered; retrying would send a second one.`);
       }
     } else {
-      // The filter's matches (failedJobWhere, the one definition of the filter), then locked and
-      // checked still failed in this transaction: the jobs counted are the jobs retried.
-      const matched = await matchingFailedIds(pool, target.filter);
-      ids = (await client.query<{ id: number }>(`select j.id from jobs j where ${failedJobsWhere('j')} and j.id = any($1::bigint[]) order by j.id for update`, [matched])).rows.map((r) => r.id);
+      const w = failedWhere(target.filter);
+      // Locked: the jobs counted are the jobs retried.
+      ids = (await client.query<{ id: number }>(`select j.id from jobs j where ${w.sql} order by j.id for update`, w.params)).rows.map((r) => r.id);
     }
     checkExpected(target, ids.length);
     if (ids.length === 0) return { retried: 0 };
@@ -196,12 +190,10 @@ export async function retryJobs(pool: Pool, target: JobsTarget, actor: string): 
  * attempts; the audit log keeps who discarded what (keys and errors).
  */
 export async function discardJobs(pool: Pool, target: JobsTarget, actor: string): Promise<{ discarded: number }> {
-  // "All matching": the filter's matches (failedJobWhere), deleted only if still failed.
-  const ids = 'ids' in target ? target.ids : await matchingFailedIds(pool, target.filter);
-  const only = 'ids' in target ? `j.status = 'failed'` : failedJobsWhere('j');
+  const w = 'ids' in target ? { sql: `j.status = 'failed' and j.id = any($1::bigint[])`, params: [target.ids] as unknown[] } : failedWhere(target.filter);
   return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: number; idempotency_key: string; last_error_code: string | null }>(
-      `delete from jobs j where ${only} and j.id = any($1::bigint[]) returning j.id, j.idempotency_key, j.last_error_code`, [ids],
+      `delete from jobs j where ${w.sql} returning j.id, j.idempotency_key, j.last_error_code`, w.params,
     );
     checkExpected(target, rows.length); // throwing rolls the delete back
     if (rows.length) {
@@ -351,7 +343,10 @@ export interface ScheduleView {
   lastRun: Date | null;
 }
 
-/** Every company's payroll schedule and the built-in recurring jobs, with next due times and last run. */
+/**
+ * Every company's payroll schedule and the built-in recurring jobs, with next due times and last run.
+ * Prisma Client: within the machine's noise of the SQL it replaced (bench:prisma, p50 ×1.23).
+ */
 export async function listSchedules(pool: Pool, now = new Date()): Promise<ScheduleView[]> {
   const db = prismaFor(pool);
   const [companies, last, running] = await Promise.all([

@@ -1,4 +1,3 @@
-import { prismaFor, type Prisma } from '@beton/db/client';
 import { renderSlip, sendReminderEmail, sendSlipEmail } from '@beton/jobs/client';
 import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql } from '@beton/jobs/job-sets';
 import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
@@ -210,32 +209,28 @@ interface RunRow {
   employee_count: number; time_zone: string; deadline: string;
 }
 
+// The run lookups stay SQL: Prisma Client made the same one-row lookup ×2.9 slower (bench:prisma,
+// 0.3 → 0.9 ms p50) and HR's progress read has a 20 ms budget.
 const RUN_COLUMNS = `r.id, r.month, r.status, r.started_at, r.completed_at, r.approved_at, r.approved_by, r.employee_count, c.time_zone, c.deadline`;
-
-/** A run and its company's zone and deadline, as Prisma Client reads them (the run lookups of HR's pages). */
-const RUN_SELECT = {
-  id: true, month: true, status: true, startedAt: true, completedAt: true, approvedAt: true, approvedBy: true, employeeCount: true,
-  company: { select: { timeZone: true, deadline: true } },
-} as const satisfies Prisma.PayrollRunSelect;
-
-function runRow(r: Prisma.PayrollRunGetPayload<{ select: typeof RUN_SELECT }>): RunRow {
-  return {
-    id: r.id, month: r.month, status: r.status, started_at: r.startedAt, completed_at: r.completedAt, approved_at: r.approvedAt, approved_by: r.approvedBy,
-    employee_count: r.employeeCount, time_zone: r.company.timeZone, deadline: r.company.deadline,
-  };
-}
 
 /** Progress of every payroll run of one company (newest first). HR-scoped: `companyId` is the session's. */
 export async function listRunProgress(pool: Pool, companyId: string, options: { limit?: number; now?: Date } = {}): Promise<RunProgress[]> {
-  const runs = await prismaFor(pool).payrollRun.findMany({ where: { companyId }, select: RUN_SELECT, orderBy: { month: 'desc' }, take: options.limit ?? 12 });
-  return progressOf(pool, companyId, runs.map(runRow), options.now ?? new Date());
+  const { rows } = await pool.query<RunRow>(
+    `select ${RUN_COLUMNS} from payroll_runs r join companies c on c.id = r.company_id
+     where r.company_id = $1 order by r.month desc limit $2`,
+    [companyId, options.limit ?? 12],
+  );
+  return progressOf(pool, companyId, rows, options.now ?? new Date());
 }
 
 /** One run's progress; a run of another company is NOT_FOUND. */
 export async function runProgress(pool: Pool, companyId: string, runId: string, now = new Date()): Promise<RunProgress> {
-  const run = await prismaFor(pool).payrollRun.findFirst({ where: { companyId, id: runId }, select: RUN_SELECT });
-  if (!run) throw notFound('Payroll run');
-  return (await progressOf(pool, companyId, [runRow(run)], now))[0]!;
+  const { rows } = await pool.query<RunRow>(
+    `select ${RUN_COLUMNS} from payroll_runs r join companies c on c.id = r.company_id where r.company_id = $1 and r.id = $2`,
+    [companyId, runId],
+  );
+  if (!rows[0]) throw notFound('Payroll run');
+  return (await progressOf(pool, companyId, rows, now))[0]!;
 }
 
 /** Sent slips per second over the window, measured from `since` if later than the window's start; null when too short. */
@@ -400,9 +395,11 @@ export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array
 
 /** Guards the approve action: the run must belong to the company. Returns its month. */
 export async function runForApproval(pool: Pool, companyId: string, runId: string): Promise<{ month: string; approvedAt: Date | null }> {
-  const run = await prismaFor(pool).payrollRun.findFirst({ where: { companyId, id: runId }, select: { month: true, approvedAt: true } });
-  if (!run) throw notFound('Payroll run');
-  return run;
+  const { rows } = await pool.query<{ month: string; approved_at: Date | null }>(
+    `select month, approved_at from payroll_runs where company_id = $1 and id = $2`, [companyId, runId],
+  );
+  if (!rows[0]) throw notFound('Payroll run');
+  return { month: rows[0].month, approvedAt: rows[0].approved_at };
 }
 
 export { AppError };
