@@ -35,11 +35,10 @@ const pool = createPool({ url, max: 4 });
 try {
   await migrateDatabase(url);
   const { companyId, runId } = await seedOneRun(pool, SLIPS);
-  const company = { id: companyId };
   const { rows: [big] } = await pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from employees group by 1 order by 2 desc limit 1`);
   console.log(`${SLIPS.toLocaleString('en-US')} slips, ${(SLIPS * 2).toLocaleString('en-US')} jobs in one run; biggest company ${big!.n} employees`);
-  const p50 = await time('runProgress (one run)', 30, () => runProgress(pool, company!.id, runId));
-  await time('listRunProgress (company runs page)', 30, () => listRunProgress(pool, company!.id));
+  const p50 = await time('runProgress (one run)', 30, () => runProgress(pool, companyId, runId));
+  await time('listRunProgress (company runs page)', 30, () => listRunProgress(pool, companyId));
   await time('listEmployees page 1', 20, () => listEmployees(pool, big!.company_id, { month: '2026-11', limit: 25, offset: 0 }));
   await time('listEmployees search "rahman"', 20, () => listEmployees(pool, big!.company_id, { month: '2026-11', search: 'rahman', limit: 25, offset: 0 }));
   await time('listEmployees status=failed', 10, () => listEmployees(pool, big!.company_id, { month: '2026-11', status: 'failed', limit: 25, offset: 0 }));
