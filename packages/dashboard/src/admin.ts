@@ -1,10 +1,11 @@
+import { prismaFor } from '@beton/db/client';
 import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, writeAudit, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql, supersededJobs, type JobClient } from '@beton/jobs/client';
 import { jobDefinitions, type BetonJobs } from './job-registry.ts';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { attemptLabel } from '@beton/payroll/slip-attempts';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
-import { emptyCounts, type ErrorKind, type Pool, type StatusCounts } from './types.ts';
+import { emptyCounts, type ErrorKind, type JobStatus, type Pool, type StatusCounts } from './types.ts';
 
 export interface FailedFilter {
   companyId?: string | undefined;
@@ -36,7 +37,13 @@ function bound(a: Date | undefined, b: Date | undefined, pick: (x: number, y: nu
   return new Date(pick(a.getTime(), b.getTime()));
 }
 
-/** The WHERE clause of the DLQ filter, shared by list, count, retry-all and discard-all. */
+/**
+ * The WHERE clause of the DLQ filter, shared by list, count, retry-all and discard-all.
+ * SQL, not Prisma Client: the failed-jobs list, count, facets and detail measured slower on
+ * Prisma (bench:prisma, December 3 2026, interleaved in one process: p50 ×1.2–2.4, README
+ * "Prisma Client or SQL"), and retry-all / discard-all lock the same rows in their transaction.
+ * The Prisma versions are in bench/prisma-candidates.ts for the next measurement.
+ */
 function failedWhere(f: FailedFilter, first = 1, view: FailedView = 'failed'): { sql: string; params: unknown[] } {
   const from = bound(f.from, f.fromDay ? dayStart(f.fromDay, CONSOLE_TIME_ZONE) : undefined, Math.max);
   const to = bound(f.to, f.toDay ? dayStart(f.toDay, CONSOLE_TIME_ZONE, 1) : undefined, Math.min);
@@ -337,14 +344,18 @@ export interface ScheduleView {
   lastRun: Date | null;
 }
 
-/** Every company's payroll schedule and the built-in recurring jobs, with next due times and last run. */
+/**
+ * Every company's payroll schedule and the built-in recurring jobs, with next due times and last run.
+ * Prisma Client: within the machine's noise of the SQL it replaced (bench:prisma, p50 ×1.23).
+ */
 export async function listSchedules(pool: Pool, now = new Date()): Promise<ScheduleView[]> {
+  const db = prismaFor(pool);
   const [companies, last, running] = await Promise.all([
-    pool.query<{ id: string; name: string; payroll_schedule: string; time_zone: string }>(`select id, name, payroll_schedule, time_zone from companies order by name`),
-    pool.query<{ schedule_id: string; due_at: Date }>(`select schedule_id, max(due_at) as due_at from schedule_runs group by schedule_id`),
+    db.company.findMany({ select: { id: true, name: true, payrollSchedule: true, timeZone: true }, orderBy: { name: 'asc' } }),
+    db.scheduleRun.groupBy({ by: ['scheduleId'], _max: { dueAt: true } }),
     runningScheduleCrons(pool),
   ]);
-  const lastOf = new Map(last.rows.map((r) => [r.schedule_id, r.due_at]));
+  const lastOf = new Map(last.map((r) => [r.scheduleId, r._max.dueAt]));
   const safeNext = (cron: string, tz: string) => { try { return nextDueTimes(cron, tz, 3, now); } catch { return []; } };
   const builtin: ScheduleView[] = definitionSchedules(jobDefinitions).map((s) => {
     const cron = running.crons[s.id] ?? s.cron;
@@ -353,12 +364,15 @@ export async function listSchedules(pool: Pool, now = new Date()): Promise<Sched
       next: safeNext(cron, s.timeZone), lastRun: lastOf.get(s.id) ?? null,
     };
   });
-  const payroll: ScheduleView[] = companies.rows.map((c) => ({
-    id: `payroll:${c.id}`, kind: 'payroll', label: `Payroll · ${c.name}`, cron: c.payroll_schedule, cronFrom: null, timeZone: c.time_zone, job: 'payroll-fanout',
-    next: safeNext(c.payroll_schedule, c.time_zone), lastRun: lastOf.get(`payroll:${c.id}`) ?? null,
+  const payroll: ScheduleView[] = companies.map((c) => ({
+    id: `payroll:${c.id}`, kind: 'payroll', label: `Payroll · ${c.name}`, cron: c.payrollSchedule, cronFrom: null, timeZone: c.timeZone, job: 'payroll-fanout',
+    next: safeNext(c.payrollSchedule, c.timeZone), lastRun: lastOf.get(`payroll:${c.id}`) ?? null,
   }));
   return [...builtin, ...payroll];
 }
+
+/** A company id as `id::text` prints it (lower case): anything else names no company. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * "Run now" on the schedules page: enqueue the schedule's job at once, audited. A company's
@@ -375,11 +389,10 @@ export async function runScheduleNow(
   let job: { id: number; created: boolean };
   if (scheduleId.startsWith('payroll:')) {
     const companyId = scheduleId.slice('payroll:'.length);
-    const { rows } = await pool.query<{ time_zone: string }>(
-      `select time_zone from companies where id::text = $1`, [companyId],
-    );
-    if (!rows[0]) throw notFound('Schedule');
-    job = await jobs.enqueue('payroll-fanout', { companyId, month: payrollMonthFor(now, rows[0].time_zone) });
+    // Not a uuid: no such company (a uuid column refuses the comparison).
+    const company = UUID.test(companyId) ? await prismaFor(pool).company.findUnique({ where: { id: companyId }, select: { timeZone: true } }) : null;
+    if (!company) throw notFound('Schedule');
+    job = await jobs.enqueue('payroll-fanout', { companyId, month: payrollMonthFor(now, company.timeZone) });
   } else {
     const entry = definitionSchedules(jobDefinitions).find((s) => s.id === scheduleId);
     if (!entry) throw notFound('Schedule');
@@ -387,4 +400,32 @@ export async function runScheduleNow(
   }
   await writeAudit(pool, actor, 'run-schedule-now', { scheduleId, jobId: job.id, created: job.created });
   return { jobId: job.id, created: job.created };
+}
+
+/** A job in the CLI's `jobs list`. */
+export interface JobListRow {
+  id: number; task: string; queue: string; status: JobStatus; attempts: number; maxAttempts: number;
+  errorCode: string | null; lastError: string | null; updatedAt: Date;
+}
+
+/** Jobs in one status (optionally of one queue), last changed first, with how many there are in all. */
+export async function listJobsInStatus(pool: Pool, filter: { status: JobStatus; queue?: string | undefined; limit: number }): Promise<{ rows: JobListRow[]; total: number }> {
+  const db = prismaFor(pool);
+  const where = { status: filter.status, queue: filter.queue };
+  const [rows, total] = await Promise.all([
+    db.job.findMany({
+      where,
+      select: { id: true, taskName: true, queue: true, status: true, attempts: true, maxAttempts: true, lastErrorCode: true, lastError: true, updatedAt: true },
+      orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+      take: filter.limit,
+    }),
+    db.job.count({ where }),
+  ]);
+  return {
+    total,
+    rows: rows.map((j) => ({
+      id: Number(j.id), task: j.taskName, queue: j.queue, status: j.status, attempts: j.attempts, maxAttempts: j.maxAttempts,
+      errorCode: j.lastErrorCode, lastError: j.lastError, updatedAt: j.updatedAt,
+    })),
+  };
 }

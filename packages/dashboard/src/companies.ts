@@ -8,6 +8,7 @@ import { nextDueTimes } from '@beton/jobs/schedules';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
 import type { Pool } from './types.ts';
+import { prismaFor } from '@beton/db/client';
 
 const DEFAULTS = { timeZone: 'Asia/Dhaka', payrollSchedule: '0 2 1 * *', deadline: '09:00' } as const;
 
@@ -110,4 +111,21 @@ export async function setProtectSlips(pool: Pool, companyId: string, protectSlip
 /** Employees who cannot get a protected slip (no date of birth): the settings page warns about them. */
 export async function employeesWithoutDateOfBirth(pool: Pool, companyId: string): Promise<number> {
   return (await pool.query<{ n: number }>(`select count(*)::int as n from employees where company_id = $1 and date_of_birth is null`, [companyId])).rows[0]?.n ?? 0;
+}
+
+const COMPANY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How many companies there are (the CLI's payroll refuses an empty database). */
+export async function countCompanies(pool: Pool): Promise<number> {
+  return prismaFor(pool).company.count();
+}
+
+/** A company by its id (a uuid) or its exact name; null when none, or several, have that name. */
+export async function findCompany(pool: Pool, idOrName: string): Promise<{ id: string; name: string } | null> {
+  const rows = await prismaFor(pool).company.findMany({
+    where: COMPANY_ID.test(idOrName) ? { id: idOrName } : { name: idOrName },
+    select: { id: true, name: true },
+    take: 2,
+  });
+  return rows.length === 1 ? rows[0]! : null;
 }

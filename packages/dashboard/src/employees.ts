@@ -152,7 +152,10 @@ export interface EmployeeDetail {
   }>;
 }
 
-/** An employee of the company with slip history per month and every attempt; another company's id is NOT_FOUND. */
+/**
+ * An employee of the company with slip history per month and every attempt; another company's id is NOT_FOUND.
+ * SQL, not Prisma Client: measured ×1.7 slower on Prisma (bench:prisma; bench/prisma-candidates.ts).
+ */
 export async function employeeDetail(pool: Pool, companyId: string, employeeId: number): Promise<EmployeeDetail> {
   const emp = await pool.query<{ id: number; code: string; name_latin: string; name_bengali: string; email: string }>(
     `select id, code, name_latin, name_bengali, email from employees where company_id = $1 and id = $2`, [companyId, employeeId],
@@ -202,7 +205,11 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
 
 export const employeeEmail = z.string().trim().toLowerCase().pipe(z.email('Not a valid email address'));
 
-/** HR fixes an address: validated (a bad one is a field error and nothing is saved), scoped, audited. */
+/**
+ * HR fixes an address: validated (a bad one is a field error and nothing is saved), scoped, audited.
+ * SQL, not Prisma Client: it reads the old address under the row's lock and writes the audit
+ * entry (writeAudit, the one audit helper) in the same pg transaction.
+ */
 export async function updateEmployeeEmail(pool: Pool, companyId: string, employeeId: number, email: string, actor: string): Promise<{ email: string }> {
   const parsed = employeeEmail.safeParse(email);
   if (!parsed.success) throw new AppError('INVALID_INPUT', 'Not a valid email address', { email: parsed.error.issues[0]?.message ?? 'Not a valid email address' });
@@ -218,7 +225,7 @@ export async function updateEmployeeEmail(pool: Pool, companyId: string, employe
   });
 }
 
-/** Throws NOT_FOUND unless the employee belongs to the company. */
+/** Throws NOT_FOUND unless the employee belongs to the company. SQL: a 0.3 ms lookup that Prisma Client made 2 ms (bench:prisma). */
 export async function assertEmployeeInCompany(pool: Pool, companyId: string, employeeId: number): Promise<void> {
   const { rowCount } = await pool.query(`select 1 from employees where company_id = $1 and id = $2`, [companyId, employeeId]);
   if (!rowCount) throw notFound('Employee');
@@ -232,6 +239,19 @@ export async function slipPdf(pool: Pool, companyId: string | null, slipId: numb
   );
   const r = rows[0];
   return r ? { pdf: r.pdf, filename: `slip-${r.month}-${r.code}.pdf` } : null;
+}
+
+/**
+ * An operator reads one slip (`beton slips export`): audited with the reason before the bytes
+ * are handed over (README "Least privilege"). Null: no such slip.
+ */
+export async function exportSlip(pool: Pool, slipId: number, actor: string, reason: string): Promise<{ pdf: Buffer; month: string; employeeId: number } | null> {
+  const { rows } = await pool.query<{ pdf: Buffer; month: string; employee_id: number; company_id: string }>(
+    `select s.pdf, s.month, s.employee_id, e.company_id from slips s join employees e on e.id = s.employee_id where s.id = $1`, [slipId]);
+  const row = rows[0];
+  if (!row) return null;
+  await writeAudit(pool, actor, 'export-slip', { slipId, employeeId: row.employee_id, companyId: row.company_id, month: row.month, reason });
+  return { pdf: row.pdf, month: row.month, employeeId: row.employee_id };
 }
 
 /**

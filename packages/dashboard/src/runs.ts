@@ -233,6 +233,8 @@ interface RunRow {
   employee_count: number; time_zone: string; deadline: string;
 }
 
+// The run lookups stay SQL: Prisma Client made the same one-row lookup ×2.9 slower (bench:prisma,
+// 0.3 → 0.9 ms p50) and HR's progress read has a 20 ms budget.
 const RUN_COLUMNS = `r.id, r.month, r.status, r.started_at, r.completed_at, r.approved_at, r.approved_by, r.employee_count, c.time_zone, c.deadline`;
 
 /** Progress of every payroll run of one company (newest first). HR-scoped: `companyId` is the session's. */

@@ -84,3 +84,6 @@ export function strandedWaitingFrom(thresholdMs: string): string {
 export function wakeupMissingCondition(thresholdMs: string): string {
   return `j.status in ('queued', 'retrying') and j.run_at < ${ago(thresholdMs)} and ${currentWakeupMissingSql('j')}`;
 }
+
+/** failedJobsWhere as a Prisma Client `where` on Job (the same set: the DLQ). */
+export const FAILED_JOBS = { status: 'failed', lastErrorCode: { not: null } } as const;

@@ -10,13 +10,14 @@ import {
   ensureDatabase,
   maskUrl,
   migrateDatabase,
+  migrationsApplied,
   repoRoot,
   withDatabase,
   type Pool,
 } from '@beton/db';
 import { migrateQueue } from '@beton/jobs';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { CliError } from './args.ts';
 
@@ -49,21 +50,6 @@ function runningEmbeddedPort(): number | undefined {
   }
   const n = Number(port);
   return Number.isInteger(n) && n > 0 ? n : undefined;
-}
-
-/** True when every committed Prisma migration is recorded as applied (skips a ~2 s `prisma migrate deploy`). */
-async function migrationsApplied(pool: Pool): Promise<boolean> {
-  const dir = path.join(repoRoot, 'prisma/migrations');
-  const wanted = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-  try {
-    const { rows } = await pool.query<{ migration_name: string }>(
-      `select migration_name from _prisma_migrations where finished_at is not null and rolled_back_at is null`,
-    );
-    const applied = new Set(rows.map((r) => r.migration_name));
-    return wanted.every((m) => applied.has(m));
-  } catch {
-    return false; // no _prisma_migrations table yet: a fresh database
-  }
 }
 
 /**

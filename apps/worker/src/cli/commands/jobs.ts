@@ -1,4 +1,5 @@
 import { JOB_STATUSES, queueStats, retryFailedJobs, supersededJobs, type JobStatus } from '@beton/jobs';
+import { listJobsInStatus } from '@beton/dashboard/admin';
 import { cliActor, numberFlag, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';
 import { formatTable } from '../table.ts';
@@ -48,18 +49,6 @@ Options:
   --json        one JSON array
   -h, --help    this help`;
 
-interface JobRow {
-  id: number;
-  task: string;
-  queue: string;
-  status: JobStatus;
-  attempts: number;
-  maxAttempts: number;
-  errorCode: string | null;
-  lastError: string | null;
-  updatedAt: Date;
-}
-
 export const jobsList: Command = {
   path: ['jobs', 'list'],
   summary: 'jobs in a status (default: failed) with their last error',
@@ -70,18 +59,7 @@ export const jobsList: Command = {
     const status = (values.status ?? 'failed') as JobStatus;
     if (!JOB_STATUSES.includes(status)) throw new UsageError(`--status must be one of ${JOB_STATUSES.join(', ')}, got "${values.status}"`);
     const limit = numberFlag(values.limit, 'limit', 50, { integer: true, min: 1, max: 100_000 });
-    const { rows, total } = await usingDatabase(async (db) => {
-      const params = [status, values.queue ?? null];
-      const where = `status = $1::"JobStatus" and ($2::text is null or queue = $2)`;
-      const list = await db.pool.query<JobRow>(
-        `select id, task_name as task, queue, status, attempts, max_attempts as "maxAttempts", last_error_code as "errorCode",
-                last_error as "lastError", updated_at as "updatedAt"
-         from jobs where ${where} order by updated_at desc, id desc limit $3`,
-        [...params, limit],
-      );
-      const count = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where ${where}`, params);
-      return { rows: list.rows, total: count.rows[0]?.n ?? 0 };
-    }, io.err);
+    const { rows, total } = await usingDatabase((db) => listJobsInStatus(db.pool, { status, queue: values.queue, limit }), io.err);
     if (values.json) {
       io.out(JSON.stringify(rows));
       return 0;

@@ -1,3 +1,4 @@
+import { countCompanies, findCompany } from '@beton/dashboard/companies';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient, PostgresLock } from '@beton/jobs';
 import { assertMonth, CompanyNotFoundError, InvalidMonthError, runPayroll } from '@beton/payroll';
@@ -38,11 +39,11 @@ export const payrollRun: Command = {
     const parallel = numberFlag(values.parallel, 'parallel', 4, { integer: true, min: 1, max: 32 });
     const month = values.month;
     const summary = await usingDatabase(async (db) => {
-      const companies = (await db.pool.query<{ n: number }>('select count(*)::int as n from companies')).rows[0]?.n ?? 0;
+      const companies = await countCompanies(db.pool);
       if (companies === 0) throw new CliError('No companies in the database: run `npm run seed` first.');
       let target = `${companies} companies`;
       if (values.company) {
-        const company = (await db.pool.query<{ name: string }>('select name from companies where id = $1', [values.company])).rows[0];
+        const company = await findCompany(db.pool, values.company);
         if (!company) throw new CliError(new CompanyNotFoundError(values.company).message);
         target = `${company.name} (${values.company})`;
       }

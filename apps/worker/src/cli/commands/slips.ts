@@ -1,4 +1,4 @@
-import { writeAudit } from '@beton/db';
+import { exportSlip } from '@beton/dashboard/employees';
 import { writeFileSync } from 'node:fs';
 import { CliError, cliActor, numberFlag, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';
@@ -29,11 +29,8 @@ export const slipsExport: Command = {
     if (reason.length < 10) throw new UsageError('--reason is required: say why the slip is read (10+ characters), e.g. --reason "ticket 4711: employee disputes net pay"', help);
     if (!values.out) throw new UsageError('--out is required', help);
     const found = await usingDatabase(async (db) => {
-      const { rows } = await db.pool.query<{ pdf: Buffer; month: string; employee_id: number; company_id: string }>(
-        `select s.pdf, s.month, s.employee_id, e.company_id from slips s join employees e on e.id = s.employee_id where s.id = $1`, [slip]);
-      const row = rows[0];
+      const row = await exportSlip(db.pool, slip, cliActor(), reason);
       if (!row) throw new CliError(`No slip with id ${slip}`);
-      await writeAudit(db.pool, cliActor(), 'export-slip', { slipId: slip, employeeId: row.employee_id, companyId: row.company_id, month: row.month, reason });
       return row;
     }, io.err);
     try {
@@ -41,7 +38,7 @@ export const slipsExport: Command = {
     } catch (error) {
       throw new CliError(`Could not write ${values.out}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (error as Error).message}`);
     }
-    io.out(`Wrote slip ${slip} (employee ${found.employee_id}, ${found.month}) to ${values.out}; recorded in the audit log.`);
+    io.out(`Wrote slip ${slip} (employee ${found.employeeId}, ${found.month}) to ${values.out}; recorded in the audit log.`);
     return 0;
   },
 };

@@ -1,3 +1,4 @@
+import { findCompany } from '@beton/dashboard/companies';
 import { createUser, listUsers, UserInputError } from '@beton/db';
 import { CliError, cliActor, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';
@@ -34,10 +35,8 @@ export const usersCreate: Command = {
     const created = await usingDatabase(async (db) => {
       let company: { id: string; name: string } | undefined;
       if (values.company) {
-        const { rows } = await db.pool.query<{ id: string; name: string }>(
-          `select id, name from companies where ${UUID.test(values.company) ? 'id = $1::uuid' : 'name = $1'}`, [values.company]);
-        if (rows.length !== 1) throw new CliError(`No company ${UUID.test(values.company) ? 'with id' : 'named'} "${values.company}"`);
-        company = rows[0]!;
+        company = (await findCompany(db.pool, values.company)) ?? undefined;
+        if (!company) throw new CliError(`No company ${UUID.test(values.company) ? 'with id' : 'named'} "${values.company}"`);
       }
       const name = values.name ?? (company ? `HR, ${company.name}` : 'Platform admin');
       try {
