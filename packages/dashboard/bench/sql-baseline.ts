@@ -5,7 +5,8 @@
 import { attemptLabel } from '@beton/payroll/slip-attempts';
 import { MONTH_PATTERN } from '@beton/db/month';
 import { slipDelivery } from '@beton/payroll/slip-attempts';
-import { definitionSchedules, failedJobsWhere, jobDefinitions, nextDueTimes, runningScheduleCrons } from '@beton/jobs/client';
+import { definitionSchedules, failedJobsWhere, nextDueTimes, runningScheduleCrons } from '@beton/jobs/client';
+import { jobDefinitions } from '../src/job-registry.ts';
 import { CONSOLE_TIME_ZONE, dayStart, notFound, redactPayload, type EmployeeDetail, type FailedFilter, type FailedJobRow, type FailedView, type Pool, type ScheduleView } from '../src/index.ts';
 
 /** The later of two optional instants (both bounds apply). */
