@@ -30,10 +30,37 @@ function publicKey() {
 }
 
 
+/**
+ * A refused batch is counted before it is answered; when the database is unreachable for a
+ * moment (a terminated connection, a restart), the answer goes out at once and the count is
+ * retried in the background for up to COUNT_RETRY_MS, so a refusal during a fault still counts.
+ */
+const COUNT_RETRY_MS = 30_000;
+async function countRefusal(pool: ReturnType<typeof db>, outcome: WebhookOutcome): Promise<void> {
+  const until = Date.now() + COUNT_RETRY_MS;
+  const once = () => countWebhook(pool, { [outcome]: 1 });
+  try {
+    await once();
+  } catch {
+    void (async () => {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        try {
+          return await once();
+        } catch (error) {
+          if (Date.now() < until) continue;
+          console.error(`webhook: a refusal (${outcome}) could not be counted: ${error instanceof Error ? error.message : String(error)}`);
+          return;
+        }
+      }
+    })();
+  }
+}
+
 export async function POST(req: Request): Promise<Response> {
   const pool = db();
   const refuse = async (status: number, outcome: WebhookOutcome, message: string) => {
-    await countWebhook(pool, { [outcome]: 1 }).catch(() => {});
+    await countRefusal(pool, outcome);
     return Response.json({ error: message }, { status });
   };
   try {
