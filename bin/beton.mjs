@@ -30,7 +30,9 @@ let manifest;
 try {
   manifest = JSON.parse(readFileSync(path.join(dist, 'manifest.json'), 'utf8'));
 } catch (error) {
-  refuse(error?.code === 'ENOENT' ? 'Beton is not built (dist/manifest.json is missing)' : 'the build in dist/ is incomplete (dist/manifest.json is unreadable)');
+  refuse(
+    error?.code === 'ENOENT' ? 'Beton is not built (dist/manifest.json is missing)' : 'the build in dist/ is incomplete (dist/manifest.json is unreadable)',
+  );
 }
 const names = Object.keys(manifest.entries ?? {});
 if (!program || !names.includes(program)) {

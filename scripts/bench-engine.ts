@@ -58,7 +58,11 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, label
   }
 }
 
-interface SideResult { enqueueSeconds: number; drainSeconds: number; jobsPerSecond: number }
+interface SideResult {
+  enqueueSeconds: number;
+  drainSeconds: number;
+  jobsPerSecond: number;
+}
 
 /** Beton: enqueueMany(noop × N) then a maintenance worker until every jobs row is done. */
 async function benchEngine(url: string): Promise<SideResult> {
@@ -102,7 +106,9 @@ async function benchEngine(url: string): Promise<SideResult> {
   await pool.end(); // the backends exit: their statistics are flushed
   if (rows[0]?.n !== N) throw new Error(`engine: expected ${N} jobs done, found ${rows[0]?.n}`);
   const stats = createPool({ url, max: 1, applicationName: 'bench-engine' });
-  const { rows: upd } = await stats.query<{ upd: number; hot: number }>(`select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'jobs'`);
+  const { rows: upd } = await stats.query<{ upd: number; hot: number }>(
+    `select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'jobs'`,
+  );
   await stats.end();
   log(`  jobs rows updated ${fmt(upd[0]!.upd)} times, ${fmt((100 * upd[0]!.hot) / Math.max(1, upd[0]!.upd), 1)} % in place (HOT: no index entries written)`);
   return { enqueueSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, jobsPerSecond: N / ((t2 - t0) / 1000) };
@@ -118,7 +124,9 @@ async function benchRaw(url: string): Promise<SideResult> {
     await utils.addJobs(Array.from({ length: Math.min(5000, N - i) }, (_, k) => ({ identifier: 'bench_raw_noop', payload: { key: `raw-${i + k}` } })));
   }
   const t1 = performance.now();
-  log(`  added ${fmt(N)} raw graphile jobs in ${((t1 - t0) / 1000).toFixed(2)} s; running them (concurrency ${CONCURRENCY}, localQueue ${LOCAL_QUEUE}, batched completion)…`);
+  log(
+    `  added ${fmt(N)} raw graphile jobs in ${((t1 - t0) / 1000).toFixed(2)} s; running them (concurrency ${CONCURRENCY}, localQueue ${LOCAL_QUEUE}, batched completion)…`,
+  );
   let done = 0;
   const ticker = progress('raw', () => done, t1);
   const runner = await runGraphile({
@@ -131,11 +139,7 @@ async function benchRaw(url: string): Promise<SideResult> {
     preset: { worker: { localQueue: { size: LOCAL_QUEUE }, completeJobBatchDelay: 10, failJobBatchDelay: 10 } },
   });
   // Done = every job ran and its completion is committed (the row is gone).
-  await waitUntil(
-    async () => done >= N && (await countWakeups(pool)) === 0,
-    600_000,
-    'raw',
-  );
+  await waitUntil(async () => done >= N && (await countWakeups(pool)) === 0, 600_000, 'raw');
   const t2 = performance.now();
   clearInterval(ticker);
   await runner.stop();
@@ -171,11 +175,20 @@ async function main() {
     console.log(`Engine SQL profile (enqueue + run): ${fmt(calls)} statements = ${(calls / N).toFixed(1)} per job`);
     console.log(`${'calls'.padStart(8)} ${'per job'.padStart(7)} ${'total s'.padStart(8)} ${'mean ms'.padStart(8)}  statement`);
     for (const [sql, s] of entries.slice(0, 14)) {
-      console.log(`${fmt(s.calls).padStart(8)} ${(s.calls / N).toFixed(2).padStart(7)} ${(s.ms / 1000).toFixed(2).padStart(8)} ${(s.ms / s.calls).toFixed(2).padStart(8)}  ${sql}`);
+      console.log(
+        `${fmt(s.calls).padStart(8)} ${(s.calls / N).toFixed(2).padStart(7)} ${(s.ms / 1000).toFixed(2).padStart(8)} ${(s.ms / s.calls).toFixed(2).padStart(8)}  ${sql}`,
+      );
     }
   }
   if (values.json) {
-    console.log(JSON.stringify({ trackedJobsPerSecond: Math.round(engine.jobsPerSecond), rawJobsPerSecond: Math.round(raw.jobsPerSecond), ratio: Number(ratio.toFixed(3)), jobs: N }));
+    console.log(
+      JSON.stringify({
+        trackedJobsPerSecond: Math.round(engine.jobsPerSecond),
+        rawJobsPerSecond: Math.round(raw.jobsPerSecond),
+        ratio: Number(ratio.toFixed(3)),
+        jobs: N,
+      }),
+    );
   }
 }
 

@@ -34,7 +34,11 @@ if (values.help) {
 const N = Number(values.employees);
 const COMPANIES = Number(values.companies);
 const PARALLEL = Number(values.parallel);
-for (const [name, v] of [['employees', N], ['companies', COMPANIES], ['parallel', PARALLEL]] as const) {
+for (const [name, v] of [
+  ['employees', N],
+  ['companies', COMPANIES],
+  ['parallel', PARALLEL],
+] as const) {
   if (!Number.isInteger(v) || v < 1) {
     console.error(`bench:fanout: --${name} must be a whole number >= 1`);
     process.exit(2);
@@ -79,23 +83,29 @@ async function main() {
     const fanoutSeconds = (performance.now() - started) / 1000;
 
     const counts = {
-      ...(await pool.query<{ jobs: number; runs: number }>(
-        `select (select count(*)::int from jobs where task_name = 'render-slip' and status = 'queued') as jobs,
+      ...(
+        await pool.query<{ jobs: number; runs: number }>(
+          `select (select count(*)::int from jobs where task_name = 'render-slip' and status = 'queued') as jobs,
                 (select count(*)::int from payroll_runs where month = $1) as runs`,
-        [values.month],
-      )).rows[0]!,
+          [values.month],
+        )
+      ).rows[0]!,
       wakeups: await countWakeups(pool, { task: 'render-slip' }),
     };
     const ok = counts.jobs === N && counts.wakeups === N && counts.runs === COMPANIES && summary.enqueued === N;
 
     console.log('');
     console.log(`bench:fanout — ${fmt(N)} employees, ${COMPANIES} companies, fresh database`);
-    console.log(`seed     ${seedSeconds.toFixed(2).padStart(6)} s  (target < ${SEED_TARGET_S.toFixed(0)} s: ${seedSeconds < SEED_TARGET_S ? 'met' : 'MISSED'})`);
+    console.log(
+      `seed     ${seedSeconds.toFixed(2).padStart(6)} s  (target < ${SEED_TARGET_S.toFixed(0)} s: ${seedSeconds < SEED_TARGET_S ? 'met' : 'MISSED'})`,
+    );
     console.log(
       `fan-out  ${fanoutSeconds.toFixed(2).padStart(6)} s  (target <= ${FANOUT_TARGET_S.toFixed(1)} s: ${fanoutSeconds <= FANOUT_TARGET_S ? 'met' : 'MISSED'}) — ` +
         `${fmt(Math.round(N / fanoutSeconds))} jobs/s, ${PARALLEL} companies at a time`,
     );
-    console.log(`verified ${fmt(counts.jobs)} jobs rows queued, ${fmt(counts.wakeups)} graphile wake-ups, ${counts.runs} payroll_runs: ${ok ? 'OK' : 'MISMATCH'}`);
+    console.log(
+      `verified ${fmt(counts.jobs)} jobs rows queued, ${fmt(counts.wakeups)} graphile wake-ups, ${counts.runs} payroll_runs: ${ok ? 'OK' : 'MISMATCH'}`,
+    );
     if (values.profile || fanoutSeconds > FANOUT_TARGET_S) {
       const entries = [...sql.stats.entries()].sort((a, b) => b[1].ms - a[1].ms);
       const total = entries.reduce((n, [, s]) => n + s.ms, 0);
@@ -103,10 +113,13 @@ async function main() {
       console.log(`Where the fan-out's time goes (statement time summed over ${PARALLEL} lanes, ${(total / 1000).toFixed(2)} s):`);
       console.log(`${'calls'.padStart(6)} ${'total s'.padStart(8)} ${'share'.padStart(6)} ${'mean ms'.padStart(8)}  statement`);
       for (const [sql, s] of entries.slice(0, 10)) {
-        console.log(`${fmt(s.calls).padStart(6)} ${(s.ms / 1000).toFixed(2).padStart(8)} ${`${Math.round((100 * s.ms) / total)}%`.padStart(6)} ${(s.ms / s.calls).toFixed(1).padStart(8)}  ${sql}`);
+        console.log(
+          `${fmt(s.calls).padStart(6)} ${(s.ms / 1000).toFixed(2).padStart(8)} ${`${Math.round((100 * s.ms) / total)}%`.padStart(6)} ${(s.ms / s.calls).toFixed(1).padStart(8)}  ${sql}`,
+        );
       }
     }
-    if (values.json) console.log(JSON.stringify({ employees: N, seedSeconds: Number(seedSeconds.toFixed(2)), fanoutSeconds: Number(fanoutSeconds.toFixed(2)) }));
+    if (values.json)
+      console.log(JSON.stringify({ employees: N, seedSeconds: Number(seedSeconds.toFixed(2)), fanoutSeconds: Number(fanoutSeconds.toFixed(2)) }));
     if (!ok) throw new Error(`counts do not match: ${JSON.stringify({ ...counts, enqueued: summary.enqueued, expected: N })}`);
   } finally {
     await pool.end().catch(() => {});

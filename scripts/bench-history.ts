@@ -45,7 +45,12 @@ async function main() {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number >= 1 (got ${v})`);
   }
   say(`Beton history bench — ${MONTHS} months × ${N.toLocaleString('en')} slips, then this month's run waiting`);
-  say(`machine: ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, Node ${process.version}`);
+  say(
+    `machine: ${os.availableParallelism()} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, Node ${process.version}`,
+  );
   const db = await freshDatabase('history', { fast: true });
   exit.add(() => db.drop());
   say(`database: ${db.where}`);
@@ -81,7 +86,9 @@ async function main() {
       `insert into email_deliveries (idempotency_key, recipient, status, provider_message_id, attempts, created_at, sent_at)
        select 'slip:' || $1 || ':emp-' || e.id, e.email, 'sent', 'msg-' || e.id, 1, $2, $2 from employees e;
        insert into slips (employee_id, month, key, pdf, sha256, bytes, created_at)
-       select e.id, $1, 'slip:' || $1 || ':emp-' || e.id, decode(repeat('00', 64), 'hex'), 'x', 16000, $2 from employees e`.replace(/\$1/g, `'${month}'`).replace(/\$2/g, `'${monthStart.toISOString()}'::timestamptz`),
+       select e.id, $1, 'slip:' || $1 || ':emp-' || e.id, decode(repeat('00', 64), 'hex'), 'x', 16000, $2 from employees e`
+        .replace(/\$1/g, `'${month}'`)
+        .replace(/\$2/g, `'${monthStart.toISOString()}'::timestamptz`),
     );
     say(`  ${month}: ${N.toLocaleString('en')} slips' jobs, attempts, deliveries and slips`);
   }
@@ -92,7 +99,12 @@ async function main() {
   const currentMonth = now.toISOString().slice(0, 7);
   await runPayroll({ pool, jobs, lock: new PostgresLock(pool), by: 'bench' }, currentMonth);
   await pool.query('vacuum analyze');
-  const counts = async () => (await pool.query<{ jobs: number; attempts: number }>(`select (select count(*) from jobs)::int as jobs, (select count(*) from job_attempts)::int as attempts`)).rows[0]!;
+  const counts = async () =>
+    (
+      await pool.query<{ jobs: number; attempts: number }>(
+        `select (select count(*) from jobs)::int as jobs, (select count(*) from job_attempts)::int as attempts`,
+      )
+    ).rows[0]!;
   const sizes = async () => {
     const out: Record<string, number> = {};
     for (const t of TABLES) out[t] = round(Number((await pool.query<{ b: string }>(`select pg_total_relation_size($1) as b`, [t])).rows[0]!.b) / 2 ** 20, 1);
@@ -117,9 +129,11 @@ async function main() {
   say(`reads at ${MONTHS} months of history (${REPS} each):`);
   const queueDepthMs = await time('queue-depth scrape (queueDepth, every worker process)', () => queueDepth(pool, jobDefinitions));
   const jobsStatsMs = await time('jobs stats (queueStats)', () => queueStats(pool));
-  const adminQueuesMs = await time("admin queues page (queuesOverview)", () => queuesOverview(pool));
+  const adminQueuesMs = await time('admin queues page (queuesOverview)', () => queuesOverview(pool));
   const hrProgressMs = await time(`HR progress, company with ${MONTHS + 1} runs (listRunProgress)`, () => listRunProgress(pool, company));
-  const countersBackfillMs = await time('counting the jobs once (migration queue_job_counts, under its lock)', () => pool.query(`select queue, status, count(*) from jobs group by 1, 2`));
+  const countersBackfillMs = await time('counting the jobs once (migration queue_job_counts, under its lock)', () =>
+    pool.query(`select queue, status, count(*) from jobs group by 1, 2`),
+  );
 
   // Retention: keep the last KEEP months (the product keeps 13 months of jobs, 7 years of slips).
   const cutoffNow = new Date();
@@ -136,16 +150,33 @@ async function main() {
   await pool.query('vacuum analyze');
   const after = { ...(await counts()), mb: await sizes() };
   say(`retention keeping ${KEEP} months: ${retentionSeconds} s (${passes} pass), deleted ${JSON.stringify(deleted)}`);
-  say(`tables after (VACUUM: space reusable, not returned to the OS): ${after.jobs.toLocaleString('en')} jobs, ${after.attempts.toLocaleString('en')} attempts; MB ${JSON.stringify(after.mb)}`);
+  say(
+    `tables after (VACUUM: space reusable, not returned to the OS): ${after.jobs.toLocaleString('en')} jobs, ${after.attempts.toLocaleString('en')} attempts; MB ${JSON.stringify(after.mb)}`,
+  );
   const target = [queueDepthMs, jobsStatsMs, adminQueuesMs, hrProgressMs].every((r) => r.p50 <= 20);
   say(`target: each query ≤ 20 ms p50 → ${target ? 'met' : 'NOT met'}`);
   await exit.finish(0);
   if (args.json) {
-    say(JSON.stringify({
-      months: MONTHS, slips: MONTHS * N, jobsBefore: before.jobs, attemptsBefore: before.attempts,
-      queueDepthMs: queueDepthMs.p50, jobsStatsMs: jobsStatsMs.p50, adminQueuesMs: adminQueuesMs.p50, hrProgressMs: hrProgressMs.p50, countersBackfillMs: countersBackfillMs.p50,
-      retentionSeconds, keepMonths: KEEP, deleted, tablesBeforeMb: before.mb, tablesAfterMb: after.mb, jobsAfter: after.jobs, attemptsAfter: after.attempts,
-    }));
+    say(
+      JSON.stringify({
+        months: MONTHS,
+        slips: MONTHS * N,
+        jobsBefore: before.jobs,
+        attemptsBefore: before.attempts,
+        queueDepthMs: queueDepthMs.p50,
+        jobsStatsMs: jobsStatsMs.p50,
+        adminQueuesMs: adminQueuesMs.p50,
+        hrProgressMs: hrProgressMs.p50,
+        countersBackfillMs: countersBackfillMs.p50,
+        retentionSeconds,
+        keepMonths: KEEP,
+        deleted,
+        tablesBeforeMb: before.mb,
+        tablesAfterMb: after.mb,
+        jobsAfter: after.jobs,
+        attemptsAfter: after.attempts,
+      }),
+    );
   }
   process.exit(0);
 }

@@ -63,13 +63,24 @@ async function main() {
       queued.push(p);
       await jobs.enqueue('import-employees', p, { client });
     };
-    const handler = importEmployeesHandler({ pool, jobs: { enqueue: (name, p) => { queued.push(p); return jobs.enqueue(name, p); } } });
+    const handler = importEmployeesHandler({
+      pool,
+      jobs: {
+        enqueue: (name, p) => {
+          queued.push(p);
+          return jobs.enqueue(name, p);
+        },
+      },
+    });
     /** Runs the queued job and the parts it queues, as the maintenance worker would, one after the other. */
     const runQueued = async () => {
       while (queued.length) await handler(queued.shift()!, ctx);
     };
     // The handler reads only the context's signal and log.
-    const ctx = { signal: new AbortController().signal, log: { info: (o: object, msg: string) => log(`  ${msg} ${JSON.stringify(o)}`) } } as unknown as HandlerContext;
+    const ctx = {
+      signal: new AbortController().signal,
+      log: { info: (o: object, msg: string) => log(`  ${msg} ${JSON.stringify(o)}`) },
+    } as unknown as HandlerContext;
 
     sql.on();
     const t0 = performance.now();
@@ -90,23 +101,43 @@ async function main() {
     const t5 = performance.now();
     const second = await importView(pool, companyId, again.id);
 
-    const db1 = (await pool.query<{ employees: number; salaries: number; audits: number }>(
-      `select (select count(*)::int from employees where company_id = $1) as employees,
+    const db1 = (
+      await pool.query<{ employees: number; salaries: number; audits: number }>(
+        `select (select count(*)::int from employees where company_id = $1) as employees,
               (select count(*)::int from salary_components) as salaries,
-              (select count(*)::int from audit_log where action = 'import-employee') as audits`, [companyId])).rows[0]!;
+              (select count(*)::int from audit_log where action = 'import-employee') as audits`,
+        [companyId],
+      )
+    ).rows[0]!;
     const valid = N - errorsExpected;
-    const ok = dry.counts.new === valid && dry.counts.errors === errorsExpected && done.status === 'applied' && done.applied.new === valid
-      && db1.employees === valid && db1.salaries === valid && db1.audits === valid
-      && second.counts.unchanged === valid && second.counts.new === 0 && second.counts.changed === 0;
+    const ok =
+      dry.counts.new === valid &&
+      dry.counts.errors === errorsExpected &&
+      done.status === 'applied' &&
+      done.applied.new === valid &&
+      db1.employees === valid &&
+      db1.salaries === valid &&
+      db1.audits === valid &&
+      second.counts.unchanged === valid &&
+      second.counts.new === 0 &&
+      second.counts.changed === 0;
     const total = (t3 - t0) / 1000;
 
     console.log('');
     console.log(`bench:import — ${fmt(N)} rows, ${format.toUpperCase()} ${(content.byteLength / 1024 / 1024).toFixed(1)} MiB, fresh database`);
     console.log(`upload   ${((t1 - t0) / 1000).toFixed(2).padStart(6)} s  (stored, dry-run job queued)`);
-    console.log(`dry run  ${((t2 - t1) / 1000).toFixed(2).padStart(6)} s  ${fmt(dry.counts.new)} new, ${fmt(dry.counts.changed)} changed, ${fmt(dry.counts.unchanged)} unchanged, ${fmt(dry.counts.errors)} errors`);
-    console.log(`apply    ${((t3 - t2) / 1000).toFixed(2).padStart(6)} s  ${fmt(done.applied.new)} employees written with their salary row and audit entry, ${Math.ceil(N / 1000)} batches`);
-    console.log(`total    ${total.toFixed(2).padStart(6)} s  (target <= ${TARGET_S.toFixed(0)} s: ${total <= TARGET_S ? 'met' : 'MISSED'}) — ${fmt(Math.round(N / total))} rows/s`);
-    console.log(`again    ${((t5 - t4) / 1000).toFixed(2).padStart(6)} s  dry run of the same file: ${fmt(second.counts.unchanged)} unchanged, ${second.counts.new + second.counts.changed} to apply`);
+    console.log(
+      `dry run  ${((t2 - t1) / 1000).toFixed(2).padStart(6)} s  ${fmt(dry.counts.new)} new, ${fmt(dry.counts.changed)} changed, ${fmt(dry.counts.unchanged)} unchanged, ${fmt(dry.counts.errors)} errors`,
+    );
+    console.log(
+      `apply    ${((t3 - t2) / 1000).toFixed(2).padStart(6)} s  ${fmt(done.applied.new)} employees written with their salary row and audit entry, ${Math.ceil(N / 1000)} batches`,
+    );
+    console.log(
+      `total    ${total.toFixed(2).padStart(6)} s  (target <= ${TARGET_S.toFixed(0)} s: ${total <= TARGET_S ? 'met' : 'MISSED'}) — ${fmt(Math.round(N / total))} rows/s`,
+    );
+    console.log(
+      `again    ${((t5 - t4) / 1000).toFixed(2).padStart(6)} s  dry run of the same file: ${fmt(second.counts.unchanged)} unchanged, ${second.counts.new + second.counts.changed} to apply`,
+    );
     console.log(`verified ${fmt(db1.employees)} employees, ${fmt(db1.salaries)} salary rows, ${fmt(db1.audits)} audit entries: ${ok ? 'OK' : 'MISMATCH'}`);
     if (values.profile) {
       const entries = [...sql.stats.entries()].sort((a, b) => b[1].ms - a[1].ms);
@@ -115,10 +146,21 @@ async function main() {
       for (const [text, st] of entries.slice(0, 12)) console.log(`${fmt(st.calls).padStart(6)} ${(st.ms / 1000).toFixed(2).padStart(7)} s  ${text}`);
     }
     if (values.json) {
-      console.log(JSON.stringify({
-        rows: N, format, bytes: content.byteLength, uploadSeconds: seconds(t1 - t0), dryRunSeconds: seconds(t2 - t1), applySeconds: seconds(t3 - t2),
-        totalSeconds: Number(total.toFixed(2)), targetSeconds: TARGET_S, met: total <= TARGET_S, rerunDryRunSeconds: seconds(t5 - t4), verified: ok,
-      }));
+      console.log(
+        JSON.stringify({
+          rows: N,
+          format,
+          bytes: content.byteLength,
+          uploadSeconds: seconds(t1 - t0),
+          dryRunSeconds: seconds(t2 - t1),
+          applySeconds: seconds(t3 - t2),
+          totalSeconds: Number(total.toFixed(2)),
+          targetSeconds: TARGET_S,
+          met: total <= TARGET_S,
+          rerunDryRunSeconds: seconds(t5 - t4),
+          verified: ok,
+        }),
+      );
     }
     if (!ok) throw new Error(`counts do not match: ${JSON.stringify({ dry: dry.counts, applied: done.applied, db: db1, second: second.counts })}`);
   } finally {

@@ -48,7 +48,9 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write('Usage: npm run bench:scale -- [--employees 500000] [--companies 600] [--compare-at 50000 (0: one size)] [--reps 15] [--workers-seconds 40] [--json]\n');
+  process.stdout.write(
+    'Usage: npm run bench:scale -- [--employees 500000] [--companies 600] [--compare-at 50000 (0: one size)] [--reps 15] [--workers-seconds 40] [--json]\n',
+  );
   process.exit(0);
 }
 const N = Number(args.employees);
@@ -92,7 +94,12 @@ async function p50(fn: () => Promise<unknown>, reps = REPS): Promise<number> {
 }
 
 async function measure(employees: number, companies: number): Promise<Figures> {
-  say(`\n== ${employees.toLocaleString('en')} employees over ${companies} companies (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  say(
+    `\n== ${employees.toLocaleString('en')} employees over ${companies} companies (load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
   const db = await freshDatabase('scale', { fast: true });
   const cleanups: Array<() => Promise<unknown>> = [() => db.drop()];
   exit.add(() => db.drop());
@@ -108,7 +115,9 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     t = performance.now();
     const fanout = await runPayroll({ pool, jobs, lock: new PostgresLock(pool), by: 'bench' }, MONTH);
     const fanoutSeconds = round((performance.now() - t) / 1000, 2);
-    say(`  fan-out: ${fanout.enqueued.toLocaleString('en')} render jobs for ${fanout.companies} companies in ${fanoutSeconds} s (${Math.round(fanout.enqueued / fanoutSeconds).toLocaleString('en')} jobs/s)`);
+    say(
+      `  fan-out: ${fanout.enqueued.toLocaleString('en')} render jobs for ${fanout.companies} companies in ${fanoutSeconds} s (${Math.round(fanout.enqueued / fanoutSeconds).toLocaleString('en')} jobs/s)`,
+    );
 
     // ---- the month in flight, 30 % done ----
     t = performance.now();
@@ -132,9 +141,16 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     );
     await deleteWakeupsOfJobsIn(pool, ['done']);
     // Their emails, enqueued as the render job does (the job client: rows and wake-ups).
-    const rendered = (await pool.query<{ payload: { companyId: string; employeeId: number; month: string; payrollRunId?: string } }>(`select payload from jobs where task_name = 'render-slip' and status = 'done'`)).rows;
+    const rendered = (
+      await pool.query<{ payload: { companyId: string; employeeId: number; month: string; payrollRunId?: string } }>(
+        `select payload from jobs where task_name = 'render-slip' and status = 'done'`,
+      )
+    ).rows;
     for (let i = 0; i < rendered.length; i += 20_000) {
-      await jobs.enqueueMany('send-slip-email', rendered.slice(i, i + 20_000).map((r) => ({ payload: r.payload })));
+      await jobs.enqueueMany(
+        'send-slip-email',
+        rendered.slice(i, i + 20_000).map((r) => ({ payload: r.payload })),
+      );
     }
     // 30 % sent, 1 % failed for good (invalid recipient), 1 % sending now; the rest wait.
     await pool.query(
@@ -169,13 +185,21 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     for (const id of companyIds) await submitSalaryTransfers({ pool, bank: bankClient }, { companyId: id, month: MONTH });
     const submitSeconds = round((performance.now() - submitStart) / 1000, 1);
     await pool.query('vacuum analyze');
-    const inFlight = (await pool.query<{ status: string; task_name: string; n: number }>(`select task_name, status::text, count(*)::int as n from jobs group by 1, 2 order by 1, 2`)).rows;
-    say(`  month in flight in ${round((performance.now() - t) / 1000, 1)} s (salaries submitted in ${submitSeconds} s): ${inFlight.map((r) => `${r.task_name} ${r.status} ${r.n.toLocaleString('en')}`).join(', ')}`);
+    const inFlight = (
+      await pool.query<{ status: string; task_name: string; n: number }>(
+        `select task_name, status::text, count(*)::int as n from jobs group by 1, 2 order by 1, 2`,
+      )
+    ).rows;
+    say(
+      `  month in flight in ${round((performance.now() - t) / 1000, 1)} s (salaries submitted in ${submitSeconds} s): ${inFlight.map((r) => `${r.task_name} ${r.status} ${r.n.toLocaleString('en')}`).join(', ')}`,
+    );
 
     // ---- reads, the service functions the tRPC procedures call ----
-    const typical = (await pool.query<{ company_id: string; run: string; n: number }>(
-      `select r.company_id, r.id as run, r.employee_count as n from payroll_runs r order by r.employee_count, r.id offset (select count(*) / 2 from payroll_runs) limit 1`,
-    )).rows[0]!;
+    const typical = (
+      await pool.query<{ company_id: string; run: string; n: number }>(
+        `select r.company_id, r.id as run, r.employee_count as n from payroll_runs r order by r.employee_count, r.id offset (select count(*) / 2 from payroll_runs) limit 1`,
+      )
+    ).rows[0]!;
     say(`  reads for a median company (${typical.n} employees), ${REPS} each:`);
     const f = {} as Figures;
     f.employees = employees;
@@ -189,10 +213,14 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     f.adminFailedMs = await p50(() => Promise.all([listFailedJobs(pool, {}, { limit: 50, offset: 0 }), countFailedJobs(pool, {}), failedFacets(pool)]));
     f.adminQueuesMs = await p50(() => queuesOverview(pool));
     f.adminWorkersMs = await p50(() => listWorkers(pool));
-    say(`    HR progress ${f.hrProgressMs} ms, runs list ${f.hrRunsListMs} ms, employees page ${f.employeesPageMs} ms, search ${f.employeesSearchMs} ms, admin failed ${f.adminFailedMs} ms, queues ${f.adminQueuesMs} ms, workers ${f.adminWorkersMs} ms`);
+    say(
+      `    HR progress ${f.hrProgressMs} ms, runs list ${f.hrRunsListMs} ms, employees page ${f.employeesPageMs} ms, search ${f.employeesSearchMs} ms, admin failed ${f.adminFailedMs} ms, queues ${f.adminQueuesMs} ms, workers ${f.adminWorkersMs} ms`,
+    );
     t = performance.now();
     const swept = await recoverStuckJobs(pool, {});
-    say(`    first sweep: ${round(performance.now() - t)} ms, ${swept.recovered.length} recovered (their workers silent), ${swept.requeued.length} stranded queued again`);
+    say(
+      `    first sweep: ${round(performance.now() - t)} ms, ${swept.recovered.length} recovered (their workers silent), ${swept.requeued.length} stranded queued again`,
+    );
     f.sweepMs = await p50(() => recoverStuckJobs(pool, {}), Math.min(REPS, 5));
 
     // The bank: a quarter of the month credited since the last poll, then polls that find nothing new.
@@ -211,8 +239,15 @@ async function measure(employees: number, companies: number): Promise<Figures> {
       const provider = await startProviderSimulator({ latencyMs: 1200, latencySpreadMs: 200, ratePerSecond: 1000, storeAttachmentBytes: false });
       cleanups.push(() => provider.close());
       const env = {
-        DATABASE_URL: db.url, SENDGRID_BASE_URL: provider.url, SENDGRID_API_KEY: 'SG.beton-dev', LOG_LEVEL: 'warn',
-        EMAIL_CONCURRENCY_LIMIT: '200', EMAIL_RATE_LIMIT: '1000', BANK_API_URL: bank.url, SWEEP_CRON: '* * * * *', BANK_POLL_CRON: '* * * * *',
+        DATABASE_URL: db.url,
+        SENDGRID_BASE_URL: provider.url,
+        SENDGRID_API_KEY: 'SG.beton-dev',
+        LOG_LEVEL: 'warn',
+        EMAIL_CONCURRENCY_LIMIT: '200',
+        EMAIL_RATE_LIMIT: '1000',
+        BANK_API_URL: bank.url,
+        SWEEP_CRON: '* * * * *',
+        BANK_POLL_CRON: '* * * * *',
       };
       const workers = [
         spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env }),
@@ -239,14 +274,20 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     }
     pdfBytes /= sample.length;
     const perRow = async (table: string, where = 'true') => {
-      const { rows } = await pool.query<{ bytes: string; n: string }>(`select pg_total_relation_size($1::regclass) as bytes, (select count(*) from ${table} where ${where}) as n`, [table]);
+      const { rows } = await pool.query<{ bytes: string; n: string }>(
+        `select pg_total_relation_size($1::regclass) as bytes, (select count(*) from ${table} where ${where}) as n`,
+        [table],
+      );
       return Number(rows[0]!.bytes) / Math.max(1, Number(rows[0]!.n));
     };
     // Per slip and month: a render and an email job, an attempt each, a delivery, a slip, a transfer.
     const slipRow = (await perRow('slips')) - 64 + pdfBytes;
-    const perSlip = 2 * (await perRow('jobs')) + 2 * (await perRow('job_attempts')) + (await perRow('email_deliveries')) + slipRow + (await perRow('salary_transfers'));
+    const perSlip =
+      2 * (await perRow('jobs')) + 2 * (await perRow('job_attempts')) + (await perRow('email_deliveries')) + slipRow + (await perRow('salary_transfers'));
     f.dbMbPer10kEmployeeMonth = round((perSlip * 10_000) / 2 ** 20, 1);
-    say(`  size: ${round(perSlip / 1024, 1)} KB per slip and month (a real PDF ${round(pdfBytes / 1024, 1)} KB of it) → ${f.dbMbPer10kEmployeeMonth} MB per 10,000 employees per month; this database ${round(Number((await pool.query<{ b: string }>('select pg_database_size(current_database()) as b')).rows[0]!.b) / 2 ** 20)} MB`);
+    say(
+      `  size: ${round(perSlip / 1024, 1)} KB per slip and month (a real PDF ${round(pdfBytes / 1024, 1)} KB of it) → ${f.dbMbPer10kEmployeeMonth} MB per 10,000 employees per month; this database ${round(Number((await pool.query<{ b: string }>('select pg_database_size(current_database()) as b')).rows[0]!.b) / 2 ** 20)} MB`,
+    );
     return f;
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => {});
@@ -266,20 +307,34 @@ async function main() {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number >= 1 (got ${v})`);
   }
   if (!Number.isInteger(WORKERS_S) || WORKERS_S < 0) throw new Error(`--workers-seconds must be a whole number >= 0 (got ${args['workers-seconds']})`);
-  if (!Number.isInteger(COMPARE) || COMPARE < 0 || COMPARE >= N) throw new Error(`--compare-at must be a whole number below --employees, or 0 (got ${args['compare-at']})`);
-  say(`Beton scale bench — ${N.toLocaleString('en')} employees over ${COMPANIES} companies${COMPARE ? `, compared with ${COMPARE.toLocaleString('en')} over ${Math.max(1, Math.round((COMPANIES * COMPARE) / N))}` : ''}`);
-  say(`machine: ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start, Node ${process.version}`);
+  if (!Number.isInteger(COMPARE) || COMPARE < 0 || COMPARE >= N)
+    throw new Error(`--compare-at must be a whole number below --employees, or 0 (got ${args['compare-at']})`);
+  say(
+    `Beton scale bench — ${N.toLocaleString('en')} employees over ${COMPANIES} companies${COMPARE ? `, compared with ${COMPARE.toLocaleString('en')} over ${Math.max(1, Math.round((COMPANIES * COMPARE) / N))}` : ''}`,
+  );
+  say(
+    `machine: ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the start, Node ${process.version}`,
+  );
   const small = COMPARE ? await measure(COMPARE, Math.max(1, Math.round((COMPANIES * COMPARE) / N))) : undefined;
   const big = await measure(N, COMPANIES);
   const loadEnd = os.loadavg();
-  say(`\nScale report (load average ${loadEnd.map((l) => l.toFixed(1)).join(' ')} at the end${loadEnd[0]! > os.availableParallelism() ? ': the machine was LOADED, times are not a quiet machine’s' : ''})`);
-  say(`  ${'figure'.padEnd(58)} ${(small ? small.employees.toLocaleString('en') : '').padStart(9)} ${big.employees.toLocaleString('en').padStart(9)}   target      growth ×${small ? round(N / COMPARE, 1) : '-'}`);
+  say(
+    `\nScale report (load average ${loadEnd.map((l) => l.toFixed(1)).join(' ')} at the end${loadEnd[0]! > os.availableParallelism() ? ': the machine was LOADED, times are not a quiet machine’s' : ''})`,
+  );
+  say(
+    `  ${'figure'.padEnd(58)} ${(small ? small.employees.toLocaleString('en') : '').padStart(9)} ${big.employees.toLocaleString('en').padStart(9)}   target      growth ×${small ? round(N / COMPARE, 1) : '-'}`,
+  );
   let met = true;
   for (const [key, target] of Object.entries(TARGETS) as Array<[Figure, (typeof TARGETS)[Figure]]>) {
     const max = target.max;
     const ok = big[key] <= max;
     if (!ok) met = false;
-    say(`  ${target.label.padEnd(58)} ${String(small?.[key] ?? '').padStart(9)} ${String(big[key]).padStart(9)}   ${max === Infinity ? '—'.padEnd(10) : `≤ ${max} ${ok ? 'ok' : 'MISSED'}`.padEnd(10)}  ${small ? growth(small[key], big[key], N / COMPARE) : ''}`);
+    say(
+      `  ${target.label.padEnd(58)} ${String(small?.[key] ?? '').padStart(9)} ${String(big[key]).padStart(9)}   ${max === Infinity ? '—'.padEnd(10) : `≤ ${max} ${ok ? 'ok' : 'MISSED'}`.padEnd(10)}  ${small ? growth(small[key], big[key], N / COMPARE) : ''}`,
+    );
   }
   say(`targets at ${N.toLocaleString('en')}: ${met ? 'all met' : 'NOT all met'}`);
   await exit.finish(0);

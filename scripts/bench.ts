@@ -68,14 +68,22 @@ const exit = exitHandling(say);
 async function main() {
   if (!Number.isInteger(N) || N < 1) throw new Error(`--employees must be a whole number >= 1 (got ${args.employees})`);
   if (!Number.isInteger(RATE) || RATE < 1) throw new Error(`--provider-rate must be a whole number of emails per second >= 1 (got ${args['provider-rate']})`);
-  if (!Number.isInteger(RENDER_JOBS_PER_THREAD) || RENDER_JOBS_PER_THREAD < 1) throw new Error(`--render-jobs-per-thread must be a whole number >= 1 (got ${args['render-jobs-per-thread']})`);
+  if (!Number.isInteger(RENDER_JOBS_PER_THREAD) || RENDER_JOBS_PER_THREAD < 1)
+    throw new Error(`--render-jobs-per-thread must be a whole number >= 1 (got ${args['render-jobs-per-thread']})`);
   if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) throw new Error(`--email-concurrency must be a whole number >= 1 (got ${args['email-concurrency']})`);
   const loadAtStart = os.loadavg();
   const companies = Math.min(60, N);
   say(`Beton end-to-end bench — ${N.toLocaleString('en')} employees, ${companies} companies${args['fanout-only'] ? ' (fan-out only)' : ''}`);
-  say(`machine: ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, Node ${process.version}`);
+  say(
+    `machine: ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, Node ${process.version}`,
+  );
   // pg_stat_statements counts every statement (calls, time) for the per-slip budget.
-  const db = await freshDatabase('bench', { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '2000' } });
+  const db = await freshDatabase('bench', {
+    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '2000' },
+  });
   exit.add(() => db.drop());
   say(`database: ${db.where}`);
   const seeded = await seedDatabase(db.pool, { employees: N, companies, invalidRate: 0, seed: 20261101 });
@@ -117,14 +125,17 @@ async function main() {
   };
   // --cpu-prof: each worker writes a V8 CPU profile (its threads' too) into .beton/bench-profiles on exit.
   const profileDir = path.join(repoRoot, '.beton/bench-profiles', new Date().toISOString().replace(/[:.]/g, '-'));
-  const profEnv = (kind: string) => (args['cpu-prof'] ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.join(profileDir, kind)}`.trim() } : {});
+  const profEnv = (kind: string) =>
+    args['cpu-prof'] ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.join(profileDir, kind)}`.trim() } : {};
   const workers: Managed[] = [
     spawnWorkerSlowStart({ name: 'pdf-render', queue: 'pdf-render', env: { ...env, ...profEnv('render') } }),
     spawnWorkerSlowStart({ name: 'send-email', queue: 'send-email', env: { ...env, ...profEnv('email') } }),
     spawnWorkerSlowStart({ name: 'scheduler', queue: 'maintenance', env: { ...env, ...profEnv('scheduler') } }),
   ];
   await Promise.all(workers.map((w) => w.ready));
-  say(`workers: pdf-render (pid ${workers[0]!.pid}, ${os.availableParallelism()} render threads, ${RENDER_JOBS_PER_THREAD} render jobs per thread), send-email (pid ${workers[1]!.pid}, EMAIL_CONCURRENCY_LIMIT ${CONCURRENCY}, rate ${RATE}/s)`);
+  say(
+    `workers: pdf-render (pid ${workers[0]!.pid}, ${os.availableParallelism()} render threads, ${RENDER_JOBS_PER_THREAD} render jobs per thread), send-email (pid ${workers[1]!.pid}, EMAIL_CONCURRENCY_LIMIT ${CONCURRENCY}, rate ${RATE}/s)`,
+  );
   const rss = sampleRss(() => workers.map((w) => ({ name: w.name, pid: w.pid })), 500);
   const conns = sampleWorkerConnections(db.pool, 500);
   exit.add(async () => (rss.stop(), conns.stop()));
@@ -149,7 +160,9 @@ async function main() {
     { kind: 'postgres', pids: postmaster !== undefined ? [postmaster] : backends!.pids() },
     { kind: 'web', pids: webPids },
   ]);
-  say(`CPU measured from /proc: workers ${workers.map((w) => w.pid).join(', ')}, web ${webPids.join(', ') || '(not found)'}, PostgreSQL ${postmaster !== undefined ? `postmaster ${postmaster} and its children` : "this database's backends (pg_stat_activity)"}`);
+  say(
+    `CPU measured from /proc: workers ${workers.map((w) => w.pid).join(', ')}, web ${webPids.join(', ') || '(not found)'}, PostgreSQL ${postmaster !== undefined ? `postmaster ${postmaster} and its children` : "this database's backends (pg_stat_activity)"}`,
+  );
 
   const statements = await db.pool
     .query('create extension if not exists pg_stat_statements')
@@ -181,17 +194,24 @@ async function main() {
     const sent = n('send-slip-email', 'done');
     const failed = rows.filter((r) => r.status === 'failed').reduce((a, r) => a + r.n, 0);
     const now = performance.now();
-    say(`t+${String(Math.round((now - t0) / 1000)).padStart(4)}s ${bar(sent, N)} sent ${sent}/${N} · rendered ${n('render-slip', 'done')} · failed ${failed} · ${round(((sent - last) * 1000) / (now - lastAt))}/s`);
+    say(
+      `t+${String(Math.round((now - t0) / 1000)).padStart(4)}s ${bar(sent, N)} sent ${sent}/${N} · rendered ${n('render-slip', 'done')} · failed ${failed} · ${round(((sent - last) * 1000) / (now - lastAt))}/s`,
+    );
     last = sent;
     lastAt = now;
     if (sent + failed >= N && n('render-slip', 'done') + n('render-slip', 'failed') >= N) break;
     // No progress for 90 s: report the jobs that never finished instead of waiting forever
     // (the sweeper, not running in the bench, would put them back after STUCK_RUNNING_MS).
     const total = sent + failed + n('render-slip', 'done');
-    if (total !== lastTotal) (lastTotal = total), (lastProgressAt = now);
+    if (total !== lastTotal) ((lastTotal = total), (lastProgressAt = now));
     else if (now - lastProgressAt > 90_000) {
       stuck = rows.filter((r) => ['queued', 'running', 'retrying'].includes(r.status)).reduce((a, r) => a + r.n, 0);
-      say(`no progress for 90 s: ${stuck} job(s) still open (${rows.filter((r) => ['queued', 'running', 'retrying'].includes(r.status)).map((r) => `${r.n} ${r.task_name} ${r.status}`).join(', ')}) — reporting without them`);
+      say(
+        `no progress for 90 s: ${stuck} job(s) still open (${rows
+          .filter((r) => ['queued', 'running', 'retrying'].includes(r.status))
+          .map((r) => `${r.n} ${r.task_name} ${r.status}`)
+          .join(', ')}) — reporting without them`,
+      );
       break;
     }
   }
@@ -210,7 +230,11 @@ async function main() {
       ).rows
     : [];
   const sqlNested = statements
-    ? (await db.pool.query<{ calls: number }>(`select coalesce(sum(calls), 0)::int as calls from pg_stat_statements where not toplevel and dbid = (select oid from pg_database where datname = current_database())`)).rows[0]!.calls
+    ? (
+        await db.pool.query<{ calls: number }>(
+          `select coalesce(sum(calls), 0)::int as calls from pg_stat_statements where not toplevel and dbid = (select oid from pg_database where datname = current_database())`,
+        )
+      ).rows[0]!.calls
     : 0;
   const sqlCalls = sqlTop.reduce((a, r) => a + r.calls, 0);
   const sqlMs = sqlTop.reduce((a, r) => a + r.ms, 0);
@@ -247,10 +271,13 @@ async function main() {
   // that saw it; with jobs stuck, at the last progress.
   const wallSeconds = stuck ? (lastProgressAt - t0) / 1000 : (email.last.getTime() - t0Epoch) / 1000;
   const stats = provider.stats();
-  const failedJobs = (await db.pool.query<{ task_name: string; last_error_code: string | null; n: number; example: string | null }>(
-    `select task_name, last_error_code, count(*)::int as n, min(last_error) as example from jobs where status = 'failed' group by 1, 2 order by 3 desc`,
-  )).rows;
-  if (failedJobs.length) say(`failed jobs: ${failedJobs.map((f) => `${f.n} ${f.task_name} ${f.last_error_code} (${(f.example ?? '').slice(0, 160)})`).join('; ')}`);
+  const failedJobs = (
+    await db.pool.query<{ task_name: string; last_error_code: string | null; n: number; example: string | null }>(
+      `select task_name, last_error_code, count(*)::int as n, min(last_error) as example from jobs where status = 'failed' group by 1, 2 order by 3 desc`,
+    )
+  ).rows;
+  if (failedJobs.length)
+    say(`failed jobs: ${failedJobs.map((f) => `${f.n} ${f.task_name} ${f.last_error_code} (${(f.example ?? '').slice(0, 160)})`).join('; ')}`);
   const efficiency = deliveredPerSecond / RATE;
   const wallOverLimit = wallSeconds / (N / RATE);
   const slipsPerSecond = N / wallSeconds;
@@ -276,11 +303,19 @@ async function main() {
   const emailSlotUse = email.busy_ms / (CONCURRENCY * spanS(email) * 1000);
   const rateUse = deliveredPerSecond / RATE;
   const emailsWait = email.wait_p50 > 2000;
-  const binding: 'email' | 'render' | 'database' = emailsWait ? 'email' : renderSlotUse < 0.7 ? 'database' : cpuPerSlip.postgres > cpuPerSlip.render ? 'database' : 'render';
+  const binding: 'email' | 'render' | 'database' = emailsWait
+    ? 'email'
+    : renderSlotUse < 0.7
+      ? 'database'
+      : cpuPerSlip.postgres > cpuPerSlip.render
+        ? 'database'
+        : 'render';
   const bindingWhy = emailsWait
     ? `emails waited ${round(email.wait_p50 / 1000, 1)} s (p50) for a send slot or turn: email stage at ${round(rateUse * 100)} % of the provider rate, ${round(emailSlotUse * 100)} % of its ${CONCURRENCY} slots`
     : `emails started ${round(email.wait_p50)} ms (p50) after their render, so the limit is upstream; render slots ${round(renderSlotUse * 100)} % busy` +
-      (binding === 'database' && renderSlotUse < 0.7 ? ' while render jobs waited (fetch/claim)' : `, CPU per slip render ${cpuPerSlip.render} ms vs PostgreSQL ${cpuPerSlip.postgres} ms`) +
+      (binding === 'database' && renderSlotUse < 0.7
+        ? ' while render jobs waited (fetch/claim)'
+        : `, CPU per slip render ${cpuPerSlip.render} ms vs PostgreSQL ${cpuPerSlip.postgres} ms`) +
       `; the machine's CPU ${round(((productCores + harnessMs / runMs + othersCores) / cores) * 100)} % used (${round(productCores, 2)} of ${cores} cores by the product)`;
 
   await Promise.all(workers.map((w) => w.stop(40_000)));
@@ -303,8 +338,19 @@ async function main() {
   for (const id of ids.slice(0, NAIVE)) {
     const { companyId: _c, replyTo: _r, ...data } = await loadSlipData(db.pool, id, MONTH);
     const pdf = await renderer.render(data);
-    const content = slipEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: MONTH, netPay: data.netPay });
-    await mailer.send({ to: data.employee.email, ...content, idempotencyKey: `naive:${MONTH}:emp-${id}`, attachment: { filename: 'slip.pdf', content: pdf, type: 'application/pdf' } });
+    const content = slipEmail({
+      nameLatin: data.employee.nameLatin,
+      nameBengali: data.employee.nameBengali,
+      company: data.company.name,
+      month: MONTH,
+      netPay: data.netPay,
+    });
+    await mailer.send({
+      to: data.employee.email,
+      ...content,
+      idempotencyKey: `naive:${MONTH}:emp-${id}`,
+      attachment: { filename: 'slip.pdf', content: pdf, type: 'application/pdf' },
+    });
   }
   const naiveSlipsPerSecond = NAIVE / ((performance.now() - naiveStart) / 1000);
 
@@ -317,31 +363,62 @@ async function main() {
     ['render-slip job, median (job_attempts: load + render + store + enqueue)', `${round(render.median)} ms (p99 ${round(render.p99)} ms)`],
     ['PDF render alone, median (renderer in-process, one core, warm)', `${round(median(direct), 2)} ms`],
     ['render stage', `${round(renderPerSecond)} slips/s`],
-    ['email stage (delivered per second)', `${round(deliveredPerSecond, 2)} /s → efficiency ${round(efficiency, 3)} of ${RATE}/s (ceiling with ${CONCURRENCY} in flight: ${round(Math.min(RATE, CONCURRENCY / (LATENCY / 1000)), 1)}/s)`],
+    [
+      'email stage (delivered per second)',
+      `${round(deliveredPerSecond, 2)} /s → efficiency ${round(efficiency, 3)} of ${RATE}/s (ceiling with ${CONCURRENCY} in flight: ${round(Math.min(RATE, CONCURRENCY / (LATENCY / 1000)), 1)}/s)`,
+    ],
     ['first email attempt after the fan-out began', `${round((email.first.getTime() - t0Epoch) / 1000, 2)} s`],
     ['wall time, fan-out to last email', `${round(wallSeconds)} s vs N/${RATE} = ${round(N / RATE)} s → ×${round(wallOverLimit, 3)}`],
     ['slips per second end to end', `${round(slipsPerSecond, 2)}`],
-    ['queue wait p50 / p90: render jobs (all queued at the fan-out) · email jobs', `${round(render.wait_p50 / 1000, 1)} / ${round(render.wait_p90 / 1000, 1)} s · ${round(email.wait_p50)} / ${round(email.wait_p90)} ms`],
-    ['utilisation: render slots · email slots · provider rate', `${round(renderSlotUse * 100)} % of ${renderSlots} · ${round(emailSlotUse * 100)} % of ${CONCURRENCY} · ${round(rateUse * 100)} % of ${RATE}/s`],
+    [
+      'queue wait p50 / p90: render jobs (all queued at the fan-out) · email jobs',
+      `${round(render.wait_p50 / 1000, 1)} / ${round(render.wait_p90 / 1000, 1)} s · ${round(email.wait_p50)} / ${round(email.wait_p90)} ms`,
+    ],
+    [
+      'utilisation: render slots · email slots · provider rate',
+      `${round(renderSlotUse * 100)} % of ${renderSlots} · ${round(emailSlotUse * 100)} % of ${CONCURRENCY} · ${round(rateUse * 100)} % of ${RATE}/s`,
+    ],
     ['binding stage', `${binding} — ${bindingWhy}`],
     ['CPU ms per slip (user + system, /proc), by process kind', `${cpuMsPerSlip} in all: ${kinds.map((k) => `${k} ${cpuPerSlip[k]}`).join(', ')}`],
     ['this script (provider and bank simulators, polling; not counted above)', `${round(harnessMs / N, 2)} ms per slip`],
-    ['the machine meanwhile', `${loaded ? 'LOADED by other work: ' : ''}other processes used ${round(othersCores, 2)} of ${cores} cores; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadAtEnd.map((l) => l.toFixed(1)).join(' ')} at the end`],
+    [
+      'the machine meanwhile',
+      `${loaded ? 'LOADED by other work: ' : ''}other processes used ${round(othersCores, 2)} of ${cores} cores; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadAtEnd.map((l) => l.toFixed(1)).join(' ')} at the end`,
+    ],
     ['jobs that never finished (stuck, see report)', `${stuck}`],
-    ['Event Webhook into the web app', `${stats.webhook.posted} signed batches, ${stats.webhook.eventsPosted} events posted (${stats.webhook.postFailures} failed posts); ${(await db.pool.query<{ n: number }>(`select count(*)::int as n from email_deliveries where event_state = 'delivered'`)).rows[0]!.n} slips delivered per the webhook`],
+    [
+      'Event Webhook into the web app',
+      `${stats.webhook.posted} signed batches, ${stats.webhook.eventsPosted} events posted (${stats.webhook.postFailures} failed posts); ${(await db.pool.query<{ n: number }>(`select count(*)::int as n from email_deliveries where event_state = 'delivered'`)).rows[0]!.n} slips delivered per the webhook`,
+    ],
     ['provider 429s', `${stats.responses['429'] ?? 0} (max ${stats.maxRequestsPerSecond} requests in one second, max in flight ${stats.maxInFlight})`],
-    ['peak RSS per worker process', Object.entries(peak).map(([k, v]) => `${k} ${v} MB`).join(', ')],
+    [
+      'peak RSS per worker process',
+      Object.entries(peak)
+        .map(([k, v]) => `${k} ${v} MB`)
+        .join(', '),
+    ],
     ['max worker DB connections', `${conns.max}`],
-    [`naive loop (${NAIVE} slips: render then send, one at a time)`, `${round(naiveSlipsPerSecond, 3)} slips/s → ${round(N / naiveSlipsPerSecond / 60, 1)} min for ${N}`],
+    [
+      `naive loop (${NAIVE} slips: render then send, one at a time)`,
+      `${round(naiveSlipsPerSecond, 3)} slips/s → ${round(N / naiveSlipsPerSecond / 60, 1)} min for ${N}`,
+    ],
     ['Beton pipeline', `${round(slipsPerSecond, 2)} slips/s → ${round(wallSeconds / 60, 1)} min (×${round(N / wallSeconds / naiveSlipsPerSecond, 1)})`],
   ];
   for (const [k, v] of rows) say(`  ${k.padEnd(72)} ${v}`);
   if (sqlTop.length) {
-    say(`\nStatements: ${round(sqlCalls / N, 1)} round trips per slip (${sqlCalls} in all; ${round(sqlNested / N, 1)} more per slip inside triggers and functions), ${round(sqlMs / N, 2)} ms of execution per slip (wall, lock waits included); the top 15 by time:`);
+    say(
+      `\nStatements: ${round(sqlCalls / N, 1)} round trips per slip (${sqlCalls} in all; ${round(sqlNested / N, 1)} more per slip inside triggers and functions), ${round(sqlMs / N, 2)} ms of execution per slip (wall, lock waits included); the top 15 by time:`,
+    );
     say(`  ${'calls/slip'.padStart(10)} ${'ms/slip'.padStart(8)} ${'ms/call'.padStart(8)}  statement`);
-    for (const r of sqlTop.slice(0, 15)) say(`  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  ${r.query.slice(0, 150)}`);
+    for (const r of sqlTop.slice(0, 15))
+      say(
+        `  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  ${r.query.slice(0, 150)}`,
+      );
   }
-  if (loaded) say(`  NOTE: the machine was loaded by other work during this run (${round(othersCores, 2)} cores busy elsewhere): rates and CPU are not a quiet machine's figures.`);
+  if (loaded)
+    say(
+      `  NOTE: the machine was loaded by other work during this run (${round(othersCores, 2)} cores busy elsewhere): rates and CPU are not a quiet machine's figures.`,
+    );
 
   // The measured per-slip costs for the capacity planner (`npm run beton -- plan --costs …`).
   const costs = {
@@ -382,7 +459,8 @@ async function main() {
         const sum = summarizeCpuProfile(path.join(dir, f));
         if (sum.totalMs < 200) continue;
         say(`\nCPU profile ${kind} ${f} (${round(sum.totalMs / 1000, 1)} s busy): self time by function`);
-        for (const l of sum.lines) say(`  ${String(round(l.share * 100, 1)).padStart(5)} %  ${round(l.selfMs).toString().padStart(7)} ms  ${l.fn.slice(0, 110)}`);
+        for (const l of sum.lines)
+          say(`  ${String(round(l.share * 100, 1)).padStart(5)} %  ${round(l.selfMs).toString().padStart(7)} ms  ${l.fn.slice(0, 110)}`);
       }
     }
     say(`profiles in ${path.relative(repoRoot, profileDir)} (open in Chrome DevTools › Performance)`);

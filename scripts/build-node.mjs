@@ -95,7 +95,9 @@ export async function buildNode({ outdir = path.join(root, 'dist'), quiet = fals
   const ms = Math.round(performance.now() - started);
   if (!quiet) {
     const total = Object.keys(ENTRIES).reduce((sum, name) => sum + statSync(path.join(outdir, `${name}.js`)).size, 0);
-    process.stdout.write(`built ${Object.keys(ENTRIES).length} Node programs into ${path.relative(process.cwd(), outdir) || '.'} (${(total / 1e6).toFixed(1)} MB) in ${ms} ms\n`);
+    process.stdout.write(
+      `built ${Object.keys(ENTRIES).length} Node programs into ${path.relative(process.cwd(), outdir) || '.'} (${(total / 1e6).toFixed(1)} MB) in ${ms} ms\n`,
+    );
   }
   return { ms };
 }

@@ -24,13 +24,32 @@ import { seedDatabase } from '@beton/db';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient } from '@beton/jobs';
 import { payrollMonthFor, resendSlip, webhookCounts } from '@beton/payroll';
-import { isValidEmailSyntax, signPayload, SIGNATURE_HEADER, startBankSimulator, startProviderSimulator, TIMESTAMP_HEADER, type ProviderSimulator } from '@beton/simulators';
+import {
+  isValidEmailSyntax,
+  signPayload,
+  SIGNATURE_HEADER,
+  startBankSimulator,
+  startProviderSimulator,
+  TIMESTAMP_HEADER,
+  type ProviderSimulator,
+} from '@beton/simulators';
 import { generateKeyPairSync } from 'node:crypto';
 import { startWebServer } from '../apps/web/test/server.ts';
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import { hangingRenders } from './lib/faults.ts';
-import { bar, exitHandling, freshDatabase, readyWorkerId, round, sampleWorkerConnections, sleep, spawnWorkerSlowStart, waitUntil, type FreshDatabase } from './lib/drill-harness.ts';
+import {
+  bar,
+  exitHandling,
+  freshDatabase,
+  readyWorkerId,
+  round,
+  sampleWorkerConnections,
+  sleep,
+  spawnWorkerSlowStart,
+  waitUntil,
+  type FreshDatabase,
+} from './lib/drill-harness.ts';
 import type { Managed } from './lib/processes.ts';
 import { createWorkerRole, refuseWorkerConnections, terminateWorkerConnections } from './lib/db-faults.ts';
 import { staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition, RUNNING_JOBS_FROM } from '@beton/jobs';
@@ -68,21 +87,66 @@ const P = FAST
 const BANK_POLL_CRON = '*/10 * * * * *';
 /** Seconds after the fan-out at which each fault starts, and how long it lasts. */
 const T = FAST
-  ? { keyAt: 0, keyFor: 6, outageAt: 3, outageFor: 6, resendAt: 10, pressureAt: 11, pressureFor: 4, pressureRate: 1, lostAcksAt: 16, lostAcksFor: 12, sigkillAt: 18, deployAt: 22, hookDownAt: 8, hookDownFor: 5, hookLagAt: 14, hookLagFor: 8, floodAt: 10 }
-  : { keyAt: 0, keyFor: 20, outageAt: 8, outageFor: 30, resendAt: 40, pressureAt: 45, pressureFor: 10, pressureRate: 10, lostAcksAt: 58, lostAcksFor: 25, sigkillAt: 62, deployAt: 72, hookDownAt: 30, hookDownFor: 20, hookLagAt: 55, hookLagFor: 20, floodAt: 40 };
+  ? {
+      keyAt: 0,
+      keyFor: 6,
+      outageAt: 3,
+      outageFor: 6,
+      resendAt: 10,
+      pressureAt: 11,
+      pressureFor: 4,
+      pressureRate: 1,
+      lostAcksAt: 16,
+      lostAcksFor: 12,
+      sigkillAt: 18,
+      deployAt: 22,
+      hookDownAt: 8,
+      hookDownFor: 5,
+      hookLagAt: 14,
+      hookLagFor: 8,
+      floodAt: 10,
+    }
+  : {
+      keyAt: 0,
+      keyFor: 20,
+      outageAt: 8,
+      outageFor: 30,
+      resendAt: 40,
+      pressureAt: 45,
+      pressureFor: 10,
+      pressureRate: 10,
+      lostAcksAt: 58,
+      lostAcksFor: 25,
+      sigkillAt: 62,
+      deployAt: 72,
+      hookDownAt: 30,
+      hookDownFor: 20,
+      hookLagAt: 55,
+      hookLagFor: 20,
+      floodAt: 40,
+    };
 /**
  * Issue 16: the Event Webhook posts every 1 s (SendGrid: 30 s), 5 % of events twice, batches
  * shuffled; it is unreachable for hookDownFor s and lags 3 s for hookLagFor s; the activity
  * feed lags 5 s. The settle window (EMAIL_SETTLE_MS) is longer than the webhook's worst delay
  * here, so no ambiguous send may be resent: zero duplicates.
  */
-const HOOK = { batchMs: FAST ? 500 : 1000, duplicateFraction: 0.05, lagMs: 3000, activityLagMs: 5000, settleMs: FAST ? 20_000 : 60_000, flood: FAST ? 50 : 200 };
+const HOOK = {
+  batchMs: FAST ? 500 : 1000,
+  duplicateFraction: 0.05,
+  lagMs: 3000,
+  activityLagMs: 5000,
+  settleMs: FAST ? 20_000 : 60_000,
+  flood: FAST ? 50 : 200,
+};
 /** Share of employees whose (well-formed) address is unreachable: accepted, then bounced. */
 const UNREACHABLE_RATE = 0.005;
 /** R13: HR's resend pressed mid-run must arrive within this. */
 const RESEND_TARGET_S = 60;
 /** Database faults: the first at `firstAt` s, then one every `minGap`–`maxGap` s; the connection limit held `refuseMs`, the server down `downMs`. */
-const DBF = FAST ? { firstAt: 4, minGap: 6, maxGap: 15, refuseMs: 5_000, downMs: 1_000 } : { firstAt: 5, minGap: 10, maxGap: 40, refuseMs: 20_000, downMs: 2_000 };
+const DBF = FAST
+  ? { firstAt: 4, minGap: 6, maxGap: 15, refuseMs: 5_000, downMs: 1_000 }
+  : { firstAt: 5, minGap: 10, maxGap: 40, refuseMs: 20_000, downMs: 2_000 };
 /** The schedulers' sweeper in the drill: every 10 s (production: every 5 minutes), stale after 10 s (production: 60 s). */
 const SWEEP_CRON = '*/10 * * * * *';
 const STALE_HEARTBEAT_MS = 10_000;
@@ -110,7 +174,9 @@ const exit = exitHandling(say, () => (drillOver = true));
 
 async function main() {
   const started = performance.now();
-  say(`Beton payroll-night drill — ${N.toLocaleString('en')} employees over ${COMPANIES} companies, 1 % invalid addresses${FAST ? ' (--fast: shortened windows)' : ''}`);
+  say(
+    `Beton payroll-night drill — ${N.toLocaleString('en')} employees over ${COMPANIES} companies, 1 % invalid addresses${FAST ? ' (--fast: shortened windows)' : ''}`,
+  );
   say(`machine: ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
 
   // ── database, data, simulators ─────────────────────────────────────────────────────
@@ -145,11 +211,15 @@ async function main() {
   exit.add(() => web.stop());
   const hookUrl = `${web.url}/api/email/events`;
   provider.configureWebhook({ url: hookUrl, batchMs: HOOK.batchMs, duplicateFraction: HOOK.duplicateFraction, shuffle: true });
-  say(`web app ${web.url} receives the Event Webhook (batches every ${HOOK.batchMs} ms, ${HOOK.duplicateFraction * 100} % duplicated, shuffled); activity feed lags ${HOOK.activityLagMs / 1000} s; settle window ${HOOK.settleMs / 1000} s + the request timeout`);
+  say(
+    `web app ${web.url} receives the Event Webhook (batches every ${HOOK.batchMs} ms, ${HOOK.duplicateFraction * 100} % duplicated, shuffled); activity feed lags ${HOOK.activityLagMs / 1000} s; settle window ${HOOK.settleMs / 1000} s + the request timeout`,
+  );
   // The run submits every salary to the bank; the bank credits each one a few seconds later.
   const bank = await startBankSimulator({ creditDelayMs: P.bankCreditMs, creditSpreadMs: P.bankSpreadMs });
   exit.add(() => bank.close());
-  say(`provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms) · bank simulator ${bank.url} (credits ${P.bankCreditMs / 1000}–${(P.bankCreditMs + P.bankSpreadMs) / 1000} s after submission, polled every 10 s)`);
+  say(
+    `provider simulator ${provider.url} (40/s, ${P.latencyMs} ± ${P.spreadMs} ms) · bank simulator ${bank.url} (credits ${P.bankCreditMs / 1000}–${(P.bankCreditMs + P.bankSpreadMs) / 1000} s after submission, polled every 10 s)`,
+  );
 
   // The render that hangs forever: a valid employee of the largest company, for the month
   // the run will pay (computed for now and a few minutes on, in case a month turns meanwhile).
@@ -186,7 +256,14 @@ async function main() {
     if (/"level":(50|60)/.test(line) || (!line.startsWith('{') && line.trim())) process.stderr.write(`  [${name}] ${line.slice(0, 400)}\n`);
   };
   type Slot = 'scheduler-a' | 'scheduler-b' | 'pdf-1' | 'pdf-2' | 'email-1' | 'email-2';
-  const queueOf: Record<Slot, string> = { 'scheduler-a': 'maintenance', 'scheduler-b': 'maintenance', 'pdf-1': 'pdf-render', 'pdf-2': 'pdf-render', 'email-1': 'send-email', 'email-2': 'send-email' };
+  const queueOf: Record<Slot, string> = {
+    'scheduler-a': 'maintenance',
+    'scheduler-b': 'maintenance',
+    'pdf-1': 'pdf-render',
+    'pdf-2': 'pdf-render',
+    'email-1': 'send-email',
+    'email-2': 'send-email',
+  };
   const generation: Record<string, number> = {};
   const current = new Map<Slot, Managed>();
   const workerIds = new Map<string, string>(); // workerId → process name
@@ -254,7 +331,8 @@ async function main() {
   );
   t0 = performance.now();
   event(`the schedulers' tick fanned out the ${month} run (first render job ${round((t0 - trigger) / 1000)} s after the schedulers started)`);
-  if (!hangKeys.includes(`slip:${month}:emp-${hungEmployee.id}`)) say(`  warning: the run pays ${month}, not ${months.join('/')}; the hang fault will not fire`);
+  if (!hangKeys.includes(`slip:${month}:emp-${hungEmployee.id}`))
+    say(`  warning: the run pays ${month}, not ${months.join('/')}; the hang fault will not fire`);
   const hangKey = `slip:${month}:emp-${hungEmployee.id}`;
   event(`hang fault armed: render of ${hangKey} never returns on the first-generation pdf-render workers`);
 
@@ -270,7 +348,12 @@ async function main() {
   timeline.push(
     (keyDone = (async () => {
       await at0(T.keyAt);
-      await waitUntil('the first email attempt', async () => (await db.pool.query(`select 1 from job_attempts where task_name = 'send-slip-email' limit 1`)).rowCount, 120_000, 50).catch(() => null);
+      await waitUntil(
+        'the first email attempt',
+        async () => (await db.pool.query(`select 1 from job_attempts where task_name = 'send-slip-email' limit 1`)).rowCount,
+        120_000,
+        50,
+      ).catch(() => null);
       provider.setFaults({ keyRevoked: true });
       event(`account fault: the API key is revoked for ${T.keyFor} s (every send answers 401)`);
       await sleep(T.keyFor * 1000);
@@ -296,10 +379,16 @@ async function main() {
       await at0(T.floodAt);
       // Forged batches: signed with a key that is not SendGrid's, or replayed with an old timestamp.
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-      const forged = JSON.stringify([{ email: 'x@y.example', timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: 'forged', idempotency_key: `slip:${month}:emp-1` }]);
+      const forged = JSON.stringify([
+        { email: 'x@y.example', timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: 'forged', idempotency_key: `slip:${month}:emp-1` },
+      ]);
       for (let i = 0; i < HOOK.flood; i++) {
         const ts = String(Math.floor(Date.now() / 1000) - (i % 2 ? 3600 : 0));
-        const res = await fetch(hookUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signPayload(privateKey, ts, forged), [TIMESTAMP_HEADER]: ts }, body: forged }).catch(() => null);
+        const res = await fetch(hookUrl, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signPayload(privateKey, ts, forged), [TIMESTAMP_HEADER]: ts },
+          body: forged,
+        }).catch(() => null);
         flood.sent++;
         if (res?.status === 401) flood.refused++;
         else flood.other++;
@@ -409,7 +498,9 @@ async function main() {
             'the hung render to time out',
             async () =>
               (
-                await db.pool.query(`select 1 from job_attempts a join jobs j on j.id = a.job_id where j.idempotency_key = $1 and a.error_code = 'timeout'`, [hangKey])
+                await db.pool.query(`select 1 from job_attempts a join jobs j on j.id = a.job_id where j.idempotency_key = $1 and a.error_code = 'timeout'`, [
+                  hangKey,
+                ])
               ).rowCount,
             60_000,
             250,
@@ -429,7 +520,9 @@ async function main() {
   timeline.push(
     (async () => {
       await at0(T.resendAt);
-      const { rows: [back] } = await db.pool.query<{ employee_id: number }>(
+      const {
+        rows: [back],
+      } = await db.pool.query<{ employee_id: number }>(
         `select employee_id from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status = 'queued' and employee_id <> $2
          order by priority desc, id desc limit 1`,
         [month, hungEmployee.id],
@@ -439,26 +532,47 @@ async function main() {
         if (fixed) await db.pool.query(`update employees set email = $2 where id = $1`, [employeeId, `fixed-${employeeId}@example.com`]);
         const pressedAt = Date.now();
         const r = await resendSlip({ pool: db.pool, jobs: hrJobs }, { employeeId, month, requestedBy: 'hr:drill' });
-        const key = r.outcome === 'created' ? `slip:${month}:emp-${employeeId}:resend-${r.resend}` : r.outcome === 'delivered' ? r.key : `slip:${month}:emp-${employeeId}${r.resend ? `:resend-${r.resend}` : ''}`;
+        const key =
+          r.outcome === 'created'
+            ? `slip:${month}:emp-${employeeId}:resend-${r.resend}`
+            : r.outcome === 'delivered'
+              ? r.key
+              : `slip:${month}:emp-${employeeId}${r.resend ? `:resend-${r.resend}` : ''}`;
         resends.push({ label, employeeId, key, outcome: r.outcome, pressedAt, fixed });
-        event(`HR presses Resend for ${label} (employee ${employeeId}): ${r.outcome}${r.outcome === 'in-progress' && r.promoted ? ', moved ahead of the bulk' : ''} → ${key}`);
+        event(
+          `HR presses Resend for ${label} (employee ${employeeId}): ${r.outcome}${r.outcome === 'in-progress' && r.promoted ? ', moved ahead of the bulk' : ''} → ${key}`,
+        );
       };
       if (back) await press('the slip furthest back in the queue', back.employee_id, false);
       if (fixable) {
         // HR can resend only a slip of a month their company was paid: on a loaded machine the
         // schedulers may not have started that company's run yet at this moment.
-        await waitUntil('the fixed employee\'s company run', async () =>
-          (await db.pool.query(`select 1 from payroll_runs r join employees e on e.company_id = r.company_id where e.id = $1 and r.month = $2`, [fixable.id, month])).rowCount, 5 * 60_000, 250);
+        await waitUntil(
+          "the fixed employee's company run",
+          async () =>
+            (
+              await db.pool.query(`select 1 from payroll_runs r join employees e on e.company_id = r.company_id where e.id = $1 and r.month = $2`, [
+                fixable.id,
+                month,
+              ])
+            ).rowCount,
+          5 * 60_000,
+          250,
+        );
         await press('an invalid address just fixed', fixable.id, true);
       }
       // Until each arrives at the provider (the simulator's receive time).
-      await Promise.all(resends.map(async (r) => {
-        const m = await waitUntil(`resend ${r.key}`, async () => provider.messages({ customArgs: { idempotency_key: r.key } })[0], 10 * 60_000, 100).catch(() => undefined);
-        if (m) {
-          r.latencyS = round((m.receivedAt.getTime() - r.pressedAt) / 1000);
-          event(`resend of ${r.label} arrived ${r.latencyS} s after it was pressed`);
-        }
-      }));
+      await Promise.all(
+        resends.map(async (r) => {
+          const m = await waitUntil(`resend ${r.key}`, async () => provider.messages({ customArgs: { idempotency_key: r.key } })[0], 10 * 60_000, 100).catch(
+            () => undefined,
+          );
+          if (m) {
+            r.latencyS = round((m.receivedAt.getTime() - r.pressedAt) / 1000);
+            event(`resend of ${r.label} arrived ${r.latencyS} s after it was pressed`);
+          }
+        }),
+      );
     })(),
   );
   // ── database faults (issue 17) ─────────────────────────────────────────────────────
@@ -535,7 +649,8 @@ async function main() {
     if (!progress) continue;
     const { rows } = progress;
     // The monthly run's jobs (HR's resends are counted as open work, not as the run's slips).
-    const n = (task: string, status?: string) => rows.filter((r) => r.monthly && r.task_name === task && (!status || r.status === status)).reduce((a, r) => a + r.n, 0);
+    const n = (task: string, status?: string) =>
+      rows.filter((r) => r.monthly && r.task_name === task && (!status || r.status === status)).reduce((a, r) => a + r.n, 0);
     const active = rows.filter((r) => ['queued', 'running', 'retrying'].includes(r.status)).reduce((a, r) => a + r.n, 0);
     const sent = n('send-slip-email', 'done');
     const now = performance.now();
@@ -632,16 +747,36 @@ async function main() {
     if (c === 0 && !excluded.includes(key)) missingKeys.push(key);
   }
   const toInvalid = stillInvalid.filter((e) => (perEmployee.get(e.id) ?? 0) > 0).length;
-  check('exactly one slip per valid employee', duplicates === 0 && missingKeys.length === 0 && toInvalid === 0 && withoutPdf === 0,
-    `${delivered}/${slipOwners.length} delivered (${fixedIds.size} address fixed mid-run), duplicates ${duplicates}, missing ${missingKeys.length}${missingKeys.length ? ` (${missingKeys.slice(0, 5).join(', ')}${missingKeys.length > 5 ? ', …' : ''})` : ''}, to invalid addresses ${toInvalid}, without PDF ${withoutPdf}${excluded.length ? `, excluded: ${excluded.join(', ')} (the hung slip, failed)` : ''}`);
+  check(
+    'exactly one slip per valid employee',
+    duplicates === 0 && missingKeys.length === 0 && toInvalid === 0 && withoutPdf === 0,
+    `${delivered}/${slipOwners.length} delivered (${fixedIds.size} address fixed mid-run), duplicates ${duplicates}, missing ${missingKeys.length}${missingKeys.length ? ` (${missingKeys.slice(0, 5).join(', ')}${missingKeys.length > 5 ? ', …' : ''})` : ''}, to invalid addresses ${toInvalid}, without PDF ${withoutPdf}${excluded.length ? `, excluded: ${excluded.join(', ')} (the hung slip, failed)` : ''}`,
+  );
 
   // HR's resends pressed mid-run: each arrived, once, within the target.
   const resendLatencySeconds = resends.length && resends.every((r) => r.latencyS !== undefined) ? Math.max(...resends.map((r) => r.latencyS!)) : null;
-  check(`a resend pressed mid-run arrives within ${RESEND_TARGET_S} s (HR ahead of the bulk)`, resends.length === 2 && resendLatencySeconds !== null && resendLatencySeconds <= RESEND_TARGET_S,
-    resends.length ? resends.map((r) => `${r.label}: ${r.outcome}, ${r.key} arrived ${r.latencyS === undefined ? 'never' : `after ${r.latencyS} s`}, ${perEmployee.get(r.employeeId) ?? 0} email(s)`).join('; ') : 'no resend was pressed');
+  check(
+    `a resend pressed mid-run arrives within ${RESEND_TARGET_S} s (HR ahead of the bulk)`,
+    resends.length === 2 && resendLatencySeconds !== null && resendLatencySeconds <= RESEND_TARGET_S,
+    resends.length
+      ? resends
+          .map(
+            (r) =>
+              `${r.label}: ${r.outcome}, ${r.key} arrived ${r.latencyS === undefined ? 'never' : `after ${r.latencyS} s`}, ${perEmployee.get(r.employeeId) ?? 0} email(s)`,
+          )
+          .join('; ')
+      : 'no resend was pressed',
+  );
 
   // Invalid addresses: failed with the provider's reason after exactly one invalid_recipient attempt (the last).
-  const inv = await db.pool.query<{ employee_id: number; status: string; last_error_code: string | null; last_error: string | null; codes: (string | null)[]; outcomes: string[] }>(
+  const inv = await db.pool.query<{
+    employee_id: number;
+    status: string;
+    last_error_code: string | null;
+    last_error: string | null;
+    codes: (string | null)[];
+    outcomes: string[];
+  }>(
     `select j.employee_id, j.status::text, j.last_error_code, j.last_error,
             array_agg(a.error_code order by a.attempt, a.id) as codes, array_agg(a.outcome::text order by a.attempt, a.id) as outcomes
      from jobs j join job_attempts a on a.job_id = j.id
@@ -659,8 +794,11 @@ async function main() {
   );
   const invalidFailed = goodInvalid.length;
   const earlierTransient = inv.rows.reduce((a, r) => a + r.codes.length - 1, 0);
-  check('invalid addresses failed with the provider reason, one invalid_recipient attempt', invalidFailed === stillInvalid.length,
-    `${invalidFailed}/${stillInvalid.length} failed with invalid_recipient ("${inv.rows[0]?.last_error ?? '-'}") as the last and only such attempt; ${earlierTransient} earlier transient attempt(s) (503/429/lost worker) before it`);
+  check(
+    'invalid addresses failed with the provider reason, one invalid_recipient attempt',
+    invalidFailed === stillInvalid.length,
+    `${invalidFailed}/${stillInvalid.length} failed with invalid_recipient ("${inv.rows[0]?.last_error ?? '-'}") as the last and only such attempt; ${earlierTransient} earlier transient attempt(s) (503/429/lost worker) before it`,
+  );
 
   const otherFailed = await db.pool.query<{ idempotency_key: string; last_error_code: string | null; attempts: number; history: string }>(
     `select j.idempotency_key, j.last_error_code, j.attempts,
@@ -668,22 +806,52 @@ async function main() {
      from jobs j where j.status = 'failed' and j.queue in ('pdf-render', 'send-email') and not (j.task_name = 'send-slip-email' and j.employee_id = any($1::int[]))`,
     [invalidEmployees.map((e) => e.id)],
   );
-  check('no other job failed', otherFailed.rows.filter((r) => !excluded.some((k) => r.idempotency_key === k)).length === 0,
-    otherFailed.rows.length ? otherFailed.rows.slice(0, 5).map((r) => `${r.idempotency_key} ${r.last_error_code} after ${r.attempts} (${r.history}); delivered ${perKey.get(r.idempotency_key.replace(/:email$/, '')) ?? 0}×`).join('; ') : 'none');
+  check(
+    'no other job failed',
+    otherFailed.rows.filter((r) => !excluded.some((k) => r.idempotency_key === k)).length === 0,
+    otherFailed.rows.length
+      ? otherFailed.rows
+          .slice(0, 5)
+          .map(
+            (r) =>
+              `${r.idempotency_key} ${r.last_error_code} after ${r.attempts} (${r.history}); delivered ${perKey.get(r.idempotency_key.replace(/:email$/, '')) ?? 0}×`,
+          )
+          .join('; ')
+      : 'none',
+  );
 
   const runs = await db.pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from payroll_runs group by company_id`);
   const payrollRuns = runs.rows.reduce((a, r) => a + r.n, 0);
-  const fanoutAttempts = await db.pool.query<{ n: number; statuses: string[] }>(`select count(*)::int as n, array_agg(distinct status::text) as statuses from jobs where task_name = 'payroll-fanout'`);
-  check('exactly one payroll run per company (two schedulers)', runs.rows.length === COMPANIES && runs.rows.every((r) => r.n === 1),
-    `${payrollRuns} payroll_runs rows for ${COMPANIES} companies; ${fanoutAttempts.rows[0]!.n} payroll-fanout jobs (${fanoutAttempts.rows[0]!.statuses?.join(', ')})`);
+  const fanoutAttempts = await db.pool.query<{ n: number; statuses: string[] }>(
+    `select count(*)::int as n, array_agg(distinct status::text) as statuses from jobs where task_name = 'payroll-fanout'`,
+  );
+  check(
+    'exactly one payroll run per company (two schedulers)',
+    runs.rows.length === COMPANIES && runs.rows.every((r) => r.n === 1),
+    `${payrollRuns} payroll_runs rows for ${COMPANIES} companies; ${fanoutAttempts.rows[0]!.n} payroll-fanout jobs (${fanoutAttempts.rows[0]!.statuses?.join(', ')})`,
+  );
 
-  const left = await db.pool.query<{ status: string; n: number }>(`select status::text, count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and queue in ('pdf-render', 'send-email') group by 1`);
+  const left = await db.pool.query<{ status: string; n: number }>(
+    `select status::text, count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and queue in ('pdf-render', 'send-email') group by 1`,
+  );
   const stuck = left.rows.reduce((a, r) => a + r.n, 0);
   const runningAny = (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'running' and queue <> 'maintenance'`)).rows[0]!.n;
-  check('nothing left running, queued or retrying', stuck === 0 && runningAny === 0, stuck ? left.rows.map((r) => `${r.n} ${r.status}`).join(', ') : '0 jobs running');
+  check(
+    'nothing left running, queued or retrying',
+    stuck === 0 && runningAny === 0,
+    stuck ? left.rows.map((r) => `${r.n} ${r.status}`).join(', ') : '0 jobs running',
+  );
 
   // The hung render: killed at its timeout, other work went on meanwhile.
-  const hung = await db.pool.query<{ attempt: number; outcome: string; error_code: string | null; duration_ms: number | null; started_at: Date; finished_at: Date | null; worker_id: string | null }>(
+  const hung = await db.pool.query<{
+    attempt: number;
+    outcome: string;
+    error_code: string | null;
+    duration_ms: number | null;
+    started_at: Date;
+    finished_at: Date | null;
+    worker_id: string | null;
+  }>(
     `select a.attempt, a.outcome::text, a.error_code, a.duration_ms, a.started_at, a.finished_at, a.worker_id
      from job_attempts a join jobs j on j.id = a.job_id where j.idempotency_key = $1 order by a.attempt, a.id`,
     [hangKey],
@@ -703,21 +871,34 @@ async function main() {
   }
   const killedAtTimeout = !!timeoutAttempt && (timeoutAttempt.duration_ms ?? 0) >= 29_000 && (timeoutAttempt.duration_ms ?? 0) <= 40_000;
   const hungRenderKilled = killedAtTimeout && otherDuring.renders + otherDuring.emails > 0;
-  check('the hung render was killed at its 30 s timeout and other work went on', hungRenderKilled,
+  check(
+    'the hung render was killed at its 30 s timeout and other work went on',
+    hungRenderKilled,
     `${hangKey}: attempts ${hung.rows.map((a) => `#${a.attempt} ${a.outcome}${a.error_code ? `/${a.error_code}` : ''} ${a.duration_ms === null ? '?' : round(a.duration_ms / 1000)} s`).join(', ')}; final ${hungJob?.status}, delivered ${hungDelivered}×; ` +
-      `while it hung: ${otherDuring.renders} other renders done (${otherDuring.sameWorker} on the same process), ${otherDuring.emails} emails sent`);
+      `while it hung: ${otherDuring.renders} other renders done (${otherDuring.sameWorker} on the same process), ${otherDuring.emails} emails sent`,
+  );
 
-  check('worker DB connections within the budget', connections.max <= BUDGET && connections.samples > 0, `max ${connections.max} ≤ ${BUDGET} over ${connections.samples} samples every 500 ms`);
+  check(
+    'worker DB connections within the budget',
+    connections.max <= BUDGET && connections.samples > 0,
+    `max ${connections.max} ≤ ${BUDGET} over ${connections.samples} samples every 500 ms`,
+  );
 
   const total429 = stats.responses['429'] ?? 0;
   const inside429 = snaps.after429 - snaps.before429;
   const provider429 = total429 - inside429;
-  check('no 429 while the provider limit was unchanged', provider429 === 0 && snaps.pressureEnd > 0,
-    `${provider429} outside the pressure window; ${inside429} during it (expected: limit lowered to ${T.pressureRate}/s for ${T.pressureFor} s, absorbed by retries)`);
+  check(
+    'no 429 while the provider limit was unchanged',
+    provider429 === 0 && snaps.pressureEnd > 0,
+    `${provider429} outside the pressure window; ${inside429} during it (expected: limit lowered to ${T.pressureRate}/s for ${T.pressureFor} s, absorbed by retries)`,
+  );
 
   const sigtermExits = deployExits.map((d) => d.code ?? 137);
-  check('rolling deploy: every worker exited 0 on SIGTERM within the grace period', deployExits.length === 6 && sigtermExits.every((c) => c === 0),
-    deployExits.map((d) => `${d.name} ${d.code ?? d.signal} in ${round(d.ms / 1000)} s`).join(', '));
+  check(
+    'rolling deploy: every worker exited 0 on SIGTERM within the grace period',
+    deployExits.length === 6 && sigtermExits.every((c) => c === 0),
+    deployExits.map((d) => `${d.name} ${d.code ?? d.signal} in ${round(d.ms / 1000)} s`).join(', '),
+  );
 
   if (sigkill) {
     // The held list is a snapshot taken just before the kill: a job may still have finished in
@@ -732,8 +913,11 @@ async function main() {
       [sigkill.held, sigkill.workerId],
     );
     const r = rec.rows[0]!;
-    check('the SIGKILLed worker’s jobs were recovered by the sweeper', r.recovered > 0 && r.dangling === 0 && r.open === 0,
-      `${sigkill.name} held ${sigkill.held.length}; ${r.recovered} recovered (worker_lost) and retried, ${sigkill.held.length - r.recovered} finished just before the kill; ${r.done} done, ${r.open} open`);
+    check(
+      'the SIGKILLed worker’s jobs were recovered by the sweeper',
+      r.recovered > 0 && r.dangling === 0 && r.open === 0,
+      `${sigkill.name} held ${sigkill.held.length}; ${r.recovered} recovered (worker_lost) and retried, ${sigkill.held.length - r.recovered} finished just before the kill; ${r.done} done, ${r.open} open`,
+    );
   } else check('the SIGKILLed worker’s jobs were recovered by the sweeper', false, 'no SIGKILL happened');
 
   // The bank: every salary submitted once under its month's reference and credited; HR told once per poll that found some.
@@ -742,9 +926,18 @@ async function main() {
     `select count(*) filter (where submitted_at is not null)::int as submitted, count(*) filter (where credited_at is not null)::int as credited from salary_transfers where month = $1`,
     [month],
   );
-  const pollsWithCredits = await db.pool.query<{ n: number; credited: number }>(`select count(*)::int as n, coalesce(sum(credited), 0)::int as credited from bank_polls where credited > 0`);
-  check('salary transfers: each employee’s net pay submitted once and marked credited for the month', atBank.length === N && atBank.every((t) => t.status === 'credited') && marked.rows[0]!.submitted === N && marked.rows[0]!.credited === N && pollsWithCredits.rows[0]!.credited === N,
-    `${atBank.length}/${N} transfers at the bank (${atBank.filter((t) => t.status === 'credited').length} credited); ${marked.rows[0]!.submitted} submitted, ${marked.rows[0]!.credited} marked credited for ${month}, found by ${pollsWithCredits.rows[0]!.n} poll(s)`);
+  const pollsWithCredits = await db.pool.query<{ n: number; credited: number }>(
+    `select count(*)::int as n, coalesce(sum(credited), 0)::int as credited from bank_polls where credited > 0`,
+  );
+  check(
+    'salary transfers: each employee’s net pay submitted once and marked credited for the month',
+    atBank.length === N &&
+      atBank.every((t) => t.status === 'credited') &&
+      marked.rows[0]!.submitted === N &&
+      marked.rows[0]!.credited === N &&
+      pollsWithCredits.rows[0]!.credited === N,
+    `${atBank.length}/${N} transfers at the bank (${atBank.filter((t) => t.status === 'credited').length} credited); ${marked.rows[0]!.submitted} submitted, ${marked.rows[0]!.credited} marked credited for ${month}, found by ${pollsWithCredits.rows[0]!.n} poll(s)`,
+  );
   const statusJobs = await db.pool.query<{ key: string; company_id: string; credited: number; hr: string; status: string }>(
     `select j.idempotency_key as key, j.company_id, (j.payload->>'credited')::int as credited, u.email as hr, j.status::text
      from jobs j join users u on u.company_id = j.company_id and u.role = 'HR' where j.task_name = 'send-bank-status-email'`,
@@ -763,22 +956,42 @@ async function main() {
     statusJobs.rows.every((j) => j.status === 'done' && statusMails.get(j.key)?.length === 1 && statusMails.get(j.key)![0]!.join() === j.hr) &&
     statusMails.size === statusJobs.rows.length &&
     [...employeesOf].every(([company, n]) => perCompany.get(company) === n);
-  check('bank poll: one status email per company per poll that found credits, to its HR, two schedulers', statusOk,
-    `${statusMails.size} status emails for ${statusJobs.rows.length} (company, poll) pairs over ${pollsWithCredits.rows[0]!.n} poll(s); duplicates ${[...statusMails.values()].filter((l) => l.length > 1).length}; companies whose reported counts add up to their employees ${[...employeesOf].filter(([c, n]) => perCompany.get(c) === n).length}/${employeesOf.size}`);
+  check(
+    'bank poll: one status email per company per poll that found credits, to its HR, two schedulers',
+    statusOk,
+    `${statusMails.size} status emails for ${statusJobs.rows.length} (company, poll) pairs over ${pollsWithCredits.rows[0]!.n} poll(s); duplicates ${[...statusMails.values()].filter((l) => l.length > 1).length}; companies whose reported counts add up to their employees ${[...employeesOf].filter(([c, n]) => perCompany.get(c) === n).length}/${employeesOf.size}`,
+  );
 
   // Issue 16: the account fault paused the queue and failed nothing; the webhook's truth.
   const pauses = await db.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action = 'resume-queue'`);
-  const accountFaultFailedJobs = (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'failed' and last_error_code in ('provider_unauthorized', 'sender_not_verified', 'provider_forbidden')`)).rows[0]!.n;
-  const accountFaultAttempts = (await db.pool.query<{ n: number }>(`select count(*)::int as n from job_attempts where error_code = 'provider_unauthorized'`)).rows[0]!.n;
-  check('account fault (key revoked): the send-email queue paused and resumed, no job failed', accountFaultFailedJobs === 0 && pauses.rows[0]!.n > 0 && accountFaultAttempts > 0,
-    `${accountFaultAttempts} attempts met the 401 and went back to queued; ${pauses.rows[0]!.n} resume(s); ${accountFaultFailedJobs} jobs failed by it`);
+  const accountFaultFailedJobs = (
+    await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from jobs where status = 'failed' and last_error_code in ('provider_unauthorized', 'sender_not_verified', 'provider_forbidden')`,
+    )
+  ).rows[0]!.n;
+  const accountFaultAttempts = (await db.pool.query<{ n: number }>(`select count(*)::int as n from job_attempts where error_code = 'provider_unauthorized'`))
+    .rows[0]!.n;
+  check(
+    'account fault (key revoked): the send-email queue paused and resumed, no job failed',
+    accountFaultFailedJobs === 0 && pauses.rows[0]!.n > 0 && accountFaultAttempts > 0,
+    `${accountFaultAttempts} attempts met the 401 and went back to queued; ${pauses.rows[0]!.n} resume(s); ${accountFaultFailedJobs} jobs failed by it`,
+  );
   const unreachableIds = new Set(unreachable.rows.map((r) => r.id));
-  check('delivered per the webhook: every reachable slip delivered, every unreachable one bounced, nothing awaiting', t.delivered === slipOwners.length - unreachableIds.size && t.bounced === unreachableIds.size && t.awaiting === 0,
-    `delivered ${t.delivered}/${slipOwners.length - unreachableIds.size} (the reachable valid addresses and those fixed mid-run), bounced ${t.bounced}/${unreachableIds.size}, dropped ${t.dropped}, awaiting confirmation ${t.awaiting}; sent again after an unknown outcome found no evidence in the settle window ${t.resent} (a SIGKILLed worker's sends that had not left: none was a duplicate at the provider, see the first check)`);
+  check(
+    'delivered per the webhook: every reachable slip delivered, every unreachable one bounced, nothing awaiting',
+    t.delivered === slipOwners.length - unreachableIds.size && t.bounced === unreachableIds.size && t.awaiting === 0,
+    `delivered ${t.delivered}/${slipOwners.length - unreachableIds.size} (the reachable valid addresses and those fixed mid-run), bounced ${t.bounced}/${unreachableIds.size}, dropped ${t.dropped}, awaiting confirmation ${t.awaiting}; sent again after an unknown outcome found no evidence in the settle window ${t.resent} (a SIGKILLed worker's sends that had not left: none was a duplicate at the provider, see the first check)`,
+  );
   const counts = await webhookCounts(db.pool);
   const hookStats = provider.stats().webhook;
-  check('webhook: forged and replayed batches refused and counted, duplicates stored once', flood.refused === flood.sent && (counts['bad_signature'] ?? 0) + (counts['stale_timestamp'] ?? 0) >= flood.sent && (hookStats.duplicatesPosted === 0 || (counts['duplicate'] ?? 0) > 0) && hookStats.postFailures > 0,
-    `${flood.refused}/${flood.sent} forged refused; counters ${JSON.stringify(counts)}; provider posted ${hookStats.posted} batches (${hookStats.eventsPosted} events, ${hookStats.duplicatesPosted} duplicates), ${hookStats.postFailures} failed posts retried`);
+  check(
+    'webhook: forged and replayed batches refused and counted, duplicates stored once',
+    flood.refused === flood.sent &&
+      (counts['bad_signature'] ?? 0) + (counts['stale_timestamp'] ?? 0) >= flood.sent &&
+      (hookStats.duplicatesPosted === 0 || (counts['duplicate'] ?? 0) > 0) &&
+      hookStats.postFailures > 0,
+    `${flood.refused}/${flood.sent} forged refused; counters ${JSON.stringify(counts)}; provider posted ${hookStats.posted} batches (${hookStats.eventsPosted} events, ${hookStats.duplicatesPosted} duplicates), ${hookStats.postFailures} failed posts retried`,
+  );
   // Database faults (issue 17).
   const runnerDeaths = (await db.pool.query<{ n: number }>(`select coalesce(sum(runner_deaths), 0)::int as n from workers`)).rows[0]!.n;
   const strandedJobs = await countStranded();
@@ -787,22 +1000,43 @@ async function main() {
   const dbFaults = dbFaultKinds.terminate + dbFaultKinds.restart + dbFaultKinds.refuse;
   const settledAfterLastFaultSeconds = lastDbFaultEnd && settledAt ? round((settledAt - lastDbFaultEnd) / 1000) : null;
   if (DB_FAULTS) {
-    check('database faults happened', dbFaults > 0 && dbFaultKinds.refuse === 1 && (dbFaultKinds.restart === 1 || !db.restart) && dbFaultLog.every((f) => !f.error),
-      `${dbFaults} in all: ${dbFaultKinds.terminate} × every worker connection terminated (${dbFaultLog.reduce((a, f) => a + (f.kind === 'terminate' ? (f.connections ?? 0) : 0), 0)} connections), ${dbFaultKinds.restart} × PostgreSQL restarted${db.restart ? '' : ' (not possible on a DATABASE_URL server)'}, ${dbFaultKinds.refuse} × connections refused for ${DBF.refuseMs / 1000} s; at t+${dbFaultLog.map((f) => Math.round((f.at - t0) / 1000)).join(', +')} s${dbFaultLog.some((f) => f.error) ? `; failed to inject: ${dbFaultLog.filter((f) => f.error).map((f) => f.error).join('; ')}` : ''}`);
-    check('settled within 2 minutes of the last database fault', settledAfterLastFaultSeconds !== null && settledAfterLastFaultSeconds <= 120,
-      `${settledAfterLastFaultSeconds ?? '—'} s after the last fault ended (sweeper every 10 s, stale after ${STALE_HEARTBEAT_MS / 1000} s)`);
+    check(
+      'database faults happened',
+      dbFaults > 0 && dbFaultKinds.refuse === 1 && (dbFaultKinds.restart === 1 || !db.restart) && dbFaultLog.every((f) => !f.error),
+      `${dbFaults} in all: ${dbFaultKinds.terminate} × every worker connection terminated (${dbFaultLog.reduce((a, f) => a + (f.kind === 'terminate' ? (f.connections ?? 0) : 0), 0)} connections), ${dbFaultKinds.restart} × PostgreSQL restarted${db.restart ? '' : ' (not possible on a DATABASE_URL server)'}, ${dbFaultKinds.refuse} × connections refused for ${DBF.refuseMs / 1000} s; at t+${dbFaultLog.map((f) => Math.round((f.at - t0) / 1000)).join(', +')} s${
+        dbFaultLog.some((f) => f.error)
+          ? `; failed to inject: ${dbFaultLog
+              .filter((f) => f.error)
+              .map((f) => f.error)
+              .join('; ')}`
+          : ''
+      }`,
+    );
+    check(
+      'settled within 2 minutes of the last database fault',
+      settledAfterLastFaultSeconds !== null && settledAfterLastFaultSeconds <= 120,
+      `${settledAfterLastFaultSeconds ?? '—'} s after the last fault ended (sweeper every 10 s, stale after ${STALE_HEARTBEAT_MS / 1000} s)`,
+    );
   }
-  check('no job runner stopped, no worker exited unexpectedly', runnerDeaths === 0 && unexpectedExits.length === 0,
-    `runner deaths ${runnerDeaths}; unexpected exits ${unexpectedExits.length ? unexpectedExits.map((e) => `${e.name} code ${e.code ?? e.signal}`).join(', ') : '0'}`);
+  check(
+    'no job runner stopped, no worker exited unexpectedly',
+    runnerDeaths === 0 && unexpectedExits.length === 0,
+    `runner deaths ${runnerDeaths}; unexpected exits ${unexpectedExits.length ? unexpectedExits.map((e) => `${e.name} code ${e.code ?? e.signal}`).join(', ') : '0'}`,
+  );
   check('nothing stranded', strandedJobs === 0, `${strandedJobs} at the end (most seen during the run: ${maxStrandedSeen}, each put back by the sweeper)`);
 
-  check('the faults happened', (stats.responses['503'] ?? 0) > 0 && inside429 > 0 && stats.droppedAcks > 0,
-    `${stats.responses['503'] ?? 0} × 503, ${inside429} × 429 in the pressure window, ${stats.droppedAcks} lost acks; provider max in flight ${stats.maxInFlight}, max ${stats.maxRequestsPerSecond} requests in one second`);
+  check(
+    'the faults happened',
+    (stats.responses['503'] ?? 0) > 0 && inside429 > 0 && stats.droppedAcks > 0,
+    `${stats.responses['503'] ?? 0} × 503, ${inside429} × 429 in the pressure window, ${stats.droppedAcks} lost acks; provider max in flight ${stats.maxInFlight}, max ${stats.maxRequestsPerSecond} requests in one second`,
+  );
 
   // ── report ─────────────────────────────────────────────────────────────────────────
   say('');
   say(`Drill report — ${month} run, ${N} employees (${validCount} valid, ${invalidEmployees.length} invalid), ${COMPANIES} companies`);
-  say(`  wall time ${wallSeconds} s from the schedulers' start to settled (${round((performance.now() - started) / 1000)} s in all); provider ${JSON.stringify(stats.responses)}`);
+  say(
+    `  wall time ${wallSeconds} s from the schedulers' start to settled (${round((performance.now() - started) / 1000)} s in all); provider ${JSON.stringify(stats.responses)}`,
+  );
   for (const c of checks) say(`  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
   const passed = checks.every((c) => c.ok);
   say(passed ? 'All checks passed.' : `${checks.filter((c) => !c.ok).length} check(s) failed.`);

@@ -20,9 +20,7 @@ const nameOf = (location) => location.replace(/^.*node_modules\//, '');
  * another platform's binaries are skipped), which stay in the image and which are pruned.
  */
 export function runtimePackages(lock, installed = () => true) {
-  const keep = new Map(
-    Object.entries(lock.packages).filter(([location, entry]) => location.startsWith('node_modules/') && !entry.dev && installed(location)),
-  );
+  const keep = new Map(Object.entries(lock.packages).filter(([location, entry]) => location.startsWith('node_modules/') && !entry.dev && installed(location)));
   const pruned = [];
   for (const [location, entry] of [...keep]) {
     if (entry.devOptional) {
@@ -30,10 +28,14 @@ export function runtimePackages(lock, installed = () => true) {
       pruned.push(location);
     }
   }
-  const workspaces = Object.entries(lock.packages).filter(([location]) => !location.startsWith('node_modules/')).map(([, e]) => e);
-  for (let changed = true; changed; ) {
+  const workspaces = Object.entries(lock.packages)
+    .filter(([location]) => !location.startsWith('node_modules/'))
+    .map(([, e]) => e);
+  for (let changed = true; changed;) {
     changed = false;
-    const wanted = new Set([...keep.values(), ...workspaces].flatMap((e) => [...Object.keys(e.dependencies ?? {}), ...Object.keys(e.optionalDependencies ?? {})]));
+    const wanted = new Set(
+      [...keep.values(), ...workspaces].flatMap((e) => [...Object.keys(e.dependencies ?? {}), ...Object.keys(e.optionalDependencies ?? {})]),
+    );
     for (const [location, entry] of [...keep]) {
       if (entry.optional && !wanted.has(nameOf(location))) {
         keep.delete(location);

@@ -110,7 +110,11 @@ async function main() {
   let webhookKey = env.SENDGRID_WEBHOOK_PUBLIC_KEY;
   let simulator: Awaited<ReturnType<typeof startProviderSimulator>> | undefined;
   if (!providerUrl) {
-    simulator = await startProviderSimulator({ port: await choosePort(env.PROVIDER_PORT, 'provider simulator'), latencyMs: env.PROVIDER_LATENCY_MS, storeAttachmentBytes: true });
+    simulator = await startProviderSimulator({
+      port: await choosePort(env.PROVIDER_PORT, 'provider simulator'),
+      latencyMs: env.PROVIDER_LATENCY_MS,
+      storeAttachmentBytes: true,
+    });
     const provider = simulator;
     cleanups.push(() => provider.close());
     providerUrl = provider.url;
@@ -123,7 +127,13 @@ async function main() {
   });
   cleanups.push(() => bank.close());
 
-  const workerEnv = { DATABASE_URL: db.url, SENDGRID_BASE_URL: providerUrl, SENDGRID_API_KEY: env.SENDGRID_API_KEY, BANK_API_URL: bank.url, LOG_LEVEL: env.LOG_LEVEL };
+  const workerEnv = {
+    DATABASE_URL: db.url,
+    SENDGRID_BASE_URL: providerUrl,
+    SENDGRID_API_KEY: env.SENDGRID_API_KEY,
+    BANK_API_URL: bank.url,
+    LOG_LEVEL: env.LOG_LEVEL,
+  };
   const echo = (name: string) => (line: string) => {
     if (/"level":(50|60)/.test(line) || !line.startsWith('{')) process.stderr.write(`[${name}] ${line}\n`);
   };
@@ -137,8 +147,11 @@ async function main() {
     name: 'web',
     args: [next, 'start', 'apps/web', '-p', String(port), '-H', '127.0.0.1'],
     env: {
-      DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production',
-      BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? authSecret(), BETTER_AUTH_URL: url,
+      DATABASE_URL: db.url,
+      NEXT_TELEMETRY_DISABLED: '1',
+      NODE_ENV: 'production',
+      BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? authSecret(),
+      BETTER_AUTH_URL: url,
       ...(webhookKey ? { SENDGRID_WEBHOOK_PUBLIC_KEY: webhookKey } : {}),
     },
     readyWhen: /Ready in|started server|Local:/,
@@ -148,7 +161,10 @@ async function main() {
   // The simulator's Event Webhook posts delivery events to the dashboard, as SendGrid would.
   simulator?.configureWebhook({ url: `${url}/api/email/events` });
   for (let i = 0; i < 50; i++) {
-    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 200));
   }

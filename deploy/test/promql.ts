@@ -35,7 +35,8 @@ export function parseExposition(text: string): { samples: Sample[]; families: Ma
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) throw new Error(`not an exposition line: ${line}`);
     const labels: Labels = { __name__: m[1]! };
-    for (const l of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\"/g, '"').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
+    for (const l of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\"/g, '"').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
     samples.push({ labels, value: Number(m[4] === '+Inf' ? Infinity : m[4] === '-Inf' ? -Infinity : m[4]) });
   }
   return { samples, families };
@@ -118,11 +119,17 @@ export function evaluate(expr: string, store: SeriesStore, at: number): Evaluati
       labels.push(label);
       const re = new RegExp(`^(?:${value})$`);
       matchers.push(
-        op === '=' ? (l) => (l[label] ?? '') === value
-        : op === '!=' ? (l) => (l[label] ?? '') !== value
-        : op === '=~' ? (l) => re.test(l[label] ?? '')
-        : op === '!~' ? (l) => !re.test(l[label] ?? '')
-        : (() => { throw new Error(`matcher ${op}`); })(),
+        op === '='
+          ? (l) => (l[label] ?? '') === value
+          : op === '!='
+            ? (l) => (l[label] ?? '') !== value
+            : op === '=~'
+              ? (l) => re.test(l[label] ?? '')
+              : op === '!~'
+                ? (l) => !re.test(l[label] ?? '')
+                : (() => {
+                    throw new Error(`matcher ${op}`);
+                  })(),
       );
     }
     uses.push({ metric: name, labels });
@@ -134,7 +141,10 @@ export function evaluate(expr: string, store: SeriesStore, at: number): Evaluati
       case 'PromQL':
       case 'ParenExpr':
       case 'FunctionCallBody':
-        return ev(children(n).find((c) => !['(', ')'].includes(c.name))!, grouping);
+        return ev(
+          children(n).find((c) => !['(', ')'].includes(c.name))!,
+          grouping,
+        );
       case 'NumberDurationLiteral':
         return { kind: 'scalar', value: Number(text(n)) };
       case 'VectorSelector': {
@@ -181,8 +191,15 @@ export function evaluate(expr: string, store: SeriesStore, at: number): Evaluati
         const op = text(kids.find((k) => k.name === 'AggregateOp')!);
         const modifier = kids.find((k) => k.name === 'AggregateModifier');
         if (modifier && !children(modifier).some((c) => c.name === 'By')) throw new Error('only `by (…)` is supported');
-        const by = modifier ? children(children(modifier).find((c) => c.name === 'GroupingLabels')!).filter((c) => c.name === 'LabelName').map(text) : [];
-        const inner = ev(kids.find((k) => k.name === 'FunctionCallBody')!, by);
+        const by = modifier
+          ? children(children(modifier).find((c) => c.name === 'GroupingLabels')!)
+              .filter((c) => c.name === 'LabelName')
+              .map(text)
+          : [];
+        const inner = ev(
+          kids.find((k) => k.name === 'FunctionCallBody')!,
+          by,
+        );
         if (inner.kind !== 'vector') throw new Error(`${op} needs an instant vector`);
         const groups = new Map<string, { labels: Labels; values: number[] }>();
         for (const s of inner.samples) {
@@ -207,14 +224,24 @@ export function evaluate(expr: string, store: SeriesStore, at: number): Evaluati
         const l = ev(left!, grouping);
         const r = ev(right!, grouping);
         const cmp: Record<string, (a: number, b: number) => boolean> = {
-          '>': (a, b) => a > b, '<': (a, b) => a < b, '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '==': (a, b) => a === b, '!=': (a, b) => a !== b,
+          '>': (a, b) => a > b,
+          '<': (a, b) => a < b,
+          '>=': (a, b) => a >= b,
+          '<=': (a, b) => a <= b,
+          '==': (a, b) => a === b,
+          '!=': (a, b) => a !== b,
         };
         if (!cmp[op]) throw new Error(`operator ${op} is not supported here`);
         if (l.kind === 'vector' && r.kind === 'scalar') return { kind: 'vector', samples: l.samples.filter((s) => cmp[op]!(s.value, r.value)) };
         if (l.kind === 'vector' && r.kind === 'vector') {
           // Prometheus' default one-to-one matching: the same labels but the metric name; a
           // comparison keeps the left sample where it holds.
-          const key = (labels: Labels) => JSON.stringify(Object.entries(labels).filter(([k]) => k !== '__name__').sort(([a], [b]) => a.localeCompare(b)));
+          const key = (labels: Labels) =>
+            JSON.stringify(
+              Object.entries(labels)
+                .filter(([k]) => k !== '__name__')
+                .sort(([a], [b]) => a.localeCompare(b)),
+            );
           const right = new Map<string, number>();
           for (const s of r.samples) {
             if (right.has(key(s.labels))) throw new Error(`many-to-one matching (${op}) is not supported here`);

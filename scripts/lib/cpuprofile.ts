@@ -43,7 +43,12 @@ export function summarizeCpuProfile(file: string, top = 12): { totalMs: number; 
       continue;
     }
     total += ms;
-    const where = url ? `${url.replace(/^file:\/\//, '').replace(/.*\/node_modules\//, '~/').replace(/.*\/(apps|packages)\//, '$1/')}:${lineNumber + 1}` : '';
+    const where = url
+      ? `${url
+          .replace(/^file:\/\//, '')
+          .replace(/.*\/node_modules\//, '~/')
+          .replace(/.*\/(apps|packages)\//, '$1/')}:${lineNumber + 1}`
+      : '';
     const key = `${functionName || '(anonymous)'} ${where}`.trim();
     self.set(key, (self.get(key) ?? 0) + ms);
   }

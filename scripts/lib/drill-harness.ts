@@ -27,7 +27,10 @@ export interface FreshDatabase {
  * A database nobody else uses: with DATABASE_URL a new database on that server (dropped at
  * the end); otherwise an embedded PostgreSQL in a throwaway folder `.beton/<label>-<pid>`.
  */
-export async function freshDatabase(label: string, options: { fast?: boolean; keep?: boolean; settings?: Record<string, string>; log?: (s: string) => void } = {}): Promise<FreshDatabase> {
+export async function freshDatabase(
+  label: string,
+  options: { fast?: boolean; keep?: boolean; settings?: Record<string, string>; log?: (s: string) => void } = {},
+): Promise<FreshDatabase> {
   const name = `beton_${label}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   let serverUrl: string;
   let stopServer = async () => {};
@@ -38,7 +41,13 @@ export async function freshDatabase(label: string, options: { fast?: boolean; ke
     where = `database ${name} on the DATABASE_URL server`;
   } else {
     const dir = path.join(repoRoot, `.beton/${label}-${process.pid}`);
-    const server = await startEmbeddedPostgres({ dir, persistent: false, fast: options.fast ?? false, port: await freePort(), ...(options.settings ? { settings: options.settings } : {}) });
+    const server = await startEmbeddedPostgres({
+      dir,
+      persistent: false,
+      fast: options.fast ?? false,
+      port: await freePort(),
+      ...(options.settings ? { settings: options.settings } : {}),
+    });
     serverUrl = server.serverUrl;
     where = `embedded PostgreSQL in ${path.relative(repoRoot, dir)} (port ${server.port}${options.fast ? ', fsync off' : ''})`;
     restart = (downMs) => server.restart({ downMs });
@@ -187,6 +196,12 @@ export const median = (xs: number[]) => {
 export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** processes.ts's spawnWorker with a longer readiness wait (a busy 2-core machine). */
-export function spawnWorkerSlowStart(options: { name: string; queue: string; env: NodeJS.ProcessEnv; onLine?: (line: string) => void; readyTimeoutMs?: number }): Managed {
+export function spawnWorkerSlowStart(options: {
+  name: string;
+  queue: string;
+  env: NodeJS.ProcessEnv;
+  onLine?: (line: string) => void;
+  readyTimeoutMs?: number;
+}): Managed {
   return spawnWorker({ ...options, readyTimeoutMs: options.readyTimeoutMs ?? 240_000 });
 }

@@ -5,10 +5,36 @@
 import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
 
-export const HEADER = ['code', 'name_latin', 'name_bengali', 'email', 'bank_account', 'basic', 'house_rent', 'medical', 'conveyance', 'tax', 'provident_fund', 'effective_month'];
+export const HEADER = [
+  'code',
+  'name_latin',
+  'name_bengali',
+  'email',
+  'bank_account',
+  'basic',
+  'house_rent',
+  'medical',
+  'conveyance',
+  'tax',
+  'provident_fund',
+  'effective_month',
+];
 
-const GIVEN = [['Rahim', 'রহিম'], ['Karim', 'করিম'], ['Fatema', 'ফাতেমা'], ['Nusrat', 'নুসরাত'], ['Sakib', 'সাকিব'], ['Ayesha', 'আয়েশা']] as const;
-const FAMILY = [['Uddin', 'উদ্দিন'], ['Hossain', 'হোসেন'], ['Akter', 'আক্তার'], ['Rahman', 'রহমান'], ['Islam', 'ইসলাম']] as const;
+const GIVEN = [
+  ['Rahim', 'রহিম'],
+  ['Karim', 'করিম'],
+  ['Fatema', 'ফাতেমা'],
+  ['Nusrat', 'নুসরাত'],
+  ['Sakib', 'সাকিব'],
+  ['Ayesha', 'আয়েশা'],
+] as const;
+const FAMILY = [
+  ['Uddin', 'উদ্দিন'],
+  ['Hossain', 'হোসেন'],
+  ['Akter', 'আক্তার'],
+  ['Rahman', 'রহমান'],
+  ['Islam', 'ইসলাম'],
+] as const;
 
 export interface RowOptions {
   /** Added to every basic salary (a "raise" file for the same people). */

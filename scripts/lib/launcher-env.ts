@@ -4,7 +4,11 @@ import { z } from 'zod';
 
 /** The ONE place the launcher (`npm start`) reads its environment, validated. */
 const schema = z.object({
-  DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL').optional().or(z.literal('').transform(() => undefined)),
+  DATABASE_URL: z
+    .string()
+    .url('DATABASE_URL must be a postgres:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   /** Embedded PostgreSQL data folder (when DATABASE_URL is unset). */
   BETON_DATA_DIR: z.string().default('.beton/postgres'),
   PORT: z.coerce.number().int().nonnegative().default(3000),
@@ -15,8 +19,16 @@ const schema = z.object({
    * submits it, plus a random part of BANK_CREDIT_SPREAD_MS, so the 15-minute polls find the
    * month's credits over several windows (ms).
    */
-  BANK_CREDIT_DELAY_MS: z.coerce.number().int().nonnegative().default(10 * 60_000),
-  BANK_CREDIT_SPREAD_MS: z.coerce.number().int().nonnegative().default(30 * 60_000),
+  BANK_CREDIT_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(10 * 60_000),
+  BANK_CREDIT_SPREAD_MS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(30 * 60_000),
   /** Employees seeded into an empty database. */
   SEED_EMPLOYEES: z.coerce.number().int().nonnegative().default(50_000),
   SEED_COMPANIES: z.coerce.number().int().positive().default(60),

@@ -48,7 +48,9 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
     failReady = reject;
   });
   if (!readyWhen) markReady();
-  const timer = readyWhen ? setTimeout(() => failReady(new Error(`${name} not ready after ${readyTimeoutMs} ms:\n${lines.slice(-20).join('\n')}`)), readyTimeoutMs) : undefined;
+  const timer = readyWhen
+    ? setTimeout(() => failReady(new Error(`${name} not ready after ${readyTimeoutMs} ms:\n${lines.slice(-20).join('\n')}`)), readyTimeoutMs)
+    : undefined;
   timer?.unref();
   const take = (line: string) => {
     lines.push(line);

@@ -31,7 +31,11 @@ describe('npm run bench (the pipeline, measured) and the planner', () => {
   it('prints CPU per slip by process kind and its binding stage, and the planner predicts its wall time within 20 %', async () => {
     const costsFile = path.join(tmp, 'costs.json');
     const N = 400;
-    const run = await runScript('scripts/bench.ts', ['--employees', String(N), '--provider-rate', '40', '--no-web', '--naive-sample', '1', '--costs', costsFile, '--json'], 420_000);
+    const run = await runScript(
+      'scripts/bench.ts',
+      ['--employees', String(N), '--provider-rate', '40', '--no-web', '--naive-sample', '1', '--costs', costsFile, '--json'],
+      420_000,
+    );
     expect(run.code, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`).toBe(0);
     const out = lastJson(run.stdout);
     expect(out.employees).toBe(N);
@@ -55,17 +59,34 @@ describe('npm run bench (the pipeline, measured) and the planner', () => {
       emailConcurrency: costs.emailConcurrency,
     });
     const error = Math.abs(predicted.wallSeconds - costs.wallSeconds) / costs.wallSeconds;
-    expect(error, `predicted ${predicted.wallSeconds.toFixed(1)} s (${predicted.binding}: ${JSON.stringify(predicted.limits)}), measured ${costs.wallSeconds} s`).toBeLessThanOrEqual(0.2);
+    expect(
+      error,
+      `predicted ${predicted.wallSeconds.toFixed(1)} s (${predicted.binding}: ${JSON.stringify(predicted.limits)}), measured ${costs.wallSeconds} s`,
+    ).toBeLessThanOrEqual(0.2);
   }, 480_000);
 });
 
 describe('npm run bench:scale at a tiny size', () => {
   it('prints every figure against its target and a valid JSON line', async () => {
-    const run = await runScript('scripts/bench-scale.ts', ['--employees', '2000', '--companies', '4', '--compare-at', '200', '--reps', '2', '--workers-seconds', '0', '--json'], 420_000);
+    const run = await runScript(
+      'scripts/bench-scale.ts',
+      ['--employees', '2000', '--companies', '4', '--compare-at', '200', '--reps', '2', '--workers-seconds', '0', '--json'],
+      420_000,
+    );
     expect(run.code, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`).toBe(0);
     const out = lastJson(run.stdout);
     expect(out.employees).toBe(2000);
-    for (const k of ['fanoutSeconds', 'hrProgressMs', 'employeesPageMs', 'adminFailedMs', 'adminQueuesMs', 'adminWorkersMs', 'sweepMs', 'bankPollWindowMs', 'dbMbPer10kEmployeeMonth']) {
+    for (const k of [
+      'fanoutSeconds',
+      'hrProgressMs',
+      'employeesPageMs',
+      'adminFailedMs',
+      'adminQueuesMs',
+      'adminWorkersMs',
+      'sweepMs',
+      'bankPollWindowMs',
+      'dbMbPer10kEmployeeMonth',
+    ]) {
       expect(out[k], k).toBeGreaterThan(0);
     }
     expect((out.compare as { employees: number }).employees).toBe(200);

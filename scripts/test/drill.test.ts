@@ -14,7 +14,11 @@ describe('npm run drill -- --employees 300 --fast --json', () => {
     // On the suite's PostgreSQL server (its own database there, dropped at the end).
     const env = { ...process.env, DATABASE_URL: process.env.BETON_TEST_SERVER_URL ?? process.env.DATABASE_URL ?? '' };
     if (!env.DATABASE_URL) delete (env as Record<string, string | undefined>).DATABASE_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/drill.ts', '--employees', '300', '--fast', '--json'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/drill.ts', '--employees', '300', '--fast', '--json'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

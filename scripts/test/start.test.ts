@@ -78,9 +78,16 @@ const portOpen = (port: number) =>
 
 /** `npm start` in a process group of its own (so a test can send the group a Ctrl-C). */
 async function startOnce() {
-  const child = spawn('npm', ['start', '--ignore-scripts'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start', '--ignore-scripts'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const lines: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   let onReady!: (line: string) => void;
   const ready = new Promise<string>((resolve) => (onReady = resolve));
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -136,7 +143,9 @@ describe('npm start', () => {
     // The printed admin login signs in (Better Auth, argon2id hash from the seed).
     const [, email, password] = text.match(/ADMIN (\S+) {2}password: (\S+)/)!;
     const signIn = await fetch(`${ready.url}/api/auth/sign-in/email`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: ready.url }, body: JSON.stringify({ email, password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ready.url },
+      body: JSON.stringify({ email, password }),
     });
     expect(signIn.status).toBe(200);
     expect(((await signIn.json()) as { user: { role: string } }).user.role).toBe('ADMIN');

@@ -44,7 +44,11 @@ describe('no system tools', () => {
       .filter((f) => f.commands.length > 0 && f.file !== 'scripts/test/system-tools.test.ts');
     expect(found.filter((f) => !PENDING[f.file])).toEqual([]);
     // An allowance that is no longer needed is removed.
-    for (const file of Object.keys(PENDING)) expect(found.map((f) => f.file), `${file} no longer starts a system tool: remove it from PENDING`).toContain(file);
+    for (const file of Object.keys(PENDING))
+      expect(
+        found.map((f) => f.file),
+        `${file} no longer starts a system tool: remove it from PENDING`,
+      ).toContain(file);
   });
 
   it('the check sees a system tool', () => {

@@ -2,7 +2,8 @@
  * The tree's habits, checked with every `npm test`: typescript-eslint with type information
  * (eslint.config.js) finds nothing, and the dependency check (knip.jsonc) finds no package that
  * a file imports without its workspace declaring it, and none declared but unused.
- * `npm run lint` / `npm run deps:check` run each alone, with readable output.
+ * `npm run lint` / `npm run deps:check` run each alone, with readable output. The formatter
+ * (prettier, .prettierrc.json) leaves every file as it is: `npm run format` writes it.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -34,6 +35,13 @@ describe('habits', () => {
         .flatMap(([kind, value]) => (value as Array<{ name: string }>).map((v) => `${issue.file}: ${kind} ${v.name}`)),
     );
     expect(findings, result.stderr).toEqual([]);
+    expect(result.status, result.stderr).toBe(0);
+  });
+
+  it('prettier: every file formatted (npm run format)', { timeout: 300_000 }, () => {
+    const result = run('prettier/bin/prettier.cjs', ['--list-different', '.']);
+    const unformatted = result.stdout.split('\n').filter(Boolean);
+    expect(unformatted, result.stderr).toEqual([]);
     expect(result.status, result.stderr).toBe(0);
   });
 });

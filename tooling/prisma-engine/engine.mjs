@@ -126,9 +126,7 @@ function loadWasm() {
       debug(`loaded ${file}`);
       return glue;
     }
-    throw new Error(
-      `No schema_engine_bg.wasm compatible with @prisma/schema-engine-wasm glue (missing imports: ${lastMissing.slice(0, 5).join(', ')})`,
-    );
+    throw new Error(`No schema_engine_bg.wasm compatible with @prisma/schema-engine-wasm glue (missing imports: ${lastMissing.slice(0, 5).join(', ')})`);
   })();
   return wasmModulePromise;
 }
@@ -300,16 +298,13 @@ function readDatamodels() {
 const engines = new Map(); // url -> Promise<{ engine, factory }>
 function engineFor(url) {
   if (!url) throw userError('P1012', 'The datasource URL is empty: set `datasource.url` in prisma.config.ts.');
-  if (!/^postgres(ql)?:\/\//.test(url))
-    throw userError('P1013', 'This schema engine stand-in only supports PostgreSQL (postgres:// or postgresql:// URLs).');
+  if (!/^postgres(ql)?:\/\//.test(url)) throw userError('P1013', 'This schema engine stand-in only supports PostgreSQL (postgres:// or postgresql:// URLs).');
   if (!engines.has(url)) {
     engines.set(
       url,
       (async () => {
         const glue = await loadWasm();
-        const factory = bindMigrationAwareSqlAdapterFactory(
-          new StandInPgFactory(url, url === datasource.url ? datasource.shadowDatabaseUrl : undefined),
-        );
+        const factory = bindMigrationAwareSqlAdapterFactory(new StandInPgFactory(url, url === datasource.url ? datasource.shadowDatabaseUrl : undefined));
         const engine = await glue.SchemaEngine.new({ datamodels: readDatamodels() }, debug, factory);
         return { engine, factory };
       })(),
@@ -343,16 +338,13 @@ class RpcError extends Error {
     this.data = data;
   }
 }
-const userError = (code, message, meta = {}) =>
-  new RpcError({ is_panic: false, message, meta, error_code: code });
+const userError = (code, message, meta = {}) => new RpcError({ is_panic: false, message, meta, error_code: code });
 
 function adapterErrorMessage(cause) {
   if (!cause || typeof cause !== 'object') return String(cause);
   switch (cause.kind) {
     case 'postgres':
-      return [cause.message, cause.detail && `DETAIL: ${cause.detail}`, cause.hint && `HINT: ${cause.hint}`]
-        .filter(Boolean)
-        .join('\n');
+      return [cause.message, cause.detail && `DETAIL: ${cause.detail}`, cause.hint && `HINT: ${cause.hint}`].filter(Boolean).join('\n');
     case 'DatabaseDoesNotExist':
       return `Database \`${cause.db ?? ''}\` does not exist`;
     case 'DatabaseNotReachable':
@@ -413,7 +405,10 @@ function classifyConnectError(e, url) {
   if (cause?.kind === 'DatabaseDoesNotExist' || code === '3D000')
     return ['P1003', `Database \`${databaseOf(url)}\` does not exist on the database server at \`${where}\`.`];
   if (cause?.kind === 'AuthenticationFailed' || code === '28P01' || code === '28000')
-    return ['P1000', `Authentication failed against database server at \`${where}\`, the provided database credentials for \`${decodeURIComponent(u.username)}\` are not valid.`];
+    return [
+      'P1000',
+      `Authentication failed against database server at \`${where}\`, the provided database credentials for \`${decodeURIComponent(u.username)}\` are not valid.`,
+    ];
   if (cause?.kind === 'DatabaseNotReachable' || ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code))
     return ['P1001', `Can't reach database server at \`${where}\`\n\nPlease make sure your database server is running at \`${where}\`.`];
   return ['P1000', adapterErrorMessage(cause) || e?.message || String(e)];
@@ -526,11 +521,7 @@ async function callEngine(method, params) {
       // the command passed). Fill the cache with a devDiagnostic over the same migrations and
       // retry once.
       const msg = String(error?.message ?? error);
-      if (
-        attempt === 1 &&
-        params?.migrationsList &&
-        /shadow DB must be provided through an external factory/i.test(msg)
-      ) {
+      if (attempt === 1 && params?.migrationsList && /shadow DB must be provided through an external factory/i.test(msg)) {
         debug(`${method}: priming the migrations schema cache with devDiagnostic, then retrying`);
         await record.engine.devDiagnostic({
           migrationsList: params.migrationsList,
@@ -615,9 +606,7 @@ if (args.version) {
   process.stdout.write(`schema-engine-cli ${enginesVersion()}\n`);
   process.exit(0);
 } else if (args.help) {
-  process.stdout.write(
-    'schema-engine stand-in (WebAssembly schema engine over @prisma/adapter-pg); see tooling/prisma-engine/README.md\n',
-  );
+  process.stdout.write('schema-engine stand-in (WebAssembly schema engine over @prisma/adapter-pg); see tooling/prisma-engine/README.md\n');
   process.exit(0);
 } else if (args.cli) {
   await runCli(args.cli);

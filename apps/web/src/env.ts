@@ -54,13 +54,21 @@ export const schema = z.object({
   TRUSTED_PROXIES: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((a) => a.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().refine(isAddressOrRange, { error: (issue) => `"${String(issue.input)}" is not an IP address or CIDR range` }))),
   /**
    * Bearer token a Prometheus scrape of `/api/metrics` must send (32+ characters). Unset:
    * the endpoint answers 404, so metrics are never public by default.
    */
-  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, 'METRICS_TOKEN must be at least 32 characters (openssl rand -hex 32)').optional()),
+  METRICS_TOKEN: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().min(32, 'METRICS_TOKEN must be at least 32 characters (openssl rand -hex 32)').optional(),
+  ),
   /**
    * An account's sign-in back-off: after SIGN_IN_ACCOUNT_ATTEMPTS attempts without a success
    * (from any address), the account takes no attempt for this many seconds, doubled at each
@@ -87,7 +95,12 @@ export const schema = z.object({
    * is stored. At most 32 MiB (next.config.ts buffers no more of a request body). Default:
    * 20971520 (20 MiB; a 50,000-row CSV is about 7 MiB).
    */
-  IMPORT_MAX_BYTES: z.coerce.number().int().positive().max(MAX_IMPORT_BYTES_CEILING, `IMPORT_MAX_BYTES must be at most ${MAX_IMPORT_BYTES_CEILING} (32 MiB)`).default(DEFAULT_IMPORT_MAX_BYTES),
+  IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(MAX_IMPORT_BYTES_CEILING, `IMPORT_MAX_BYTES must be at most ${MAX_IMPORT_BYTES_CEILING} (32 MiB)`)
+    .default(DEFAULT_IMPORT_MAX_BYTES),
 });
 
 function isAddressOrRange(value: string): boolean {

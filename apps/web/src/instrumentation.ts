@@ -23,7 +23,14 @@ export const onRequestError: Instrumentation.onRequestError = async (error, requ
   const { logger } = await import('./server/logger.ts');
   const { requestId } = await import('./server/request-meta.ts');
   logger().error(
-    { requestId: requestId(request.headers), method: request.method, path: request.path.split('?')[0], route: context.routePath, routeType: context.routeType, err: error },
+    {
+      requestId: requestId(request.headers),
+      method: request.method,
+      path: request.path.split('?')[0],
+      route: context.routePath,
+      routeType: context.routeType,
+      err: error,
+    },
     'request failed',
   );
 };

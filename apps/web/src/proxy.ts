@@ -16,10 +16,18 @@ export function proxy(request: NextRequest): NextResponse {
   if (refused) {
     const { status, code, message, withSessionCookie } = refused;
     // A security event worth a line: who tried what from where (never the body or the cookie's value).
-    logger().warn({
-      requestId: requestId(request.headers), method: request.method, path: request.nextUrl.pathname, status,
-      origin: request.headers.get('origin'), contentType: request.headers.get('content-type'), withSessionCookie,
-    }, 'mutation refused: not from our own pages');
+    logger().warn(
+      {
+        requestId: requestId(request.headers),
+        method: request.method,
+        path: request.nextUrl.pathname,
+        status,
+        origin: request.headers.get('origin'),
+        contentType: request.headers.get('content-type'),
+        withSessionCookie,
+      },
+      'mutation refused: not from our own pages',
+    );
     const body = request.nextUrl.pathname.startsWith('/api/trpc')
       ? { error: { json: { message, code: status === 403 ? -32003 : -32015, data: { code, httpStatus: status } } } } // as tRPC's client reads an error (superjson)
       : { error: { code, message } };

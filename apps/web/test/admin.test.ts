@@ -20,29 +20,75 @@ afterAll(async () => {
 });
 
 type Admin = ReturnType<typeof client>;
-interface AttemptRow { outcome: 'done' | 'failed' | 'running'; startedAt: Date; finishedAt?: Date; errorKind?: string; errorCode?: string; errorMessage?: string; errorStack?: string; retryDelayMs?: number; workerId?: string }
+interface AttemptRow {
+  outcome: 'done' | 'failed' | 'running';
+  startedAt: Date;
+  finishedAt?: Date;
+  errorKind?: string;
+  errorCode?: string;
+  errorMessage?: string;
+  errorStack?: string;
+  retryDelayMs?: number;
+  workerId?: string;
+}
 
 /** A job row and its attempts, as the engine leaves them (for states a test cannot wait for, like 11 minutes running). */
 async function insertJob(job: {
-  task: string; queue: string; payload: object; key: string; status: 'failed' | 'running'; attempts: AttemptRow[];
-  companyId?: string; employeeId?: number; startedAt?: Date; heartbeatAt?: Date; workerId?: string;
+  task: string;
+  queue: string;
+  payload: object;
+  key: string;
+  status: 'failed' | 'running';
+  attempts: AttemptRow[];
+  companyId?: string;
+  employeeId?: number;
+  startedAt?: Date;
+  heartbeatAt?: Date;
+  workerId?: string;
 }): Promise<number> {
   const last = job.attempts.at(-1)!;
   const { rows } = await t.fx.pool.query<{ id: number }>(
     `insert into jobs (task_name, queue, payload, status, attempts, max_attempts, idempotency_key, company_id, employee_id, started_at, finished_at,
                        heartbeat_at, worker_id, last_error, last_error_kind, last_error_code)
      values ($1, $2, $3, $4::text::"JobStatus", $5, 6, $6, $7, $8, $9, $10, $11, $12, $13, $14::"ErrorKind", $15) returning id`,
-    [job.task, job.queue, JSON.stringify(job.payload), job.status, job.attempts.length, job.key, job.companyId ?? null, job.employeeId ?? null,
-      job.startedAt ?? last.startedAt, job.status === 'failed' ? last.finishedAt : null, job.heartbeatAt ?? null, job.workerId ?? null,
-      last.errorMessage ?? null, last.errorKind ?? null, last.errorCode ?? null],
+    [
+      job.task,
+      job.queue,
+      JSON.stringify(job.payload),
+      job.status,
+      job.attempts.length,
+      job.key,
+      job.companyId ?? null,
+      job.employeeId ?? null,
+      job.startedAt ?? last.startedAt,
+      job.status === 'failed' ? last.finishedAt : null,
+      job.heartbeatAt ?? null,
+      job.workerId ?? null,
+      last.errorMessage ?? null,
+      last.errorKind ?? null,
+      last.errorCode ?? null,
+    ],
   );
   const id = rows[0]!.id;
   for (const [i, a] of job.attempts.entries()) {
     await t.fx.pool.query(
       `insert into job_attempts (job_id, attempt, worker_id, task_name, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack, retry_delay_ms)
        values ($1, $2, $3, $4, $5, $6, $7, $8::"AttemptOutcome", $9::"ErrorKind", $10, $11, $12, $13)`,
-      [id, i + 1, a.workerId ?? 'w-test', job.task, a.startedAt, a.finishedAt ?? null, a.finishedAt ? a.finishedAt.getTime() - a.startedAt.getTime() : null,
-        a.outcome, a.errorKind ?? null, a.errorCode ?? null, a.errorMessage ?? null, a.errorStack ?? null, a.retryDelayMs ?? null],
+      [
+        id,
+        i + 1,
+        a.workerId ?? 'w-test',
+        job.task,
+        a.startedAt,
+        a.finishedAt ?? null,
+        a.finishedAt ? a.finishedAt.getTime() - a.startedAt.getTime() : null,
+        a.outcome,
+        a.errorKind ?? null,
+        a.errorCode ?? null,
+        a.errorMessage ?? null,
+        a.errorStack ?? null,
+        a.retryDelayMs ?? null,
+      ],
     );
   }
   return id;
@@ -50,13 +96,23 @@ async function insertJob(job: {
 
 /** `ms` before `from` (now by default; pass one instant when durations between two must be exact). */
 const ago = (ms: number, from = Date.now()) => new Date(from - ms);
-const failedNoop = (key: string, attempts = 1) => insertJob({
-  task: 'noop', queue: 'maintenance', payload: { key }, key: `noop:${key}`, status: 'failed',
-  attempts: Array.from({ length: attempts }, (_, i) => ({
-    outcome: 'failed' as const, startedAt: ago(5_000 * (attempts - i)), finishedAt: ago(5_000 * (attempts - i) - 100),
-    errorKind: 'permanent', errorCode: 'test_failure', errorMessage: `noop ${key} failed`, errorStack: 'Error: x\n    at noop',
-  })),
-});
+const failedNoop = (key: string, attempts = 1) =>
+  insertJob({
+    task: 'noop',
+    queue: 'maintenance',
+    payload: { key },
+    key: `noop:${key}`,
+    status: 'failed',
+    attempts: Array.from({ length: attempts }, (_, i) => ({
+      outcome: 'failed' as const,
+      startedAt: ago(5_000 * (attempts - i)),
+      finishedAt: ago(5_000 * (attempts - i) - 100),
+      errorKind: 'permanent',
+      errorCode: 'test_failure',
+      errorMessage: `noop ${key} failed`,
+      errorStack: 'Error: x\n    at noop',
+    })),
+  });
 
 async function jobRow(id: number) {
   const { rows } = await t.fx.pool.query<{ status: string; attempts: number }>(`select status::text, attempts from jobs where id = $1`, [id]);
@@ -64,7 +120,10 @@ async function jobRow(id: number) {
 }
 
 async function auditOf(action: string) {
-  const { rows } = await t.fx.pool.query<{ actor: string; details: Record<string, unknown> }>(`select actor, details from audit_log where action = $1 order by id`, [action]);
+  const { rows } = await t.fx.pool.query<{ actor: string; details: Record<string, unknown> }>(
+    `select actor, details from audit_log where action = $1 order by id`,
+    [action],
+  );
   return rows;
 }
 
@@ -78,12 +137,49 @@ describe('admin console over HTTP', () => {
     const [a] = t.fx.companies;
     const payload = { companyId: a!.id, employeeId: a!.employeeIds[9], month: t.fx.month, payrollRunId: a!.runId };
     const now = Date.now();
-    const first = { outcome: 'failed', startedAt: ago(120_000, now), finishedAt: ago(119_000, now), errorKind: 'transient', errorCode: 'render_timeout', errorMessage: 'render took 31 s', errorStack: 'Error: render took 31 s\n    at render (render.ts:10:5)', retryDelayMs: 2_000 } as const;
-    const second = { outcome: 'failed', startedAt: ago(60_000, now), finishedAt: ago(59_000, now), errorKind: 'permanent', errorCode: 'bad_salary', errorMessage: 'salary is negative', errorStack: 'Error: salary is negative\n    at slip (slip.ts:3:1)' } as const;
-    const id = await insertJob({ task: 'render-slip', queue: 'pdf-render', payload, key: `slip:${t.fx.month}:emp-${payload.employeeId}:detail`, status: 'failed', companyId: a!.id, employeeId: payload.employeeId, attempts: [first, second] });
+    const first = {
+      outcome: 'failed',
+      startedAt: ago(120_000, now),
+      finishedAt: ago(119_000, now),
+      errorKind: 'transient',
+      errorCode: 'render_timeout',
+      errorMessage: 'render took 31 s',
+      errorStack: 'Error: render took 31 s\n    at render (render.ts:10:5)',
+      retryDelayMs: 2_000,
+    } as const;
+    const second = {
+      outcome: 'failed',
+      startedAt: ago(60_000, now),
+      finishedAt: ago(59_000, now),
+      errorKind: 'permanent',
+      errorCode: 'bad_salary',
+      errorMessage: 'salary is negative',
+      errorStack: 'Error: salary is negative\n    at slip (slip.ts:3:1)',
+    } as const;
+    const id = await insertJob({
+      task: 'render-slip',
+      queue: 'pdf-render',
+      payload,
+      key: `slip:${t.fx.month}:emp-${payload.employeeId}:detail`,
+      status: 'failed',
+      companyId: a!.id,
+      employeeId: payload.employeeId,
+      attempts: [first, second],
+    });
 
     const job = await admin.admin.job.query({ id });
-    expect(job).toMatchObject({ id, taskName: 'render-slip', queue: 'pdf-render', status: 'failed', payload, attempts: 2, maxAttempts: 6, lastErrorCode: 'bad_salary', lastErrorKind: 'permanent', companyId: a!.id });
+    expect(job).toMatchObject({
+      id,
+      taskName: 'render-slip',
+      queue: 'pdf-render',
+      status: 'failed',
+      payload,
+      attempts: 2,
+      maxAttempts: 6,
+      lastErrorCode: 'bad_salary',
+      lastErrorKind: 'permanent',
+      companyId: a!.id,
+    });
     expect(job.attemptLog.map((x) => [x.attempt, x.outcome, x.errorKind, x.errorCode, x.errorMessage, x.errorStack, x.retryDelayMs, x.durationMs])).toEqual([
       [1, 'failed', 'transient', 'render_timeout', first.errorMessage, first.errorStack, 2_000, 1_000],
       [2, 'failed', 'permanent', 'bad_salary', second.errorMessage, second.errorStack, null, 1_000],
@@ -113,8 +209,9 @@ describe('admin console over HTTP', () => {
     const audit = await auditOf('discard-failed-jobs');
     expect(audit).toHaveLength(1);
     expect(audit[0]!.actor).toBe(`admin:${t.fx.admin.email}`);
-    expect((audit[0]!.details.jobs as Array<{ id: unknown; idempotency_key: string }>).map((j) => [Number(j.id), j.idempotency_key]))
-      .toEqual([[target.id, `slip:${t.fx.month}:emp-${target.employeeId}:email`]]);
+    expect((audit[0]!.details.jobs as Array<{ id: unknown; idempotency_key: string }>).map((j) => [Number(j.id), j.idempotency_key])).toEqual([
+      [target.id, `slip:${t.fx.month}:emp-${target.employeeId}:email`],
+    ]);
     // Discarding it again finds nothing and logs nothing.
     expect(await admin.admin.discard.mutate({ ids: [target.id] })).toEqual({ discarded: 0 });
     expect(await auditOf('discard-failed-jobs')).toHaveLength(1);
@@ -125,7 +222,10 @@ describe('admin console over HTTP', () => {
     const filter = { companyId: b.id, errorCode: 'invalid_recipient' };
     const matching = await admin.admin.failedList.query({ ...filter, limit: 200 });
     expect(matching.total).toBeGreaterThan(1);
-    const others = { bOther: await admin.admin.failedCount.query({ companyId: b.id, errorCode: 'provider_unavailable' }), aSame: await admin.admin.failedCount.query({ companyId: a.id, errorCode: 'invalid_recipient' }) };
+    const others = {
+      bOther: await admin.admin.failedCount.query({ companyId: b.id, errorCode: 'provider_unavailable' }),
+      aSame: await admin.admin.failedCount.query({ companyId: a.id, errorCode: 'invalid_recipient' }),
+    };
     const all = await admin.admin.failedCount.query({});
     expect(await admin.admin.discardMatching.mutate({ filter, expected: matching.total })).toEqual({ discarded: matching.total });
     expect(await admin.admin.failedCount.query(filter)).toBe(0);
@@ -136,14 +236,18 @@ describe('admin console over HTTP', () => {
     expect(gone.rows[0].n).toBe(0);
     const audit = (await auditOf('discard-failed-jobs')).at(-1)!;
     expect(audit.actor).toBe(`admin:${t.fx.admin.email}`);
-    expect((audit.details.jobs as Array<{ id: unknown }>).map((j) => Number(j.id)).sort((x, y) => x - y)).toEqual(matching.rows.map((r) => r.id).sort((x, y) => x - y));
+    expect((audit.details.jobs as Array<{ id: unknown }>).map((j) => Number(j.id)).sort((x, y) => x - y)).toEqual(
+      matching.rows.map((r) => r.id).sort((x, y) => x - y),
+    );
     // The free-text filter narrows a discard too.
     const aFailed = await admin.admin.failedCount.query({ companyId: a.id });
     const one = (await admin.admin.failedList.query({ companyId: a.id, errorCode: 'provider_unavailable' })).rows[0]!;
     const byText = await admin.admin.failedList.query({ companyId: a.id, q: `for employee ${one.employeeId}` });
     expect(byText.rows.map((r) => r.id)).toContain(one.id);
     expect(byText.total).toBeLessThan(aFailed);
-    expect(await admin.admin.discardMatching.mutate({ filter: { companyId: a.id, q: `for employee ${one.employeeId}` }, expected: byText.total })).toEqual({ discarded: byText.total });
+    expect(await admin.admin.discardMatching.mutate({ filter: { companyId: a.id, q: `for employee ${one.employeeId}` }, expected: byText.total })).toEqual({
+      discarded: byText.total,
+    });
     expect(await jobRow(one.id)).toBeNull();
     expect(await admin.admin.failedCount.query({ companyId: a.id })).toBe(aFailed - byText.total);
   });
@@ -152,8 +256,20 @@ describe('admin console over HTTP', () => {
     const [a] = t.fx.companies;
     const heartbeatAt = ago(2_000);
     const base = { task: 'send-slip-email', queue: 'send-email', status: 'running', companyId: a!.id, workerId: 'w-stuck-test', heartbeatAt } as const;
-    const stuck = await insertJob({ ...base, payload: { n: 1 }, key: 'stuck-test-1', startedAt: ago(11 * 60_000), attempts: [{ outcome: 'running', startedAt: ago(11 * 60_000), workerId: 'w-stuck-test' }] });
-    const young = await insertJob({ ...base, payload: { n: 2 }, key: 'stuck-test-2', startedAt: ago(9 * 60_000), attempts: [{ outcome: 'running', startedAt: ago(9 * 60_000), workerId: 'w-stuck-test' }] });
+    const stuck = await insertJob({
+      ...base,
+      payload: { n: 1 },
+      key: 'stuck-test-1',
+      startedAt: ago(11 * 60_000),
+      attempts: [{ outcome: 'running', startedAt: ago(11 * 60_000), workerId: 'w-stuck-test' }],
+    });
+    const young = await insertJob({
+      ...base,
+      payload: { n: 2 },
+      key: 'stuck-test-2',
+      startedAt: ago(9 * 60_000),
+      attempts: [{ outcome: 'running', startedAt: ago(9 * 60_000), workerId: 'w-stuck-test' }],
+    });
     const list = await admin.admin.stuck.query();
     const mine = list.find((j) => j.id === stuck);
     expect(mine).toMatchObject({ taskName: 'send-slip-email', queue: 'send-email', workerId: 'w-stuck-test', heartbeatAt });
@@ -172,7 +288,11 @@ describe('admin console over HTTP', () => {
     const now = Date.now();
     const list = await admin.admin.schedules.query();
     const wall = (d: Date, timeZone: string) => {
-      const p = Object.fromEntries(new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(d).map((x) => [x.type, x.value]));
+      const p = Object.fromEntries(
+        new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+          .formatToParts(d)
+          .map((x) => [x.type, x.value]),
+      );
       return `day ${p.day} ${p.hour}:${p.minute}`;
     };
     for (const s of list.filter((x) => x.kind === 'payroll')) {
@@ -190,7 +310,11 @@ describe('admin console over HTTP', () => {
     // Built-in schedules run on UTC: the sweeper every 5 minutes.
     const sweep = list.find((s) => s.id === 'sweep-stuck-jobs')!;
     expect(sweep).toMatchObject({ kind: 'builtin', cron: '*/5 * * * *', cronFrom: null, timeZone: 'UTC', job: 'sweep-stuck-jobs' });
-    expect(sweep.next.map((d) => [d.getUTCMinutes() % 5, d.getUTCSeconds()])).toEqual([[0, 0], [0, 0], [0, 0]]);
+    expect(sweep.next.map((d) => [d.getUTCMinutes() % 5, d.getUTCSeconds()])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
     expect(sweep.next[0]!.getTime() - now).toBeLessThanOrEqual(5 * 60_000);
     expect(sweep.next[1]!.getTime() - sweep.next[0]!.getTime()).toBe(5 * 60_000);
   });
@@ -203,13 +327,16 @@ describe('admin console over HTTP', () => {
     expect(result.created).toBe(true);
     expect(await count()).toBe(before + 1);
     const { rows } = await t.fx.pool.query<{ id: number; queue: string; status: string; payload: { dueAt: string } }>(
-      `select id, queue, status::text, payload from jobs where task_name = 'sweep-stuck-jobs'`);
+      `select id, queue, status::text, payload from jobs where task_name = 'sweep-stuck-jobs'`,
+    );
     expect(rows.map((r) => [r.id, r.queue, r.status])).toContainEqual([result.jobId, 'maintenance', 'queued']);
     const dueAt = Date.parse(rows.find((r) => r.id === result.jobId)!.payload.dueAt);
     expect(dueAt).toBeGreaterThanOrEqual(t0 - 5_000);
     expect(dueAt).toBeLessThanOrEqual(Date.now() + 5_000);
     const audit = await auditOf('run-schedule-now');
-    expect(audit.map((r) => [r.actor, r.details])).toEqual([[`admin:${t.fx.admin.email}`, { scheduleId: 'sweep-stuck-jobs', jobId: result.jobId, created: true }]]);
+    expect(audit.map((r) => [r.actor, r.details])).toEqual([
+      [`admin:${t.fx.admin.email}`, { scheduleId: 'sweep-stuck-jobs', jobId: result.jobId, created: true }],
+    ]);
     expect(await errorCode(admin.admin.runScheduleNow.mutate({ id: 'no-such-schedule' }))).toBe('NOT_FOUND');
     expect(await count()).toBe(before + 1);
   });
@@ -237,7 +364,11 @@ describe('admin console over HTTP', () => {
     for (const d of sweep.next) expect(d.getUTCMinutes() % 7).toBe(0);
     const log = (await admin.admin.job.query({ id: retried })).attemptLog;
     // A retried job counts its attempts from 1 again; its history stays in the order it happened.
-    expect(log.map((x) => [x.attempt, x.outcome])).toEqual([[1, 'failed'], [2, 'failed'], [1, 'done']]);
+    expect(log.map((x) => [x.attempt, x.outcome])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+      [1, 'done'],
+    ]);
 
     // The workers page: each process with its queue, host and pid, seen in the last seconds.
     const rows = await admin.admin.workers.query();
@@ -249,7 +380,9 @@ describe('admin console over HTTP', () => {
     expect([byPid(workers[0]!.pid)!.id, byPid(workers[1]!.pid)!.id]).toContain(log.at(-1)!.workerId);
     // Its heartbeat moves last seen on.
     const seen = byPid(workers[0]!.pid)!.lastSeen.getTime();
-    await expect.poll(async () => (await admin.admin.workers.query()).find((r) => r.pid === workers[0]!.pid)!.lastSeen.getTime(), { timeout: 5_000 }).toBeGreaterThan(seen);
+    await expect
+      .poll(async () => (await admin.admin.workers.query()).find((r) => r.pid === workers[0]!.pid)!.lastSeen.getTime(), { timeout: 5_000 })
+      .toBeGreaterThan(seen);
 
     // One is stopped (SIGTERM): it says so. The other dies (SIGKILL): its last seen stays where it was,
     // so the page shows it silent once that is over a minute old.

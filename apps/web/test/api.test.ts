@@ -72,15 +72,29 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'people.create': {
       input: {
         employee: {
-          code: 'SCOPE-1', nameLatin: 'Scoped Hire', nameBengali: 'নতুন কর্মী', email: 'scoped.hire@example.com', bankAccount: '101-0000099999', effectiveMonth: t.fx.month,
+          code: 'SCOPE-1',
+          nameLatin: 'Scoped Hire',
+          nameBengali: 'নতুন কর্মী',
+          email: 'scoped.hire@example.com',
+          bankAccount: '101-0000099999',
+          effectiveMonth: t.fx.month,
           salary: { basic: 30000, houseRent: 12000, medical: 2000, conveyance: 1500, tax: 1200, providentFund: 3000 },
         },
       },
       hr: 'SCOPED',
     },
-    'people.update': { input: { id: emp, details: { nameLatin: 'Not Yours', nameBengali: 'আপনার নয়', email: 'not.yours@example.com', bankAccount: '101-0000088888' } }, hr: 'NOT_FOUND' },
+    'people.update': {
+      input: { id: emp, details: { nameLatin: 'Not Yours', nameBengali: 'আপনার নয়', email: 'not.yours@example.com', bankAccount: '101-0000088888' } },
+      hr: 'NOT_FOUND',
+    },
     'people.setActive': { input: { id: emp, active: false }, hr: 'NOT_FOUND' },
-    'people.changeSalary': { input: { id: emp, change: { effectiveMonth: t.fx.month, salary: { basic: 30000, houseRent: 12000, medical: 2000, conveyance: 1500, tax: 1200, providentFund: 3000 } } }, hr: 'NOT_FOUND' },
+    'people.changeSalary': {
+      input: {
+        id: emp,
+        change: { effectiveMonth: t.fx.month, salary: { basic: 30000, houseRent: 12000, medical: 2000, conveyance: 1500, tax: 1200, providentFund: 3000 } },
+      },
+      hr: 'NOT_FOUND',
+    },
     'people.resendCorrected': { input: { id: emp, month: t.fx.month }, hr: 'NOT_FOUND' },
     'imports.list': { input: undefined, hr: 'SCOPED' },
     'imports.get': { input: { id: '00000000-0000-4000-8000-000000000000' }, hr: 'NOT_FOUND' },
@@ -124,7 +138,7 @@ describe('web API over HTTP', () => {
       const { input, hr: expected } = table()[path]!;
       if (expected === 'PUBLIC' || expected === 'SELF') continue;
       if (expected === 'SCOPED') {
-        const result = (await call(hr, path, input));
+        const result = await call(hr, path, input);
         const text = JSON.stringify(result);
         expect(text, path).not.toContain(b.id);
         expect(text, path).not.toContain(b.runId); // runs.list names runs by id, not their company
@@ -155,10 +169,12 @@ describe('web API over HTTP', () => {
     expect(res.status).toBe(403);
   });
 
-  it("a foreign id answers HTTP 404 and a slip PDF of another company is 404", async () => {
+  it('a foreign id answers HTTP 404 and a slip PDF of another company is 404', async () => {
     const [a, b] = t.fx.companies as [WebFixture['companies'][number], WebFixture['companies'][number]];
     const cookie = await signIn(a.hrEmail, a.hrPassword);
-    const res = await fetch(`${t.web.url}/api/trpc/employees.get?input=${encodeURIComponent(JSON.stringify({ json: { id: b.employeeIds[0] } }))}`, { headers: { cookie } });
+    const res = await fetch(`${t.web.url}/api/trpc/employees.get?input=${encodeURIComponent(JSON.stringify({ json: { id: b.employeeIds[0] } }))}`, {
+      headers: { cookie },
+    });
     expect(res.status).toBe(404);
     expect((await fetch(`${t.web.url}/api/slips/${b.slipId}/pdf`, { headers: { cookie } })).status).toBe(404);
     const own = await fetch(`${t.web.url}/api/slips/${a.slipId}/pdf`, { headers: { cookie } });
@@ -179,8 +195,12 @@ describe('web API over HTTP', () => {
     expect(run.line).toBe(`${sent} sent, ${failed + 1} stuck`);
     // The run's own rate: its emails of the last 5 minutes over the time since the first of them
     // (the fixture's went out at once, a minute or so before this test), not over a fixed 300 s.
-    const { rows: [first] } = await t.fx.pool.query<{ at: Date; n: number }>(
-      `select min(finished_at) as at, count(*)::int as n from job_attempts where payroll_run_id = $1 and task_name = 'send-slip-email' and outcome = 'done'`, [a!.runId]);
+    const {
+      rows: [first],
+    } = await t.fx.pool.query<{ at: Date; n: number }>(
+      `select min(finished_at) as at, count(*)::int as n from job_attempts where payroll_run_id = $1 and task_name = 'send-slip-email' and outcome = 'done'`,
+      [a!.runId],
+    );
     expect(first!.n).toBe(sent);
     const seconds = (Date.now() - first!.at.getTime()) / 1000;
     expect(run.throughputPerSecond).toBeGreaterThan((sent / seconds) * 0.95);
@@ -229,7 +249,10 @@ describe('web API over HTTP', () => {
     const month = (await hr.employees.get.query({ id })).months.find((m) => m.month === t.fx.month)!;
     expect(month.resends).toEqual([{ n: 1, copy: false, requestedBy: `hr:${a!.hrEmail}`, requestedAt: expect.any(Date), jobId: ids[0] }]);
     expect(Date.now() - month.resends[0]!.requestedAt.getTime()).toBeLessThan(60_000);
-    expect(month.jobs.find((j) => j.idempotencyKey === `slip:${t.fx.month}:emp-${id}:email`)).toMatchObject({ status: 'superseded', supersededBy: { label: 'resend #1' } });
+    expect(month.jobs.find((j) => j.idempotencyKey === `slip:${t.fx.month}:emp-${id}:email`)).toMatchObject({
+      status: 'superseded',
+      supersededBy: { label: 'resend #1' },
+    });
     // A copy of a slip not yet delivered is refused (409): Resend is what sends it.
     expect(await errorCode(hr.employees.sendCopy.mutate({ id, month: t.fx.month }))).toBe('CONFLICT');
     // The admin no longer finds the replaced job in the DLQ: "superseded" lists it with the reason, and retrying it is refused (409).
@@ -245,7 +268,9 @@ describe('web API over HTTP', () => {
     expect(again).toMatchObject({ outcome: 'delivered', key: `slip:${t.fx.month}:emp-${sent}` });
     const copy = await hr.employees.sendCopy.mutate({ id: sent, month: t.fx.month });
     expect(copy).toMatchObject({ copy: 1, created: true });
-    const sentJobs = await t.fx.pool.query(`select idempotency_key, priority from jobs where employee_id = $1 and task_name = 'render-slip' order by id`, [sent]);
+    const sentJobs = await t.fx.pool.query(`select idempotency_key, priority from jobs where employee_id = $1 and task_name = 'render-slip' order by id`, [
+      sent,
+    ]);
     expect(sentJobs.rows).toEqual([
       { idempotency_key: `slip:${t.fx.month}:emp-${sent}`, priority: 0 },
       { idempotency_key: `slip:${t.fx.month}:emp-${sent}:copy-1`, priority: -1000 },
@@ -281,19 +306,30 @@ describe('web API over HTTP', () => {
   it('sign-in: the session is stored, the password is an argon2id hash, the user gets role and company', async () => {
     const [a] = t.fx.companies;
     const cookie = await signIn(a!.hrEmail, a!.hrPassword);
-    expect(await client(cookie).auth.me.query()).toEqual({ email: a!.hrEmail, name: `HR, ${a!.name}`, role: 'HR', companyId: a!.id, companyName: a!.name, mustChangePassword: false });
+    expect(await client(cookie).auth.me.query()).toEqual({
+      email: a!.hrEmail,
+      name: `HR, ${a!.name}`,
+      role: 'HR',
+      companyId: a!.id,
+      companyName: a!.name,
+      mustChangePassword: false,
+    });
     const admin = await client(await signIn(t.fx.admin.email, t.fx.admin.password)).auth.me.query();
     expect([admin.role, admin.companyId]).toEqual(['ADMIN', null]);
     const { rows } = await t.fx.pool.query<{ provider_id: string; password: string; sessions: number }>(
       `select a.provider_id, a.password, (select count(*)::int from sessions s where s.user_id = u.id and s.expires_at > now()) as sessions
-       from users u join accounts a on a.user_id = u.id where u.email = $1`, [a!.hrEmail]);
+       from users u join accounts a on a.user_id = u.id where u.email = $1`,
+      [a!.hrEmail],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.provider_id).toBe('credential');
     expect(rows[0]!.password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(rows[0]!.sessions).toBeGreaterThan(0);
     // Nobody signs up: users are created by the seed, an operator or an admin.
     const signUp = await fetch(`${t.web.url}/api/auth/sign-up/email`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: t.web.url }, body: JSON.stringify({ email: 'new@example.com', password: 'a-long-password', name: 'New' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: t.web.url },
+      body: JSON.stringify({ email: 'new@example.com', password: 'a-long-password', name: 'New' }),
     });
     expect(signUp.status).toBe(404);
     expect((await t.fx.pool.query(`select count(*)::int as n from users where email = 'new@example.com'`)).rows[0].n).toBe(0);
@@ -350,7 +386,9 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
       `select status::text, count(*)::int as n from (
          select distinct on (employee_id) status from jobs
          where payroll_run_id = $1 and task_name in ('render-slip', 'send-slip-email') and status <> 'superseded'
-         order by employee_id, id desc) live group by 1`, [a!.runId]);
+         order by employee_id, id desc) live group by 1`,
+      [a!.runId],
+    );
     const expected = { done: 0, running: 0, queued: 0, retrying: 0, failed: 0, ...Object.fromEntries(rows.map((r) => [r.status, r.n])) };
     expect(run.slips).toEqual(expected);
     expect(Object.values(run.slips).reduce((x, y) => x + y, 0)).toBe(a!.employeeIds.length);
@@ -367,7 +405,8 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     const before = Date.now();
     const first = await hr.runs.approve.mutate({ runId: a!.runId });
     // One per active employee of A (the scoping walk added one through people.create).
-    const active = (await t.fx.pool.query<{ n: number }>(`select count(*)::int as n from employees where company_id = $1 and deactivated_at is null`, [a!.id])).rows[0]!.n;
+    const active = (await t.fx.pool.query<{ n: number }>(`select count(*)::int as n from employees where company_id = $1 and deactivated_at is null`, [a!.id]))
+      .rows[0]!.n;
     expect(active).toBeGreaterThanOrEqual(a!.employeeIds.length);
     expect(first.reminders).toBe(active);
     expect(first.runAt.getTime()).toBeGreaterThanOrEqual(before + 30 * 60_000 - 1);
@@ -382,7 +421,9 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toEqual(first.runAt);
     // The reminder jobs themselves go at that time, one per employee.
     const { rows } = await t.fx.pool.query<{ n: number; min: Date; max: Date }>(
-      `select count(*)::int as n, min(run_at) as min, max(run_at) as max from jobs where task_name = 'send-reminder-email' and company_id = $1`, [a!.id]);
+      `select count(*)::int as n, min(run_at) as min, max(run_at) as max from jobs where task_name = 'send-reminder-email' and company_id = $1`,
+      [a!.id],
+    );
     expect(rows[0]).toEqual({ n: active, min: first.runAt, max: first.runAt });
   });
 
@@ -390,7 +431,9 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     /** A raw tRPC mutation, for its HTTP status. */
     function mutateRaw(cookie: string, path: string, input: unknown): Promise<Response> {
       return fetch(`${t.web.url}/api/trpc/${path}`, {
-        method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: t.web.url }, body: JSON.stringify(superjson.serialize(input)),
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', origin: t.web.url },
+        body: JSON.stringify(superjson.serialize(input)),
       });
     }
 
@@ -406,20 +449,28 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     it('set up: transient failures with two error codes on known days', async () => {
       const [, , c] = t.fx.companies;
       const { rows } = await t.fx.pool.query<{ id: number }>(
-        `select id from jobs where company_id = $1 and task_name = 'send-slip-email' and status = 'done' order by id desc limit 6`, [c!.id]);
+        `select id from jobs where company_id = $1 and task_name = 'send-slip-email' and status = 'done' order by id desc limit 6`,
+        [c!.id],
+      );
       expect(rows).toHaveLength(6);
       for (const [i, job] of C_JOBS.entries()) {
         await t.fx.pool.query(
           `update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = $2, last_error = 'gave up after 6 attempts', finished_at = $3 where id = $1`,
-          [rows[i]!.id, job.code, job.finishedAt]);
+          [rows[i]!.id, job.code, job.finishedAt],
+        );
       }
       extra = [rows[5]!.id];
     });
 
     it('filters by error kind (R6: transient / permanent), separately from the error code', async () => {
       const admin = client(await signIn(t.fx.admin.email, t.fx.admin.password));
-      const byKind = async (kind: string) => (await t.fx.pool.query<{ n: number }>(
-        `select count(*)::int as n from jobs where status = 'failed' and last_error_code is not null and last_error_kind = $1::"ErrorKind"`, [kind])).rows[0]!.n;
+      const byKind = async (kind: string) =>
+        (
+          await t.fx.pool.query<{ n: number }>(
+            `select count(*)::int as n from jobs where status = 'failed' and last_error_code is not null and last_error_kind = $1::"ErrorKind"`,
+            [kind],
+          )
+        ).rows[0]!.n;
       const permanent = await byKind('permanent');
       expect(permanent).toBeGreaterThan(0);
       expect(await byKind('transient')).toBe(C_JOBS.length);
@@ -449,10 +500,15 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
       const filter = { errorKind: 'transient' as const };
       const seen = await admin.admin.failedCount.query(filter);
       expect(seen).toBe(C_JOBS.length);
-      const audits = async () => (await t.fx.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action in ('retry-failed-jobs', 'discard-failed-jobs')`)).rows[0]!.n;
+      const audits = async () =>
+        (await t.fx.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action in ('retry-failed-jobs', 'discard-failed-jobs')`)).rows[0]!
+          .n;
       const auditsBefore = await audits();
       // Another failure arrives between the confirmation and the click.
-      await t.fx.pool.query(`update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = 'timeout', last_error = 'late', finished_at = now() where id = $1`, [extra[0]]);
+      await t.fx.pool.query(
+        `update jobs set status = 'failed', last_error_kind = 'transient', last_error_code = 'timeout', last_error = 'late', finished_at = now() where id = $1`,
+        [extra[0]],
+      );
       const retry = await mutateRaw(cookie, 'admin.retryMatching', { filter, expected: seen });
       expect(retry.status).toBe(409);
       expect(JSON.stringify(await retry.json())).toContain(`now matches ${seen + 1} jobs`);

@@ -75,7 +75,10 @@ describe('web app in Chromium', () => {
       // provider simulator. A double click makes one job; the page polls it to done.
       const provider = await startProviderSimulator({ latencyMs: 20, latencySpreadMs: 10 });
       const workerEnv = { DATABASE_URL: fx.url, SENDGRID_BASE_URL: provider.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '4' };
-      const workers = [spawnWorker({ queue: 'pdf-render', env: { ...workerEnv, WORKER_CONCURRENCY: '1' } }), spawnWorker({ queue: 'send-email', env: workerEnv })];
+      const workers = [
+        spawnWorker({ queue: 'pdf-render', env: { ...workerEnv, WORKER_CONCURRENCY: '1' } }),
+        spawnWorker({ queue: 'send-email', env: workerEnv }),
+      ];
       cleanups.push(async () => {
         await Promise.all(workers.map((w) => w.stop(10_000)));
         await provider.close();
@@ -84,7 +87,9 @@ describe('web app in Chromium', () => {
       await page.getByRole('button', { name: /Resend slip/ }).dblclick();
       await page.getByTestId('resend-status').waitFor({ timeout: 10_000 });
       const jobs = await fx.pool.query<{ id: number; idempotency_key: string }>(
-        `select id, idempotency_key from jobs where employee_id = $1 and task_name = 'render-slip' and idempotency_key like '%resend%'`, [id]);
+        `select id, idempotency_key from jobs where employee_id = $1 and task_name = 'render-slip' and idempotency_key like '%resend%'`,
+        [id],
+      );
       expect(jobs.rows).toHaveLength(1);
       const render = jobs.rows[0]!;
       await expect.poll(() => page.getByTestId('resend-status').locator('[data-status]').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
@@ -110,7 +115,8 @@ describe('web app in Chromium', () => {
       await expect.poll(() => total.textContent(), { timeout: 10_000 }).toMatch(/^[1-9]\d* failed$/);
       const all = Number((await total.textContent())!.split(' ')[0]);
       await page.getByLabel('error code').selectOption('provider_unavailable');
-      const expected = (await fx.pool.query(`select count(*)::int as n from jobs where status = 'failed' and last_error_code = 'provider_unavailable'`)).rows[0].n as number;
+      const expected = (await fx.pool.query(`select count(*)::int as n from jobs where status = 'failed' and last_error_code = 'provider_unavailable'`)).rows[0]
+        .n as number;
       await expect.poll(() => total.textContent(), { timeout: 10_000 }).toBe(`${expected} failed`);
       expect(expected).toBeLessThan(all);
       await page.screenshot({ path: path.join(artifacts, 'admin-failed-filtered.png'), fullPage: true });
@@ -151,12 +157,15 @@ describe('web app in Chromium', () => {
     /** How far the page's content reaches past the screen's right edge (0: no sideways scrolling). */
     const overflow = () => page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
     /** Elements sticking out of the box (card, list item) they sit in, outside a sideways-scrolling area. */
-    const spills = () => page.evaluate(() => [...document.querySelectorAll('main section *, main li *')].flatMap((el) => {
-      const box = el.parentElement!.closest('li, section')!;
-      for (let p = el.parentElement; p && p !== box; p = p.parentElement) if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return [];
-      const over = el.getBoundingClientRect().right - box.getBoundingClientRect().right;
-      return over > 1 ? [`${el.tagName.toLowerCase()} "${(el.textContent ?? '').slice(0, 40)}" by ${Math.round(over)} px`] : [];
-    }));
+    const spills = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('main section *, main li *')].flatMap((el) => {
+          const box = el.parentElement!.closest('li, section')!;
+          for (let p = el.parentElement; p && p !== box; p = p.parentElement) if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return [];
+          const over = el.getBoundingClientRect().right - box.getBoundingClientRect().right;
+          return over > 1 ? [`${el.tagName.toLowerCase()} "${(el.textContent ?? '').slice(0, 40)}" by ${Math.round(over)} px`] : [];
+        }),
+      );
     try {
       await signIn(page, login(a!.hrEmail, a!.hrPassword), null);
       await page.waitForURL(/\/runs$/);
@@ -180,7 +189,9 @@ describe('web app in Chromium', () => {
 
   it('admin sees each stuck job on the queues page with its worker and last heartbeat', async () => {
     // The fixture's jobs running for 15 minutes; one of them still heartbeats (a hung job on a live worker).
-    const stuck = await fx.pool.query<{ id: number }>(`select id from jobs where status = 'running' and started_at < now() - interval '14 minutes' order by id`);
+    const stuck = await fx.pool.query<{ id: number }>(
+      `select id from jobs where status = 'running' and started_at < now() - interval '14 minutes' order by id`,
+    );
     expect(stuck.rows.length).toBeGreaterThan(0);
     const beating = stuck.rows[0]!.id;
     const heartbeat = new Date(Date.now() - 3_000);
@@ -237,8 +248,12 @@ describe('resend status in Chromium', () => {
       await workers[0]!.ready;
       await page.getByRole('button', { name: /Resend slip/ }).click();
       await page.getByTestId('resend-status').waitFor({ timeout: 10_000 });
-      const { rows: [render] } = await fx.pool.query<{ id: number; idempotency_key: string }>(
-        `select id, idempotency_key from jobs where employee_id = $1 and task_name = 'render-slip' and idempotency_key like '%resend%'`, [id]);
+      const {
+        rows: [render],
+      } = await fx.pool.query<{ id: number; idempotency_key: string }>(
+        `select id, idempotency_key from jobs where employee_id = $1 and task_name = 'render-slip' and idempotency_key like '%resend%'`,
+        [id],
+      );
       // What the API answers, asked every 20 ms over HTTP with the page's session.
       await page.evaluate((jobId) => {
         const answers: string[] = [];
@@ -253,8 +268,11 @@ describe('resend status in Chromium', () => {
         void ask();
       }, render!.id);
       // No email worker yet: the slip is rendered and its email waits in the send-email queue.
-      await expect.poll(async () => (await fx.pool.query(`select status from jobs where idempotency_key = $1`, [`${render!.idempotency_key}:email`])).rows[0]?.status,
-        { timeout: 60_000 }).toBe('queued');
+      await expect
+        .poll(async () => (await fx.pool.query(`select status from jobs where idempotency_key = $1`, [`${render!.idempotency_key}:email`])).rows[0]?.status, {
+          timeout: 60_000,
+        })
+        .toBe('queued');
       const badge = page.getByTestId('resend-status').locator('[data-status]');
       await expect.poll(() => badge.getAttribute('data-status'), { timeout: 10_000 }).toBe('sending');
       await page.screenshot({ path: path.join(artifacts, 'hr-resend-sending.png'), fullPage: true });
@@ -265,8 +283,14 @@ describe('resend status in Chromium', () => {
       const order = ['queued', 'rendering', 'sending', 'done'];
       for (const key of ['seen', 'answers'] as const) {
         const stages = await page.evaluate((k) => (window as unknown as Record<string, string[]>)[k]!, key);
-        expect(stages.every((s) => order.includes(s)), `${key}: ${stages.join(' → ')}`).toBe(true);
-        expect(stages.map((s) => order.indexOf(s)), `${key}: ${stages.join(' → ')}`).toEqual(stages.map((s) => order.indexOf(s)).sort((x, y) => x - y));
+        expect(
+          stages.every((s) => order.includes(s)),
+          `${key}: ${stages.join(' → ')}`,
+        ).toBe(true);
+        expect(
+          stages.map((s) => order.indexOf(s)),
+          `${key}: ${stages.join(' → ')}`,
+        ).toEqual(stages.map((s) => order.indexOf(s)).sort((x, y) => x - y));
         expect(stages.slice(-2), key).toEqual(['sending', 'done']);
       }
       expect(provider.messages({ customArgs: { idempotency_key: render!.idempotency_key } })).toHaveLength(1);
@@ -295,7 +319,9 @@ describe('users in Chromium', () => {
       await admin.getByRole('button', { name: /Create user/ }).click();
       const otp = (await admin.getByTestId('one-time-password').textContent({ timeout: 10_000 }))!.trim();
       expect(otp).toMatch(/^[A-Za-z0-9]{16}$/);
-      await expect.poll(() => admin.getByTestId('user-row').filter({ hasText: 'browser.hr@example.com' }).textContent(), { timeout: 10_000 }).toMatch(/one-time password/);
+      await expect
+        .poll(() => admin.getByTestId('user-row').filter({ hasText: 'browser.hr@example.com' }).textContent(), { timeout: 10_000 })
+        .toMatch(/one-time password/);
       await admin.screenshot({ path: path.join(artifacts, 'admin-users-created.png'), fullPage: true });
 
       const hr = await hrContext.newPage();
@@ -316,10 +342,14 @@ describe('users in Chromium', () => {
 
       await hr.goto(`${web.url}/account`);
       await hr.getByRole('button', { name: /Sign out everywhere/ }).click();
-      await hr.getByTestId('confirm-dialog').getByRole('button', { name: /Sign out everywhere/ }).click();
+      await hr
+        .getByTestId('confirm-dialog')
+        .getByRole('button', { name: /Sign out everywhere/ })
+        .click();
       await hr.waitForURL(/\/login$/);
       const { rows } = await fx.pool.query<{ n: number }>(
-        `select count(*)::int as n from sessions s join users u on u.id = s.user_id where u.email = 'browser.hr@example.com'`);
+        `select count(*)::int as n from sessions s join users u on u.id = s.user_id where u.email = 'browser.hr@example.com'`,
+      );
       expect(rows[0]!.n).toBe(0);
     } finally {
       await adminContext.close();

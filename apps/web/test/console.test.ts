@@ -31,7 +31,10 @@ beforeAll(async () => {
   fx = await createWebFixture();
   web = await startWebServer(fx.url, { env: { TRUSTED_PROXIES: '127.0.0.1' } });
   browser = await launchChromium();
-  for (const [role, who] of [['hr', { email: fx.companies[0]!.hrEmail, password: fx.companies[0]!.hrPassword }], ['admin', fx.admin]] as const) {
+  for (const [role, who] of [
+    ['hr', { email: fx.companies[0]!.hrEmail, password: fx.companies[0]!.hrPassword }],
+    ['admin', fx.admin],
+  ] as const) {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.setExtraHTTPHeaders({ 'x-forwarded-for': role === 'hr' ? '10.9.0.1' : '10.9.0.2' });
@@ -51,18 +54,25 @@ afterAll(async () => {
   await fx?.drop();
 });
 
-interface Watched { page: Page; context: BrowserContext; errors: string[] }
+interface Watched {
+  page: Page;
+  context: BrowserContext;
+  errors: string[];
+}
 
 /** A context in `locale` at `size`, signed in as `role` (or not), collecting console errors and page errors. */
 async function open(role: 'hr' | 'admin' | 'anon', locale: Locale, size: keyof typeof SIZES): Promise<Watched> {
   const context = await browser.newContext({
-    viewport: SIZES[size], ...(size === 'phone' ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}),
+    viewport: SIZES[size],
+    ...(size === 'phone' ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}),
     ...(role !== 'anon' ? { storageState: sessions[role] } : {}),
   });
   await context.addCookies([{ name: 'beton-locale', value: locale, url: web.url }]);
   const page = await context.newPage();
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return { page, context, errors };
 }
@@ -70,8 +80,18 @@ async function open(role: 'hr' | 'admin' | 'anon', locale: Locale, size: keyof t
 const pages: Array<{ role: 'hr' | 'admin' | 'anon'; path: () => string; name: string; ready: (p: Page) => Promise<unknown> }> = [
   { role: 'anon', name: 'login', path: () => '/login', ready: (p) => p.locator('#login-email').waitFor() },
   { role: 'hr', name: 'runs', path: () => '/runs', ready: (p) => p.getByTestId('run-eta').waitFor({ timeout: 15_000 }) },
-  { role: 'hr', name: 'employees', path: () => '/employees', ready: (p) => expect.poll(() => p.getByTestId('employee-total').getAttribute('data-count'), { timeout: 15_000 }).not.toBe('0') },
-  { role: 'hr', name: 'employee', path: () => `/employees/${fx.companies[0]!.employeeIds[1]}`, ready: (p) => p.getByTestId('job-reason').first().waitFor({ timeout: 15_000 }) },
+  {
+    role: 'hr',
+    name: 'employees',
+    path: () => '/employees',
+    ready: (p) => expect.poll(() => p.getByTestId('employee-total').getAttribute('data-count'), { timeout: 15_000 }).not.toBe('0'),
+  },
+  {
+    role: 'hr',
+    name: 'employee',
+    path: () => `/employees/${fx.companies[0]!.employeeIds[1]}`,
+    ready: (p) => p.getByTestId('job-reason').first().waitFor({ timeout: 15_000 }),
+  },
   { role: 'hr', name: 'account', path: () => '/account', ready: (p) => p.locator('#current-password').waitFor({ timeout: 15_000 }) },
   { role: 'admin', name: 'failed', path: () => '/admin/failed', ready: (p) => p.getByTestId('failed-row').first().waitFor({ timeout: 15_000 }) },
   { role: 'admin', name: 'job', path: () => `/admin/failed/${failedJobId}`, ready: (p) => p.locator('pre').first().waitFor({ timeout: 15_000 }) },
@@ -108,7 +128,8 @@ describe('every page, both languages, desktop and phone', () => {
               if (locale === 'bn') {
                 // The page is in Bengali (its heading), drawn with the self-hosted font, never boxes.
                 if (!BENGALI.test(heading)) found.heading = heading;
-                if (!(await w.page.evaluate(() => document.fonts.check('16px "Noto Sans Bengali Variable"', 'বেতন')))) found.font = 'Noto Sans Bengali not loaded';
+                if (!(await w.page.evaluate(() => document.fonts.check('16px "Noto Sans Bengali Variable"', 'বেতন'))))
+                  found.font = 'Noto Sans Bengali not loaded';
               } else {
                 // One language at a time: Bengali only where marked lang="bn" (employee names).
                 const stray = (await textOutsideBengali(w.page)).match(/\S*[\u0980-\u09FF]+\S*/g);
@@ -134,7 +155,8 @@ describe('the new actions in Chromium', () => {
     await fx.pool.query(
       `insert into jobs (task_name, queue, payload, status, attempts, max_attempts, idempotency_key, company_id, employee_id, finished_at, last_error, last_error_kind, last_error_code)
        select task_name, queue, payload, status, attempts, max_attempts, idempotency_key || ':copy-' || g, company_id, employee_id, finished_at, last_error, last_error_kind, last_error_code
-       from jobs, generate_series(1, 4) g where status = 'failed' and last_error_code = 'provider_unavailable'`);
+       from jobs, generate_series(1, 4) g where status = 'failed' and last_error_code = 'provider_unavailable'`,
+    );
     for (const locale of LOCALES) {
       for (const size of Object.keys(SIZES) as Array<keyof typeof SIZES>) {
         const w = await open('admin', locale, size);
@@ -173,14 +195,18 @@ describe('the new actions in Chromium', () => {
           expect((await fx.pool.query(`select 1 from jobs where id = $1`, [one])).rowCount).toBe(1);
           await discardButton.click();
           await dialog.getByRole('button').last().click();
-          await expect.poll(() => page.getByTestId('action-result').textContent(), { timeout: 10_000 }).toBe(locale === 'en' ? 'Discarded 1 job' : '১টি কাজ বাতিল হয়েছে');
+          await expect
+            .poll(() => page.getByTestId('action-result').textContent(), { timeout: 10_000 })
+            .toBe(locale === 'en' ? 'Discarded 1 job' : '১টি কাজ বাতিল হয়েছে');
 
           // A job opens on its own page (at the top, not far below the click), and back keeps the filter.
           const next = rows.first();
           const nextId = await next.getAttribute('data-job-id');
           await next.getByRole('link').click();
           await page.waitForURL(new RegExp(`/admin/failed/${nextId}\\?back=`));
-          await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 }).toBe(locale === 'en' ? `Job #${nextId}` : `কাজ #${nextId}`);
+          await expect
+            .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 })
+            .toBe(locale === 'en' ? `Job #${nextId}` : `কাজ #${nextId}`);
           expect(await page.evaluate(() => window.scrollY)).toBe(0);
           await page.screenshot({ path: path.join(artifacts, `action-job-${locale}-${size}.png`), fullPage: true });
           await page.getByRole('link', { name: locale === 'en' ? /Back to failed jobs/ : /ব্যর্থ কাজে ফিরে যান/ }).click();
@@ -191,8 +217,13 @@ describe('the new actions in Chromium', () => {
         }
       }
     }
-    const { rows: audit } = await fx.pool.query<{ action: string; n: number }>(`select action, count(*)::int as n from audit_log where action in ('retry-failed-jobs', 'discard-failed-jobs') group by 1 order by 1`);
-    expect(audit).toEqual([{ action: 'discard-failed-jobs', n: 4 }, { action: 'retry-failed-jobs', n: 4 }]);
+    const { rows: audit } = await fx.pool.query<{ action: string; n: number }>(
+      `select action, count(*)::int as n from audit_log where action in ('retry-failed-jobs', 'discard-failed-jobs') group by 1 order by 1`,
+    );
+    expect(audit).toEqual([
+      { action: 'discard-failed-jobs', n: 4 },
+      { action: 'retry-failed-jobs', n: 4 },
+    ]);
   }, 300_000);
 
   it('admin pauses and resumes a queue from the queues page; both are audited; in both languages at both sizes', async () => {
@@ -211,8 +242,12 @@ describe('the new actions in Chromium', () => {
           expect(await axeViolations(page)).toEqual([]);
           await dialog.getByRole('button', { name: locale === 'en' ? 'Pause pdf-render' : 'pdf-render থামান' }).click();
           await expect.poll(() => card.getAttribute('data-paused'), { timeout: 10_000 }).toBe('true');
-          await expect.poll(() => page.getByTestId('queue-toast').textContent()).toContain(locale === 'en' ? 'pdf-render is paused' : 'pdf-render থামানো হয়েছে');
-          const { rows: [paused] } = await fx.pool.query(`select error_code, paused_by from queue_pauses where queue = 'pdf-render'`);
+          await expect
+            .poll(() => page.getByTestId('queue-toast').textContent())
+            .toContain(locale === 'en' ? 'pdf-render is paused' : 'pdf-render থামানো হয়েছে');
+          const {
+            rows: [paused],
+          } = await fx.pool.query(`select error_code, paused_by from queue_pauses where queue = 'pdf-render'`);
           expect(paused).toEqual({ error_code: 'paused_by_admin', paused_by: `admin:${fx.admin.email}` });
           expect(await card.getByTestId('queue-paused').textContent()).toContain(`admin:${fx.admin.email}`);
           await page.screenshot({ path: path.join(artifacts, `action-queue-paused-${locale}-${size}.png`), fullPage: true });
@@ -226,8 +261,13 @@ describe('the new actions in Chromium', () => {
         }
       }
     }
-    const { rows } = await fx.pool.query<{ action: string; n: number }>(`select action, count(*)::int as n from audit_log where action in ('pause-queue', 'resume-queue') group by 1 order by 1`);
-    expect(rows).toEqual([{ action: 'pause-queue', n: 4 }, { action: 'resume-queue', n: 4 }]);
+    const { rows } = await fx.pool.query<{ action: string; n: number }>(
+      `select action, count(*)::int as n from audit_log where action in ('pause-queue', 'resume-queue') group by 1 order by 1`,
+    );
+    expect(rows).toEqual([
+      { action: 'pause-queue', n: 4 },
+      { action: 'resume-queue', n: 4 },
+    ]);
   }, 300_000);
 
   it('the language switch changes the whole page and stays; months, plurals, dates and schedules read well in each language', async () => {
@@ -300,7 +340,9 @@ describe('the new actions in Chromium', () => {
       await a.page.goto(`${web.url}/admin/failed/abc`);
       expect(await a.page.getByTestId('bad-job-id').textContent()).toBe('“abc” কোনো কাজের নম্বর নয়।');
       await a.page.goto(`${web.url}/admin/failed/999999999`);
-      await expect.poll(() => a.page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 }).toBe('কাজ #999999999 নেই: হয়তো বাতিল বা মুছে ফেলা হয়েছে।');
+      await expect
+        .poll(() => a.page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 })
+        .toBe('কাজ #999999999 নেই: হয়তো বাতিল বা মুছে ফেলা হয়েছে।');
       // The server's 404 for the missing job is the only console error (the browser logs failed requests).
       expect(a.errors.filter((e) => !/404/.test(e))).toEqual([]);
     } finally {

@@ -20,18 +20,39 @@ describe('POST /api/email/events (signed Event Webhook)', () => {
     const ts = String(opts.ts ?? now());
     return fetch(`${web.url}/api/email/events`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: opts.signature ?? signPayload(opts.key ?? testWebhookKeys.privateKey, ts, body), [TIMESTAMP_HEADER]: ts },
+      headers: {
+        'Content-Type': 'application/json',
+        [SIGNATURE_HEADER]: opts.signature ?? signPayload(opts.key ?? testWebhookKeys.privateKey, ts, body),
+        [TIMESTAMP_HEADER]: ts,
+      },
       body,
     });
   };
-  const ev = (key: string, event: string, id: string, extra: Record<string, unknown> = {}) => ({ email: 'rahim@acme.example', timestamp: now(), event, sg_event_id: id, sg_message_id: 'm.1', idempotency_key: key, ...extra });
-  const state = async (key: string) => (await db.pool.query<{ event_state: string | null; event_reason: string | null; status: string }>(`select event_state, event_reason, status::text from email_deliveries where idempotency_key = $1`, [key])).rows[0];
+  const ev = (key: string, event: string, id: string, extra: Record<string, unknown> = {}) => ({
+    email: 'rahim@acme.example',
+    timestamp: now(),
+    event,
+    sg_event_id: id,
+    sg_message_id: 'm.1',
+    idempotency_key: key,
+    ...extra,
+  });
+  const state = async (key: string) =>
+    (
+      await db.pool.query<{ event_state: string | null; event_reason: string | null; status: string }>(
+        `select event_state, event_reason, status::text from email_deliveries where idempotency_key = $1`,
+        [key],
+      )
+    ).rows[0];
   const storedEvents = async () => (await db.pool.query<{ n: number }>(`select count(*)::int as n from email_events`)).rows[0]!.n;
 
   beforeAll(async () => {
     db = await createTestDatabase('email-events');
     for (const key of ['k:delivered', 'k:bounced', 'k:unknown-outcome']) {
-      await db.pool.query(`insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since) values ($1, 'rahim@acme.example', $2, 1, $3)`, [key, key === 'k:unknown-outcome' ? 'sending' : 'sent', key === 'k:unknown-outcome' ? new Date() : null]);
+      await db.pool.query(
+        `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since) values ($1, 'rahim@acme.example', $2, 1, $3)`,
+        [key, key === 'k:unknown-outcome' ? 'sending' : 'sent', key === 'k:unknown-outcome' ? new Date() : null],
+      );
     }
     const scheduler = spawnWorker({ queue: 'maintenance', env: { DATABASE_URL: db.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '3', HEARTBEAT_MS: '1000' } });
     [web] = await Promise.all([startWebServer(db.url), scheduler.ready]);
@@ -43,7 +64,14 @@ describe('POST /api/email/events (signed Event Webhook)', () => {
   });
 
   it('stores each event once, applies them forward only, whatever the order and duplicates', async () => {
-    const batch = [ev('k:delivered', 'delivered', 'e2', { response: '250 OK' }), ev('k:delivered', 'processed', 'e1'), ev('k:delivered', 'delivered', 'e2'), ev('k:bounced', 'processed', 'e3'), ev('k:bounced', 'bounce', 'e4', { reason: '550 5.1.1 no such user' }), ev('k:unknown-outcome', 'processed', 'e5')];
+    const batch = [
+      ev('k:delivered', 'delivered', 'e2', { response: '250 OK' }),
+      ev('k:delivered', 'processed', 'e1'),
+      ev('k:delivered', 'delivered', 'e2'),
+      ev('k:bounced', 'processed', 'e3'),
+      ev('k:bounced', 'bounce', 'e4', { reason: '550 5.1.1 no such user' }),
+      ev('k:unknown-outcome', 'processed', 'e5'),
+    ];
     const res = await post(JSON.stringify(batch));
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ok: true, stored: 5, duplicate: 1 });
@@ -75,7 +103,9 @@ describe('POST /api/email/events (signed Event Webhook)', () => {
     expect(ignored.status).toBe(200);
     expect(await ignored.json()).toMatchObject({ unknown_event: 1, unknown_key: 1, malformed_event: 1 });
     expect(await storedEvents()).toBe(before);
-    const counts = Object.fromEntries((await db.pool.query<{ outcome: string; n: string }>(`select outcome, n from email_webhook_counts`)).rows.map((r) => [r.outcome, Number(r.n)]));
+    const counts = Object.fromEntries(
+      (await db.pool.query<{ outcome: string; n: string }>(`select outcome, n from email_webhook_counts`)).rows.map((r) => [r.outcome, Number(r.n)]),
+    );
     expect(counts).toMatchObject({ bad_signature: 2, stale_timestamp: 1, too_large: 1, malformed: 2, unknown_event: 1, unknown_key: 1 });
   });
 });

@@ -12,11 +12,20 @@ const { signIn, client } = t;
 
 type Company = WebFixture['companies'][number];
 type Hr = ReturnType<typeof client>;
-interface Employee { id: number; code: string; name_latin: string; name_bengali: string; email: string; company_id: string }
+interface Employee {
+  id: number;
+  code: string;
+  name_latin: string;
+  name_bengali: string;
+  email: string;
+  company_id: string;
+}
 
 async function employeesOf(companyId?: string): Promise<Employee[]> {
   const { rows } = await t.fx.pool.query<Employee>(
-    `select id, code, name_latin, name_bengali, email, company_id::text from employees where $1::uuid is null or company_id = $1 order by code`, [companyId ?? null]);
+    `select id, code, name_latin, name_bengali, email, company_id::text from employees where $1::uuid is null or company_id = $1 order by code`,
+    [companyId ?? null],
+  );
   return rows;
 }
 
@@ -71,7 +80,10 @@ describe('employees table over HTTP', () => {
       expect(expected.length, term).toBeGreaterThan(0);
       expect(everyone.filter((e) => e.company_id !== a.id && matches(e, term)).length, `${term} in other companies`).toBeGreaterThan(0);
       const page = await hr.employees.list.query({ month: t.fx.month, search: term, limit: 100, offset: 0 });
-      expect(page.rows.map((r) => r.id).sort((x, y) => x - y), term).toEqual(expected.sort((x, y) => x - y));
+      expect(
+        page.rows.map((r) => r.id).sort((x, y) => x - y),
+        term,
+      ).toEqual(expected.sort((x, y) => x - y));
       expect(page.total, term).toBe(expected.length);
     }
     const byCode = await hr.employees.list.query({ month: t.fx.month, search: mine[11]!.code, limit: 100, offset: 0 });
@@ -117,8 +129,14 @@ describe('employees table over HTTP', () => {
     for (const status of SLIP_STATUSES) {
       const expected = a.employeeIds.filter((_, i) => fixtureStatus(i) === status);
       const page = await hr.employees.list.query({ month: t.fx.month, status, limit: 100, offset: 0 });
-      expect(page.rows.every((r) => r.slipStatus === status), status).toBe(true);
-      expect(page.rows.map((r) => r.id).sort((x, y) => x - y), status).toEqual([...expected].sort((x, y) => x - y));
+      expect(
+        page.rows.every((r) => r.slipStatus === status),
+        status,
+      ).toBe(true);
+      expect(
+        page.rows.map((r) => r.id).sort((x, y) => x - y),
+        status,
+      ).toEqual([...expected].sort((x, y) => x - y));
       expect(page.total, status).toBe(expected.length);
       sum += page.total;
     }
@@ -127,7 +145,9 @@ describe('employees table over HTTP', () => {
     const failed = await hr.employees.list.query({ month: t.fx.month, status: 'failed', limit: 100, offset: 0 });
     expect(new Set(failed.rows.map((r) => r.lastErrorCode))).toEqual(new Set(['invalid_recipient', 'provider_unavailable']));
     const one = failed.rows[0]!;
-    expect((await hr.employees.list.query({ month: t.fx.month, status: 'failed', search: one.code, limit: 100, offset: 0 })).rows.map((r) => r.id)).toEqual([one.id]);
+    expect((await hr.employees.list.query({ month: t.fx.month, status: 'failed', search: one.code, limit: 100, offset: 0 })).rows.map((r) => r.id)).toEqual([
+      one.id,
+    ]);
     expect((await hr.employees.list.query({ month: t.fx.month, status: 'sent', search: one.code, limit: 100, offset: 0 })).total).toBe(0);
     // A month without any jobs: everyone is 'none'.
     const none = await hr.employees.list.query({ month: '2026-10', status: 'none', limit: 1, offset: 0 });

@@ -15,16 +15,29 @@ import { EtaLine } from '../src/components/eta-line.tsx';
 import { TIME_ZONE } from '../src/i18n/config.ts';
 
 const line = (locale: 'en' | 'bn', facts: EtaFacts) =>
-  renderToStaticMarkup(createElement(NextIntlClientProvider, { locale, messages: locale === 'en' ? en : bn, timeZone: TIME_ZONE, children: createElement(EtaLine, { facts }) }));
+  renderToStaticMarkup(
+    createElement(NextIntlClientProvider, { locale, messages: locale === 'en' ? en : bn, timeZone: TIME_ZONE, children: createElement(EtaLine, { facts }) }),
+  );
 
 const base: EtaFacts = {
-  case: 'on-time', total: 1200, failed: 0, completedAt: null, deadline: new Date('2026-12-01T03:00:00Z'), timeZone: 'Asia/Dhaka', passedMs: 0,
-  basis: 'run-rate', rate: 2.54, finishAt: new Date('2026-11-30T20:41:00Z'), marginMs: (6 * 60 + 19) * 60_000,
+  case: 'on-time',
+  total: 1200,
+  failed: 0,
+  completedAt: null,
+  deadline: new Date('2026-12-01T03:00:00Z'),
+  timeZone: 'Asia/Dhaka',
+  passedMs: 0,
+  basis: 'run-rate',
+  rate: 2.54,
+  finishAt: new Date('2026-11-30T20:41:00Z'),
+  marginMs: (6 * 60 + 19) * 60_000,
 };
 
 describe('the run card estimate line', () => {
   it('on time: the one date format with the zone named, in English and in Bengali (Bengali digits)', () => {
-    expect(line('en', base)).toBe("At this run&#x27;s rate (2.5 slips/s) finishes at Dec 1, 2026, 02:41 (Dhaka time), 6 hr 19 min before the deadline of Dec 1, 2026, 09:00 (Dhaka time)");
+    expect(line('en', base)).toBe(
+      'At this run&#x27;s rate (2.5 slips/s) finishes at Dec 1, 2026, 02:41 (Dhaka time), 6 hr 19 min before the deadline of Dec 1, 2026, 09:00 (Dhaka time)',
+    );
     const bengali = line('bn', base);
     expect(bengali).toMatch(/^এই রানের গতিতে \(২\.৫ স্লিপ\/সেকেন্ড\) /);
     expect(bengali).toContain('০২:৪১ (ঢাকা সময়)');
@@ -38,7 +51,9 @@ describe('the run card estimate line', () => {
     expect(line('bn', done)).toBe('সব ৪৯,৯৯২টি স্লিপ সম্পন্ন, শেষ হয়েছে ১ ডিসে, ২০২৬, ০৭:০৫ (ঢাকা সময়); ২টিতে মনোযোগ দরকার');
     expect(line('en', { ...done, failed: 1 })).toMatch(/; 1 needs attention$/);
     const late = { ...base, case: 'late' as const, basis: 'queue' as const, rate: 12, passedMs: 49 * 3600_000, marginMs: -50 * 3600_000 };
-    expect(line('en', late)).toBe('The deadline of Dec 1, 2026, 09:00 (Dhaka time) passed 2 days 1 hr ago. Warning: from the queue ahead (12 slips/s sent now) finishes at Dec 1, 2026, 02:41 (Dhaka time), 2 days 2 hr after the deadline of Dec 1, 2026, 09:00 (Dhaka time)');
+    expect(line('en', late)).toBe(
+      'The deadline of Dec 1, 2026, 09:00 (Dhaka time) passed 2 days 1 hr ago. Warning: from the queue ahead (12 slips/s sent now) finishes at Dec 1, 2026, 02:41 (Dhaka time), 2 days 2 hr after the deadline of Dec 1, 2026, 09:00 (Dhaka time)',
+    );
     expect(line('bn', { ...base, case: 'no-rate', rate: null })).toBe('গত ৫ মিনিটে কোনো স্লিপ পাঠানো হয়নি, তাই এখনও অনুমান নেই');
   });
 });

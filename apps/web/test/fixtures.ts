@@ -66,8 +66,17 @@ export async function createWebFixture(): Promise<WebFixture> {
          values ('send-slip-email', 'send-email', $1, $2::text::"JobStatus", 1, 6, $3, $4, $5, $6,
                  case when $2::text = 'running' then now() - interval '15 minutes' else now() - interval '1 minute' end,
                  case when $2::text in ('done', 'failed') then now() - interval '1 minute' end, $7, $8::"ErrorKind", $9) returning id`,
-        [payload, status, `slip:${month}:emp-${emp}:email`, c.id, runId, emp,
-          code ? `provider said ${code} for employee ${emp}` : null, code === 'invalid_recipient' ? 'permanent' : code ? 'transient' : null, code],
+        [
+          payload,
+          status,
+          `slip:${month}:emp-${emp}:email`,
+          c.id,
+          runId,
+          emp,
+          code ? `provider said ${code} for employee ${emp}` : null,
+          code === 'invalid_recipient' ? 'permanent' : code ? 'transient' : null,
+          code,
+        ],
       );
       jobIds.push(e.rows[0]!.id);
       // A sent email has its delivery recorded, as the email service writes it (the provider accepted it).
@@ -102,7 +111,12 @@ export async function createWebFixture(): Promise<WebFixture> {
   }
   const admin = seed.logins.find((l) => l.role === 'ADMIN')!;
   return {
-    url, pool, logins: seed.logins, companies: out, admin: { email: admin.email, password: admin.password }, month,
+    url,
+    pool,
+    logins: seed.logins,
+    companies: out,
+    admin: { email: admin.email, password: admin.password },
+    month,
     async drop() {
       await pool.end().catch(() => {});
       await dropDatabase(server, name);

@@ -18,7 +18,10 @@ export function httpApi(baseUrl: () => string) {
    */
   function signInRequest(email: string, password: string, headers: Record<string, string> = {}, from?: string): Promise<Response> {
     return loopbackFetch(`${baseUrl()}/api/auth/sign-in/email`, {
-      method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl(), ...headers }, body: JSON.stringify({ email, password }), ...(from ? { from } : {}),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: baseUrl(), ...headers },
+      body: JSON.stringify({ email, password }),
+      ...(from ? { from } : {}),
     });
   }
 
@@ -71,8 +74,12 @@ export function webApiSuite(options: WebServerOptions = {}) {
     await state.fx?.drop();
   });
   return {
-    get fx(): WebFixture { return state.fx!; },
-    get web(): WebServer { return state.web!; },
+    get fx(): WebFixture {
+      return state.fx!;
+    },
+    get web(): WebServer {
+      return state.web!;
+    },
     ...httpApi(() => state.web!.url),
   };
 }
@@ -82,7 +89,9 @@ export type Call = ReturnType<ReturnType<typeof httpApi>['client']>;
 /** Calls any procedure by its path with `input`. */
 export async function call(c: Call, path: string, input: unknown): Promise<unknown> {
   const [group, name] = path.split('.') as [string, string];
-  const proc = (c as unknown as Record<string, Record<string, { query?: (i: unknown) => Promise<unknown>; mutate?: (i: unknown) => Promise<unknown> }>>)[group]![name]!;
+  const proc = (c as unknown as Record<string, Record<string, { query?: (i: unknown) => Promise<unknown>; mutate?: (i: unknown) => Promise<unknown> }>>)[
+    group
+  ]![name]!;
   const type = (appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)[path]!._def.type;
   return type === 'mutation' ? proc.mutate!(input) : proc.query!(input);
 }

@@ -25,10 +25,21 @@ beforeAll(async () => {
   admin = await t.signIn(t.fx.admin.email, t.fx.admin.password);
 }, 60_000);
 
-interface UploadOptions { cookie?: string; origin?: string | null; type?: string; query?: string; headers?: Record<string, string> }
-function upload(body: Uint8Array | string | ReadableStream, { cookie = hrA, origin = t.web.url, type = CSV, query = 'filename=staff.csv&month=2026-12', headers = {} }: UploadOptions = {}) {
+interface UploadOptions {
+  cookie?: string;
+  origin?: string | null;
+  type?: string;
+  query?: string;
+  headers?: Record<string, string>;
+}
+function upload(
+  body: Uint8Array | string | ReadableStream,
+  { cookie = hrA, origin = t.web.url, type = CSV, query = 'filename=staff.csv&month=2026-12', headers = {} }: UploadOptions = {},
+) {
   return fetch(`${t.web.url}/api/imports?${query}`, {
-    method: 'POST', body: body as BodyInit, duplex: 'half',
+    method: 'POST',
+    body: body as BodyInit,
+    duplex: 'half',
     headers: { ...(cookie ? { cookie } : {}), ...(origin ? { origin } : {}), 'content-type': type, ...headers },
   } as RequestInit);
 }
@@ -59,7 +70,13 @@ describe('employee import upload', () => {
     expect(announced.status).toBe(413);
     expect(await announced.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/larger than 0 MB|larger than/) } });
     // Without a Content-Length (chunked): the body is cut off at the limit all the same.
-    const stream = new ReadableStream({ start(c) { c.enqueue(big.subarray(0, 150_000)); c.enqueue(big.subarray(150_000)); c.close(); } });
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(big.subarray(0, 150_000));
+        c.enqueue(big.subarray(150_000));
+        c.close();
+      },
+    });
     expect((await upload(stream)).status).toBe(413);
     const bad = await upload(toCsv(employeeRows(2)), { query: 'filename=x.csv&month=2026-13' });
     expect(bad.status).toBe(400);
@@ -78,7 +95,10 @@ describe('employee import upload', () => {
     await validateImport(t.fx.pool, id); // as the worker's job does
     const view = await a.imports.get.query({ id });
     expect(view).toMatchObject({ status: 'validated', counts: { new: 38, changed: 0, unchanged: 0, errors: 2 } });
-    expect(view.errors.map((e) => [e.row, e.column])).toEqual([[4, 'email'], [7, 'basic']]);
+    expect(view.errors.map((e) => [e.row, e.column])).toEqual([
+      [4, 'email'],
+      [7, 'basic'],
+    ]);
 
     const report = await fetch(`${t.web.url}/api/imports/${id}/errors`, { headers: { cookie: hrA } });
     expect(report.status).toBe(200);
@@ -101,16 +121,33 @@ describe('employee import upload', () => {
 describe('employee forms over tRPC', () => {
   it('answer bad input with field → reason keys and save nothing; add, edit, deactivate are audited', async () => {
     const a = t.client(hrA);
-    const error = await a.people.create.mutate({ employee: { code: '', nameLatin: 'X', nameBengali: 'X', email: 'nope', bankAccount: '1', salary: {}, effectiveMonth: 'soon' } }).catch((e: unknown) => e);
+    const error = await a.people.create
+      .mutate({ employee: { code: '', nameLatin: 'X', nameBengali: 'X', email: 'nope', bankAccount: '1', salary: {}, effectiveMonth: 'soon' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCClientError);
     expect((error as TRPCClientError<never>).data).toMatchObject({
-      code: 'BAD_REQUEST', httpStatus: 400,
-      fieldErrors: { code: 'code.required', nameBengali: 'nameBengali.script', email: 'email.invalid', bankAccount: 'bankAccount.invalid', effectiveMonth: 'month.invalid', 'salary.basic': 'amount.required' },
+      code: 'BAD_REQUEST',
+      httpStatus: 400,
+      fieldErrors: {
+        code: 'code.required',
+        nameBengali: 'nameBengali.script',
+        email: 'email.invalid',
+        bankAccount: 'bankAccount.invalid',
+        effectiveMonth: 'month.invalid',
+        'salary.basic': 'amount.required',
+      },
     });
-    const { id } = await a.people.create.mutate({ employee: {
-      code: 'NEW-1', nameLatin: 'Nusrat Jahan', nameBengali: 'নুসরাত জাহান', email: 'nusrat@example.com', bankAccount: '101-2223334445', effectiveMonth: '2026-12',
-      salary: { basic: '40,000', houseRent: '20000', medical: '1500', conveyance: '1000', tax: '2000', providentFund: '4000' },
-    } });
+    const { id } = await a.people.create.mutate({
+      employee: {
+        code: 'NEW-1',
+        nameLatin: 'Nusrat Jahan',
+        nameBengali: 'নুসরাত জাহান',
+        email: 'nusrat@example.com',
+        bankAccount: '101-2223334445',
+        effectiveMonth: '2026-12',
+        salary: { basic: '40,000', houseRent: '20000', medical: '1500', conveyance: '1000', tax: '2000', providentFund: '4000' },
+      },
+    });
     expect(await a.people.record.query({ id })).toMatchObject({ code: 'NEW-1', salary: { basic: 40000 }, deactivatedAt: null });
     await expect(t.client(hrB).people.record.query({ id })).rejects.toMatchObject({ data: { code: 'NOT_FOUND' } });
     expect(await a.people.setActive.mutate({ id, active: false })).toMatchObject({ changed: true });

@@ -24,8 +24,12 @@ import { startWebServer, type WebServer } from './server.ts';
 
 const artifacts = path.resolve(import.meta.dirname, '../../../test-artifacts/web');
 /** English on the desktop, Bengali on the phone (the sweep at the end covers all four). */
-const VIEWPORTS = [{ size: 'desktop', locale: 'en', width: 1440 }, { size: 'phone', locale: 'bn', width: 390 }] as const satisfies ReadonlyArray<{ size: Size; locale: Locale; width: number }>;
-const monthName = (locale: Locale, ym: string) => new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${ym}-01T00:00:00Z`));
+const VIEWPORTS = [
+  { size: 'desktop', locale: 'en', width: 1440 },
+  { size: 'phone', locale: 'bn', width: 390 },
+] as const satisfies ReadonlyArray<{ size: Size; locale: Locale; width: number }>;
+const monthName = (locale: Locale, ym: string) =>
+  new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${ym}-01T00:00:00Z`));
 const digits = (locale: Locale, n: number) => new Intl.NumberFormat(locale).format(n);
 let fx: WebFixture;
 let web: WebServer;
@@ -38,7 +42,10 @@ function zipEntries(buffer: Buffer): Promise<string[]> {
     yauzl.fromBuffer(buffer, { lazyEntries: true }, (error, zip) => {
       if (error) return reject(error);
       const names: string[] = [];
-      zip.on('entry', (e: yauzl.Entry) => { names.push(e.fileName); zip.readEntry(); });
+      zip.on('entry', (e: yauzl.Entry) => {
+        names.push(e.fileName);
+        zip.readEntry();
+      });
       zip.on('end', () => resolve(names));
       zip.on('error', reject);
       zip.readEntry();
@@ -69,7 +76,11 @@ afterAll(async () => {
 });
 
 let nextAddress = 0;
-async function signedInPage(viewport: { size: Size; locale: Locale }, email: string, password: string): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+async function signedInPage(
+  viewport: { size: Size; locale: Locale },
+  email: string,
+  password: string,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const { context, page, errors } = await openContext(browser, web.url, viewport.locale, viewport.size, { acceptDownloads: true });
   nextAddress++;
   await page.setExtraHTTPHeaders({ 'x-forwarded-for': `10.22.${nextAddress >> 8}.${nextAddress & 255}` });
@@ -82,7 +93,7 @@ async function signedInPage(viewport: { size: Size; locale: Locale }, email: str
 }
 
 describe('past months and exports', () => {
-  it('HR opens the months list and a month: slips and each employee\'s transfer status (both viewports)', async () => {
+  it("HR opens the months list and a month: slips and each employee's transfer status (both viewports)", async () => {
     const a = fx.companies[0]!;
     for (const viewport of VIEWPORTS) {
       const { context, page, errors } = await signedInPage(viewport, a.hrEmail, a.hrPassword);
@@ -95,7 +106,9 @@ describe('past months and exports', () => {
         expect(await pageProblems(page, viewport.locale, errors)).toEqual({});
         await row.getByRole('link').click();
         await page.waitForURL(new RegExp(`/months/${fx.month}$`));
-        await expect.poll(() => page.getByTestId('month-employee-total').textContent(), { timeout: 15_000 }).toBe(viewport.locale === 'en' ? `${a.employeeIds.length} employees` : `${digits('bn', a.employeeIds.length)} জন কর্মচারী`);
+        await expect
+          .poll(() => page.getByTestId('month-employee-total').textContent(), { timeout: 15_000 })
+          .toBe(viewport.locale === 'en' ? `${a.employeeIds.length} employees` : `${digits('bn', a.employeeIds.length)} জন কর্মচারী`);
         expect(await page.getByTestId('credited').textContent()).toBe(digits(viewport.locale, 10));
         const first = page.getByTestId('month-employee').first();
         expect(await first.locator('[data-transfer]').getAttribute('data-transfer')).toBe('credited');
@@ -141,7 +154,8 @@ describe('past months and exports', () => {
       const audit = await fx.pool.query(`select action, actor from audit_log where action in ('request-month-export', 'download-month-export') order by id`);
       expect(audit.rows.map((r) => r.action)).toEqual(['request-month-export', 'download-month-export', 'request-month-export', 'download-month-export']);
       expect(new Set(audit.rows.map((r) => r.actor))).toEqual(new Set([`hr:${a.hrEmail}`]));
-      const expires = (await fx.pool.query(`select extract(epoch from expires_at - finished_at)::int as s from month_exports where kind = 'slips-zip'`)).rows[0].s;
+      const expires = (await fx.pool.query(`select extract(epoch from expires_at - finished_at)::int as s from month_exports where kind = 'slips-zip'`)).rows[0]
+        .s;
       expect(expires).toBe(7200); // EXPORT_TTL_HOURS=2
       expect(errors).toEqual([]);
     } finally {
@@ -149,7 +163,7 @@ describe('past months and exports', () => {
     }
   }, 240_000);
 
-  it('a download is HR\'s own (admin 403, another company 404) and answers 410 once expired', async () => {
+  it("a download is HR's own (admin 403, another company 404) and answers 410 once expired", async () => {
     const [a, b] = fx.companies;
     const { rows } = await fx.pool.query<{ id: string }>(`select id from month_exports where company_id = $1 and kind = 'slips-zip'`, [a!.id]);
     const url = `${web.url}/api/exports/${rows[0]!.id}`;
@@ -182,7 +196,10 @@ describe('company settings and companies', () => {
         if ((await box.isChecked()) !== want) await box.click();
         const M = MESSAGES[viewport.locale].settings!;
         await expect.poll(() => page.getByTestId('protect-state').textContent(), { timeout: 10_000 }).toBe(want ? M.on : M.off);
-        if (want) expect(await page.getByTestId('missing-dob').textContent()).toMatch(viewport.locale === 'en' ? /employees have no date of birth/ : /জন কর্মীর জন্মতারিখ নেই/);
+        if (want)
+          expect(await page.getByTestId('missing-dob').textContent()).toMatch(
+            viewport.locale === 'en' ? /employees have no date of birth/ : /জন কর্মীর জন্মতারিখ নেই/,
+          );
         await page.screenshot({ path: path.join(artifacts, `hr-settings-${viewport.width}.png`), fullPage: true });
         expect(await pageProblems(page, viewport.locale, errors)).toEqual({});
         expect((await fx.pool.query(`select protect_slips from companies where id = $1`, [a.id])).rows[0].protect_slips).toBe(want);
@@ -238,15 +255,19 @@ describe('every page of past months, settings and companies, both languages, des
         const a = fx.companies[0]!;
         const problems: Record<string, unknown> = {};
         const rounds = [
-          { who: [a.hrEmail, a.hrPassword], pages: [
-            { name: 'months', path: '/months', ready: (p: Page) => p.getByTestId('month-row').first().waitFor({ timeout: 15_000 }) },
-            { name: 'month', path: `/months/${fx.month}`, ready: (p: Page) => p.getByTestId('month-employee').first().waitFor({ timeout: 15_000 }) },
-            { name: 'settings', path: '/settings', ready: (p: Page) => p.getByTestId('protect-slips').waitFor({ timeout: 15_000 }) },
-            { name: 'employee-dob', path: `/employees/${a.employeeIds[0]}`, ready: (p: Page) => p.locator('#date-of-birth').waitFor({ timeout: 15_000 }) },
-          ] },
-          { who: [fx.admin.email, fx.admin.password], pages: [
-            { name: 'companies', path: '/admin/companies', ready: (p: Page) => p.getByTestId('company-row').first().waitFor({ timeout: 15_000 }) },
-          ] },
+          {
+            who: [a.hrEmail, a.hrPassword],
+            pages: [
+              { name: 'months', path: '/months', ready: (p: Page) => p.getByTestId('month-row').first().waitFor({ timeout: 15_000 }) },
+              { name: 'month', path: `/months/${fx.month}`, ready: (p: Page) => p.getByTestId('month-employee').first().waitFor({ timeout: 15_000 }) },
+              { name: 'settings', path: '/settings', ready: (p: Page) => p.getByTestId('protect-slips').waitFor({ timeout: 15_000 }) },
+              { name: 'employee-dob', path: `/employees/${a.employeeIds[0]}`, ready: (p: Page) => p.locator('#date-of-birth').waitFor({ timeout: 15_000 }) },
+            ],
+          },
+          {
+            who: [fx.admin.email, fx.admin.password],
+            pages: [{ name: 'companies', path: '/admin/companies', ready: (p: Page) => p.getByTestId('company-row').first().waitFor({ timeout: 15_000 }) }],
+          },
         ] as const;
         for (const round of rounds) {
           const { context, page, errors } = await signedInPage({ size, locale }, round.who[0], round.who[1]);

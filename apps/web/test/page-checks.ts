@@ -23,9 +23,17 @@ export const MESSAGES: Record<Locale, Record<string, Record<string, string>>> = 
 };
 
 /** A browser context at `size` with the language cookie set, and the console errors of its pages. */
-export async function openContext(browser: Browser, url: string, locale: Locale, size: Size, options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function openContext(
+  browser: Browser,
+  url: string,
+  locale: Locale,
+  size: Size,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
-    viewport: SIZES[size], ...(size === 'phone' ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}), ...options,
+    viewport: SIZES[size],
+    ...(size === 'phone' ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}),
+    ...options,
   });
   await context.addCookies([{ name: 'beton-locale', value: locale, url }]);
   const page = await context.newPage();
@@ -35,7 +43,9 @@ export async function openContext(browser: Browser, url: string, locale: Locale,
 /** Console errors and uncaught exceptions of a page (none allowed). */
 export function watchErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
 }
@@ -55,7 +65,11 @@ export async function layout(page: Page): Promise<{ tablesOut: string[]; pageOve
       const table = box.querySelector('table')!;
       const over = table.getBoundingClientRect().right - box.getBoundingClientRect().right;
       const boxOver = box.getBoundingClientRect().right - document.documentElement.clientWidth;
-      return over > 1 || boxOver > 1 ? [`${table.getAttribute('data-testid') ?? table.querySelector('caption')?.textContent ?? 'table'}: table ${Math.round(over)} px past its box, box ${Math.round(boxOver)} px past the page`] : [];
+      return over > 1 || boxOver > 1
+        ? [
+            `${table.getAttribute('data-testid') ?? table.querySelector('caption')?.textContent ?? 'table'}: table ${Math.round(over)} px past its box, box ${Math.round(boxOver)} px past the page`,
+          ]
+        : [];
     }),
     pageOverflow: document.scrollingElement!.scrollWidth - window.innerWidth,
   }));

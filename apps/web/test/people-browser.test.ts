@@ -48,10 +48,12 @@ afterAll(async () => {
   await fx?.drop();
 });
 
-const signInAs = (page: Page, c: { hrEmail: string; hrPassword: string }) => signIn(page, { url: web.url, email: c.hrEmail, password: c.hrPassword }, /\/runs$/);
+const signInAs = (page: Page, c: { hrEmail: string; hrPassword: string }) =>
+  signIn(page, { url: web.url, email: c.hrEmail, password: c.hrPassword }, /\/runs$/);
 
 /** "November 2026" / "নভেম্বর ২০২৬" of '2026-11', as the pages write it. */
-const monthName = (locale: Locale, ym: string) => new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${ym}-01T00:00:00Z`));
+const monthName = (locale: Locale, ym: string) =>
+  new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${ym}-01T00:00:00Z`));
 
 /** The flows run in English on the desktop and in Bengali on the phone; the page sweep below covers all four. */
 const VIEWPORTS = [
@@ -78,7 +80,14 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
       await page.getByLabel(M.employeeEdit!.email!, { exact: true }).fill('nusrat@@example');
       await page.getByLabel(M.employeeEdit!.bankAccount!, { exact: true }).fill('101-2223334445');
       await page.getByLabel(M.salary!.basic!, { exact: true }).fill('forty thousand');
-      for (const [k, v] of [['houseRent', '20000'], ['medical', '1500'], ['conveyance', '1000'], ['tax', '2000'], ['providentFund', '4000']] as const) await page.getByLabel(M.salary![k]!, { exact: true }).fill(v);
+      for (const [k, v] of [
+        ['houseRent', '20000'],
+        ['medical', '1500'],
+        ['conveyance', '1000'],
+        ['tax', '2000'],
+        ['providentFund', '4000'],
+      ] as const)
+        await page.getByLabel(M.salary![k]!, { exact: true }).fill(v);
       await page.getByRole('button', { name: M.employeeNew!.save!, exact: true }).click();
       const emailError = page.getByTestId('error-email');
       await emailError.waitFor({ timeout: 15_000 });
@@ -99,7 +108,11 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
       await page.getByRole('button', { name: M.employeeNew!.save!, exact: true }).click();
       await page.waitForURL(/\/employees\/\d+$/, { timeout: 15_000 });
       const id = Number(page.url().split('/').pop());
-      expect((await fx.pool.query(`select code, name_bengali, company_id from employees where id = $1`, [id])).rows[0]).toEqual({ code: `NEW-${name}`, name_bengali: 'নুসরাত জাহান', company_id: c.id });
+      expect((await fx.pool.query(`select code, name_bengali, company_id from employees where id = $1`, [id])).rows[0]).toEqual({
+        code: `NEW-${name}`,
+        name_bengali: 'নুসরাত জাহান',
+        company_id: c.id,
+      });
       await expect.poll(() => page.getByTestId('employee-status').getAttribute('data-active'), { timeout: 15_000 }).toBe('true');
       expect(await page.getByTestId('current-net').textContent()).toMatch(en ? /^BDT\s56,500\.00$/ : /^৫৬,৫০০\.০০৳$/);
       sweep[company] = { ...sweep[company], employee: id };
@@ -178,12 +191,18 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
         '101,basic,"Must be an amount in taka, e.g. 25000 or 25000.50","টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50"',
         '101,name_bengali,Write the Bengali name in Bengali script,বাংলা নাম বাংলা হরফে লিখুন',
       ]);
-      expect(await fx.pool.query(`select count(*)::int as n from employees where company_id = $1 and code like 'IMP-%'`, [c.id]).then((r) => r.rows[0].n)).toBe(0);
+      expect(await fx.pool.query(`select count(*)::int as n from employees where company_id = $1 and code like 'IMP-%'`, [c.id]).then((r) => r.rows[0].n)).toBe(
+        0,
+      );
 
       await page.getByTestId('apply').click();
       await expect.poll(() => page.getByTestId('import-status').getAttribute('data-status'), { timeout: 90_000 }).toBe('applied');
-      expect(await page.getByTestId('import-applied').textContent()).toMatch(en ? /^Applied: 1,498 added, 0 updated · / : /^প্রয়োগ হয়েছে: ১,৪৯৮টি যোগ, ০টি হালনাগাদ · /);
-      expect(await fx.pool.query(`select count(*)::int as n from employees where company_id = $1 and code like 'IMP-%'`, [c.id]).then((r) => r.rows[0].n)).toBe(1_498);
+      expect(await page.getByTestId('import-applied').textContent()).toMatch(
+        en ? /^Applied: 1,498 added, 0 updated · / : /^প্রয়োগ হয়েছে: ১,৪৯৮টি যোগ, ০টি হালনাগাদ · /,
+      );
+      expect(await fx.pool.query(`select count(*)::int as n from employees where company_id = $1 and code like 'IMP-%'`, [c.id]).then((r) => r.rows[0].n)).toBe(
+        1_498,
+      );
       expect((await fx.pool.query(`select status from employee_imports where id = $1`, [id])).rows[0].status).toBe('applied');
       expect(await pageProblems(page, locale, errors)).toEqual({});
       await page.screenshot({ path: path.join(artifacts, `people-import-applied-${name}.png`), fullPage: true });

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe('pause and resume a queue', () => {
-  it('is audited, admins only, and no worker takes the queue\'s jobs until it is resumed', async () => {
+  it("is audited, admins only, and no worker takes the queue's jobs until it is resumed", async () => {
     const admin = t.client(await t.signIn(t.fx.admin.email, t.fx.admin.password));
     const hr = t.client(await t.signIn(t.fx.companies[0]!.hrEmail, t.fx.companies[0]!.hrPassword));
     expect(await errorCode(hr.admin.pauseQueue.mutate({ queue: 'maintenance' }))).toBe('FORBIDDEN');
@@ -27,11 +27,18 @@ describe('pause and resume a queue', () => {
     expect(pauses.map((p) => [p.queue, p.errorCode, p.pausedBy])).toEqual([['maintenance', 'paused_by_admin', `admin:${t.fx.admin.email}`]]);
 
     // A noop job of the paused queue (a failed one retried), and a worker of that queue.
-    const { rows: [job] } = await t.fx.pool.query<{ id: number }>(
+    const {
+      rows: [job],
+    } = await t.fx.pool.query<{ id: number }>(
       `insert into jobs (task_name, queue, payload, status, attempts, max_attempts, idempotency_key, finished_at, last_error, last_error_kind, last_error_code)
-       values ('noop', 'maintenance', '{"key":"paused"}', 'failed', 1, 3, 'noop:paused', now(), 'boom', 'permanent', 'test_failure') returning id`);
+       values ('noop', 'maintenance', '{"key":"paused"}', 'failed', 1, 3, 'noop:paused', now(), 'boom', 'permanent', 'test_failure') returning id`,
+    );
     expect(await admin.admin.retry.mutate({ ids: [job!.id] })).toEqual({ retried: 1 });
-    const worker = spawnWorker({ name: 'maintenance-paused', queue: 'maintenance', env: { DATABASE_URL: t.fx.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '3', QUEUE_PAUSE_POLL_MS: '200' } });
+    const worker = spawnWorker({
+      name: 'maintenance-paused',
+      queue: 'maintenance',
+      env: { DATABASE_URL: t.fx.url, LOG_LEVEL: 'warn', DB_POOL_MAX: '3', QUEUE_PAUSE_POLL_MS: '200' },
+    });
     started.push(worker);
     await worker.ready;
     const status = async () => (await t.fx.pool.query<{ status: string }>(`select status::text from jobs where id = $1`, [job!.id])).rows[0]!.status;
@@ -42,7 +49,8 @@ describe('pause and resume a queue', () => {
     expect(await admin.admin.resumeQueue.mutate({ queue: 'maintenance' })).toEqual({ resumed: false });
     await expect.poll(status, { timeout: 30_000 }).toBe('done');
     const { rows: audit } = await t.fx.pool.query<{ actor: string; action: string; queue: string }>(
-      `select actor, action, details->>'queue' as queue from audit_log where action in ('pause-queue', 'resume-queue') order by id`);
+      `select actor, action, details->>'queue' as queue from audit_log where action in ('pause-queue', 'resume-queue') order by id`,
+    );
     expect(audit).toEqual([
       { actor: `admin:${t.fx.admin.email}`, action: 'pause-queue', queue: 'maintenance' },
       { actor: `admin:${t.fx.admin.email}`, action: 'resume-queue', queue: 'maintenance' },

@@ -27,7 +27,17 @@ const t = webApiSuite({ env: { TRUSTED_PROXIES: PROXY, METRICS_TOKEN, SIGN_IN_AC
 const { signIn, signInRequest } = t;
 
 type Company = WebFixture['companies'][number];
-const ctx: { a?: Company; b?: Company; hrA?: string; admin?: string; secretJob?: number; attacker?: http.Server; attackerUrl?: string; browser?: Browser; https?: WebServer } = {};
+const ctx: {
+  a?: Company;
+  b?: Company;
+  hrA?: string;
+  admin?: string;
+  secretJob?: number;
+  attacker?: http.Server;
+  attackerUrl?: string;
+  browser?: Browser;
+  https?: WebServer;
+} = {};
 const A = () => ctx.a!;
 const B = () => ctx.b!;
 
@@ -39,7 +49,11 @@ beforeAll(async () => {
   const { rows } = await t.fx.pool.query<{ id: number }>(
     `insert into jobs (task_name, queue, payload, status, attempts, max_attempts, idempotency_key, company_id, employee_id, finished_at, last_error, last_error_kind, last_error_code)
      values ('render-slip', 'pdf-render', $1, 'failed', 1, 6, 'security:secret-payload', $2, $3, now(), 'boom', 'permanent', 'bad_salary') returning id`,
-    [JSON.stringify({ companyId: A().id, employeeId: A().employeeIds[3], month: t.fx.month, bankAccount: '777-0000012345', salary: { basic: 98765 } }), A().id, A().employeeIds[3]],
+    [
+      JSON.stringify({ companyId: A().id, employeeId: A().employeeIds[3], month: t.fx.month, bankAccount: '777-0000012345', salary: { basic: 98765 } }),
+      A().id,
+      A().employeeIds[3],
+    ],
   );
   ctx.secretJob = rows[0]!.id;
   ctx.browser = await launchChromium();
@@ -60,7 +74,11 @@ function query(path: string, input: unknown, cookie?: string): Promise<Response>
   return fetch(url(`/api/trpc/${path}${q}`), { headers: cookie ? { cookie } : {} });
 }
 
-function mutate(path: string, input: unknown, { cookie, origin = t.web.url, type = 'application/json', body }: { cookie?: string; origin?: string | null; type?: string | null; body?: BodyInit } = {}): Promise<Response> {
+function mutate(
+  path: string,
+  input: unknown,
+  { cookie, origin = t.web.url, type = 'application/json', body }: { cookie?: string; origin?: string | null; type?: string | null; body?: BodyInit } = {},
+): Promise<Response> {
   const headers: Record<string, string> = {};
   if (cookie) headers.cookie = cookie;
   if (origin !== null) headers.origin = origin;
@@ -97,7 +115,8 @@ async function snapshot(): Promise<string> {
 /** Five attempts at made-up accounts from `from` (with `headers`), which spend an address's sign-in budget. */
 async function spendAddressBudget(from: string, headers: () => Record<string, string> = () => ({})): Promise<number[]> {
   const statuses: number[] = [];
-  for (let i = 0; i < 5; i++) statuses.push((await signInRequest(`nobody-${randomBytes(4).toString('hex')}@example.com`, 'wrong-password', headers(), from)).status);
+  for (let i = 0; i < 5; i++)
+    statuses.push((await signInRequest(`nobody-${randomBytes(4).toString('hex')}@example.com`, 'wrong-password', headers(), from)).status);
   return statuses;
 }
 
@@ -123,7 +142,8 @@ const otherInstallation: { adminPassword?: string } = {};
 const ATTACKS: Attack[] = [
   // 1 — credentials
   {
-    point: '1 credentials', name: "the admin password another installation with the same seed printed does not open this one",
+    point: '1 credentials',
+    name: 'the admin password another installation with the same seed printed does not open this one',
     prepare: async () => {
       // A stranger runs the seed from the repository with the same settings, as the source allows.
       const name = `beton_sec_${randomBytes(4).toString('hex')}`;
@@ -139,26 +159,37 @@ const ATTACKS: Attack[] = [
       expect(otherInstallation.adminPassword).not.toBe(t.fx.admin.password);
     },
     attack: () => signInRequest(t.fx.admin.email, otherInstallation.adminPassword!, {}, freshAddress()),
-    status: 401, lacks: () => ['beton.session_token'],
+    status: 401,
+    lacks: () => ['beton.session_token'],
   },
   {
-    point: '1 credentials', name: 'nobody signs up', status: 404,
-    attack: () => fetch(url('/api/auth/sign-up/email'), { method: 'POST', headers: { 'content-type': 'application/json', origin: t.web.url }, body: JSON.stringify({ email: 'mallory@example.com', password: 'a-long-password-1', name: 'M' }) }),
+    point: '1 credentials',
+    name: 'nobody signs up',
+    status: 404,
+    attack: () =>
+      fetch(url('/api/auth/sign-up/email'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: t.web.url },
+        body: JSON.stringify({ email: 'mallory@example.com', password: 'a-long-password-1', name: 'M' }),
+      }),
   },
 
   // 2 — sign-in abuse
   {
-    point: '2 sign-in', name: 'a new X-Forwarded-For on every attempt from an untrusted peer does not escape the per-address limit',
+    point: '2 sign-in',
+    name: 'a new X-Forwarded-For on every attempt from an untrusted peer does not escape the per-address limit',
     prepare: async () => {
       let n = 0;
       const statuses = await spendAddressBudget('127.2.0.1', () => ({ 'x-forwarded-for': `198.51.100.${++n}` }));
       expect(statuses).toEqual([401, 401, 401, 401, 401]);
     },
     attack: () => signInRequest(A().hrEmail, A().hrPassword, { 'x-forwarded-for': '198.51.100.77' }, '127.2.0.1'),
-    status: 429, lacks: () => ['beton.session_token'],
+    status: 429,
+    lacks: () => ['beton.session_token'],
   },
   {
-    point: '2 sign-in', name: "a client behind the trusted proxy who prepends its own X-Forwarded-For entries is still counted by the address the proxy saw",
+    point: '2 sign-in',
+    name: 'a client behind the trusted proxy who prepends its own X-Forwarded-For entries is still counted by the address the proxy saw',
     prepare: async () => {
       let n = 0;
       // The proxy appends the address it saw (203.0.113.5) to whatever the client sent.
@@ -169,105 +200,181 @@ const ATTACKS: Attack[] = [
     status: 429,
   },
   {
-    point: '2 sign-in', name: 'guesses spread over many addresses: after 5 the account is locked, even with the right password',
+    point: '2 sign-in',
+    name: 'guesses spread over many addresses: after 5 the account is locked, even with the right password',
     prepare: async () => {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await signInRequest(B().hrEmail, `guess-${i}`, {}, freshAddress())).status);
       expect(statuses).toEqual([401, 401, 401, 401, 401]);
     },
     attack: () => signInRequest(B().hrEmail, B().hrPassword, {}, freshAddress()),
-    status: 429, says: /Too many sign-in attempts/, lacks: () => ['beton.session_token'],
+    status: 429,
+    says: /Too many sign-in attempts/,
+    lacks: () => ['beton.session_token'],
   },
 
   // 3 — mutations only from our own pages (the admin's cookie, as a cross-site page would send it)
   {
-    point: '3 cross-site', name: 'multipart/form-data (a form post, no preflight) to discard every failed job', status: 403,
+    point: '3 cross-site',
+    name: 'multipart/form-data (a form post, no preflight) to discard every failed job',
+    status: 403,
     attack: () => mutate('admin.discardMatching', undefined, { cookie: ctx.admin, origin: null, type: null, body: formData({ expected: '1' }) }),
   },
   {
-    point: '3 cross-site', name: 'a form post from a same-site page on another port (its Origin)', status: 403,
+    point: '3 cross-site',
+    name: 'a form post from a same-site page on another port (its Origin)',
+    status: 403,
     attack: () => mutate('admin.retryMatching', undefined, { cookie: ctx.admin, origin: 'http://127.0.0.1:1', type: null, body: formData({ json: '{}' }) }),
   },
   {
-    point: '3 cross-site', name: 'JSON from a foreign origin', status: 403,
+    point: '3 cross-site',
+    name: 'JSON from a foreign origin',
+    status: 403,
     attack: () => mutate('admin.discardMatching', { filter: {}, matchAll: true, expected: 1 }, { cookie: ctx.admin, origin: 'https://evil.example' }),
   },
   {
-    point: '3 cross-site', name: 'Origin: null (a sandboxed frame, a data: page)', status: 403,
+    point: '3 cross-site',
+    name: 'Origin: null (a sandboxed frame, a data: page)',
+    status: 403,
     attack: () => mutate('admin.discardMatching', { filter: {}, matchAll: true, expected: 1 }, { cookie: ctx.admin, origin: 'null' }),
   },
   {
-    point: '3 cross-site', name: 'no Origin at all', status: 403,
+    point: '3 cross-site',
+    name: 'no Origin at all',
+    status: 403,
     attack: () => mutate('admin.retry', { ids: [ctx.secretJob!] }, { cookie: ctx.admin, origin: null }),
   },
   {
-    point: '3 cross-site', name: 'text/plain (a no-cors fetch) with our Origin', status: 415, says: /application\/json/,
+    point: '3 cross-site',
+    name: 'text/plain (a no-cors fetch) with our Origin',
+    status: 415,
+    says: /application\/json/,
     attack: () => mutate('admin.discardMatching', { filter: {}, matchAll: true, expected: 1 }, { cookie: ctx.admin, type: 'text/plain' }),
   },
   {
-    point: '3 cross-site', name: 'urlencoded with our Origin', status: 415,
-    attack: () => mutate('employees.updateEmail', undefined, { cookie: ctx.hrA, type: 'application/x-www-form-urlencoded', body: 'id=1&email=x%40evil.example' }),
+    point: '3 cross-site',
+    name: 'urlencoded with our Origin',
+    status: 415,
+    attack: () =>
+      mutate('employees.updateEmail', undefined, { cookie: ctx.hrA, type: 'application/x-www-form-urlencoded', body: 'id=1&email=x%40evil.example' }),
   },
   {
-    point: '3 cross-site', name: 'a cross-site sign-out (logout CSRF)', status: 403,
-    attack: () => fetch(url('/api/auth/sign-out'), { method: 'POST', headers: { cookie: ctx.hrA!, origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' }),
+    point: '3 cross-site',
+    name: 'a cross-site sign-out (logout CSRF)',
+    status: 403,
+    attack: () =>
+      fetch(url('/api/auth/sign-out'), {
+        method: 'POST',
+        headers: { cookie: ctx.hrA!, origin: 'https://evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      }),
   },
   {
-    point: '3 cross-site', name: 'bulk discard without the confirmed count', status: 400,
+    point: '3 cross-site',
+    name: 'bulk discard without the confirmed count',
+    status: 400,
     attack: () => mutate('admin.discardMatching', { filter: { errorCode: 'invalid_recipient' } }, { cookie: ctx.admin }),
   },
   {
-    point: '3 cross-site', name: 'bulk retry with an empty filter that does not say it means every failed job', status: 400, says: /matchAll/,
+    point: '3 cross-site',
+    name: 'bulk retry with an empty filter that does not say it means every failed job',
+    status: 400,
+    says: /matchAll/,
     attack: () => mutate('admin.retryMatching', { filter: {}, expected: 0 }, { cookie: ctx.admin }),
   },
   {
-    point: '3 cross-site', name: 'bulk discard with the filter left out', status: 400,
+    point: '3 cross-site',
+    name: 'bulk discard with the filter left out',
+    status: 400,
     attack: () => mutate('admin.discardMatching', { expected: 0, matchAll: true }, { cookie: ctx.admin }),
   },
 
   // 5 — bad input and errors
   {
-    point: '5 errors', name: 'a NUL byte in a search', status: 400, says: /search must not contain control characters \(found U\+0000\)/,
-    attack: () => query('employees.list', { month: t.fx.month, search: 'ab\u0000c' }, ctx.hrA), lacks: () => ['invalid byte sequence', 'UTF8', 'postgres'],
+    point: '5 errors',
+    name: 'a NUL byte in a search',
+    status: 400,
+    says: /search must not contain control characters \(found U\+0000\)/,
+    attack: () => query('employees.list', { month: t.fx.month, search: 'ab\u0000c' }, ctx.hrA),
+    lacks: () => ['invalid byte sequence', 'UTF8', 'postgres'],
   },
   {
-    point: '5 errors', name: 'an escape character in an email address', status: 400, says: /email must not contain control characters/,
+    point: '5 errors',
+    name: 'an escape character in an email address',
+    status: 400,
+    says: /email must not contain control characters/,
     attack: () => mutate('employees.updateEmail', { id: A().employeeIds[2], email: 'x\u001b[31m@example.com' }, { cookie: ctx.hrA }),
   },
   {
-    point: '5 errors', name: 'a NUL byte in a DLQ filter', status: 400, says: /filter\.q must not contain control characters/,
+    point: '5 errors',
+    name: 'a NUL byte in a DLQ filter',
+    status: 400,
+    says: /filter\.q must not contain control characters/,
     attack: () => mutate('admin.retryMatching', { filter: { q: '\u0000' }, expected: 0 }, { cookie: ctx.admin }),
   },
   {
-    point: '5 errors', name: 'a NUL byte in a sign-in email', status: 400, lacks: () => ['invalid byte sequence'],
+    point: '5 errors',
+    name: 'a NUL byte in a sign-in email',
+    status: 400,
+    lacks: () => ['invalid byte sequence'],
     attack: () => signInRequest('hr\u0000@example.com', 'x', {}, freshAddress()),
   },
 
   // 6 — least privilege
   {
-    point: '6 least privilege', name: 'HR resends a slip for a month that was never paid (2099-12)', status: 400, says: /No payroll run for 2099-12/,
+    point: '6 least privilege',
+    name: 'HR resends a slip for a month that was never paid (2099-12)',
+    status: 400,
+    says: /No payroll run for 2099-12/,
     attack: () => mutate('employees.resend', { id: A().employeeIds[4], month: '2099-12' }, { cookie: ctx.hrA }),
   },
   {
-    point: '6 least privilege', name: 'an admin opens a salary slip', status: 403, lacks: () => ['%PDF'],
+    point: '6 least privilege',
+    name: 'an admin opens a salary slip',
+    status: 403,
+    lacks: () => ['%PDF'],
     attack: () => fetch(url(`/api/slips/${A().slipId}/pdf`), { headers: { cookie: ctx.admin! } }),
   },
   {
-    point: '6 least privilege', name: "an admin opens a job whose payload holds a bank account and a salary: metadata only", status: 200,
-    attack: () => query('admin.job', { id: ctx.secretJob! }, ctx.admin), lacks: () => ['777-0000012345', '98765'], says: /\[redacted\]/,
+    point: '6 least privilege',
+    name: 'an admin opens a job whose payload holds a bank account and a salary: metadata only',
+    status: 200,
+    attack: () => query('admin.job', { id: ctx.secretJob! }, ctx.admin),
+    lacks: () => ['777-0000012345', '98765'],
+    says: /\[redacted\]/,
   },
-  ...['/list-sessions', '/verify-password', '/revoke-session', '/revoke-other-sessions', '/list-accounts', '/update-user', '/delete-user', '/change-email', '/request-password-reset', '/get-access-token', '/account-info']
-    .map((path): Attack => ({
-      point: '6 least privilege', name: `Better Auth's ${path} is off`, status: 404, lacks: () => ['token'],
-      attack: () => fetch(url(`/api/auth${path}`), {
+  ...[
+    '/list-sessions',
+    '/verify-password',
+    '/revoke-session',
+    '/revoke-other-sessions',
+    '/list-accounts',
+    '/update-user',
+    '/delete-user',
+    '/change-email',
+    '/request-password-reset',
+    '/get-access-token',
+    '/account-info',
+  ].map((path): Attack => ({
+    point: '6 least privilege',
+    name: `Better Auth's ${path} is off`,
+    status: 404,
+    lacks: () => ['token'],
+    attack: () =>
+      fetch(url(`/api/auth${path}`), {
         method: path === '/list-sessions' || path === '/list-accounts' || path === '/account-info' ? 'GET' : 'POST',
         headers: { cookie: ctx.hrA!, origin: t.web.url, 'content-type': 'application/json' },
-        ...(path === '/list-sessions' || path === '/list-accounts' || path === '/account-info' ? {} : { body: JSON.stringify({ password: A().hrPassword, token: 'x' }) }),
+        ...(path === '/list-sessions' || path === '/list-accounts' || path === '/account-info'
+          ? {}
+          : { body: JSON.stringify({ password: A().hrPassword, token: 'x' }) }),
       }),
-    })),
+  })),
   { point: '6 least privilege', name: '/api/metrics without a token', status: 401, attack: () => fetch(url('/api/metrics')), lacks: () => ['beton_'] },
   {
-    point: '6 least privilege', name: '/api/metrics with a wrong token', status: 401, lacks: () => ['beton_'],
+    point: '6 least privilege',
+    name: '/api/metrics with a wrong token',
+    status: 401,
+    lacks: () => ['beton_'],
     attack: () => fetch(url('/api/metrics'), { headers: { authorization: `Bearer ${'x'.repeat(METRICS_TOKEN.length)}` } }),
   },
 
@@ -275,15 +382,47 @@ const ATTACKS: Attack[] = [
   { point: 'tenant', name: 'signed out: a procedure', status: 401, attack: () => query('runs.list', undefined) },
   { point: 'tenant', name: 'signed out: a slip', status: 401, attack: () => fetch(url(`/api/slips/${A().slipId}/pdf`)) },
   { point: 'tenant', name: 'a forged session cookie', status: 401, attack: () => query('auth.me', undefined, 'beton.session_token=forged.value') },
-  { point: 'tenant', name: "HR of A reads B's employee", status: 404, attack: () => query('employees.get', { id: B().employeeIds[0] }, ctx.hrA), lacks: () => [B().name] },
+  {
+    point: 'tenant',
+    name: "HR of A reads B's employee",
+    status: 404,
+    attack: () => query('employees.get', { id: B().employeeIds[0] }, ctx.hrA),
+    lacks: () => [B().name],
+  },
   { point: 'tenant', name: "HR of A reads B's run", status: 404, attack: () => query('runs.get', { runId: B().runId }, ctx.hrA) },
-  { point: 'tenant', name: "HR of A opens B's slip", status: 404, attack: () => fetch(url(`/api/slips/${B().slipId}/pdf`), { headers: { cookie: ctx.hrA! } }), lacks: () => ['%PDF'] },
-  { point: 'tenant', name: "HR of A changes B's employee's email", status: 404, attack: () => mutate('employees.updateEmail', { id: B().employeeIds[1], email: 'a@evil.example' }, { cookie: ctx.hrA }) },
-  { point: 'tenant', name: "HR of A resends B's employee's slip", status: 404, attack: () => mutate('employees.resend', { id: B().employeeIds[1], month: t.fx.month }, { cookie: ctx.hrA }) },
+  {
+    point: 'tenant',
+    name: "HR of A opens B's slip",
+    status: 404,
+    attack: () => fetch(url(`/api/slips/${B().slipId}/pdf`), { headers: { cookie: ctx.hrA! } }),
+    lacks: () => ['%PDF'],
+  },
+  {
+    point: 'tenant',
+    name: "HR of A changes B's employee's email",
+    status: 404,
+    attack: () => mutate('employees.updateEmail', { id: B().employeeIds[1], email: 'a@evil.example' }, { cookie: ctx.hrA }),
+  },
+  {
+    point: 'tenant',
+    name: "HR of A resends B's employee's slip",
+    status: 404,
+    attack: () => mutate('employees.resend', { id: B().employeeIds[1], month: t.fx.month }, { cookie: ctx.hrA }),
+  },
   { point: 'tenant', name: "HR of A approves B's run", status: 404, attack: () => mutate('runs.approve', { runId: B().runId }, { cookie: ctx.hrA }) },
-  { point: 'tenant', name: "HR of A asks a B job's resend status", status: 404, attack: () => query('employees.resendStatus', { jobId: B().jobIds[0] }, ctx.hrA) },
+  {
+    point: 'tenant',
+    name: "HR of A asks a B job's resend status",
+    status: 404,
+    attack: () => query('employees.resendStatus', { jobId: B().jobIds[0] }, ctx.hrA),
+  },
   { point: 'tenant', name: 'HR calls an admin procedure', status: 403, attack: () => mutate('admin.retry', { ids: [B().jobIds[1]!] }, { cookie: ctx.hrA }) },
-  { point: 'tenant', name: 'HR creates a user', status: 403, attack: () => mutate('admin.createUser', { email: 'mallory@example.com', name: 'M', role: 'ADMIN' }, { cookie: ctx.hrA }) },
+  {
+    point: 'tenant',
+    name: 'HR creates a user',
+    status: 403,
+    attack: () => mutate('admin.createUser', { email: 'mallory@example.com', name: 'M', role: 'ADMIN' }, { cookie: ctx.hrA }),
+  },
   { point: 'tenant', name: 'an admin calls an HR procedure', status: 403, attack: () => query('employees.get', { id: A().employeeIds[0] }, ctx.admin) },
 ];
 
@@ -334,17 +473,22 @@ describe('1 · credentials', () => {
 
     // Too short a new password: refused, the one-time password stays.
     const short = await fetch(url('/api/auth/change-password'), {
-      method: 'POST', headers: { cookie, origin: t.web.url, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { cookie, origin: t.web.url, 'content-type': 'application/json' },
       body: JSON.stringify({ currentPassword: created.oneTimePassword, newPassword: 'short', revokeOtherSessions: true }),
     });
     expect(short.status).toBe(400);
     const changed = await fetch(url('/api/auth/change-password'), {
-      method: 'POST', headers: { cookie, origin: t.web.url, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { cookie, origin: t.web.url, 'content-type': 'application/json' },
       body: JSON.stringify({ currentPassword: created.oneTimePassword, newPassword: 'my own long passphrase', revokeOtherSessions: true }),
     });
     expect(changed.status).toBe(200);
     expect(await changed.text()).not.toMatch(/"token"/);
-    const fresh = changed.headers.getSetCookie().find((c) => c.startsWith('beton.session_token='))!.split(';')[0]!;
+    const fresh = changed.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('beton.session_token='))!
+      .split(';')[0]!;
     expect((await query('runs.list', undefined, fresh)).status).toBe(200);
     expect((await t.client(fresh).auth.me.query()).mustChangePassword).toBe(false);
     // The one-time password is gone; the new one signs in.
@@ -355,7 +499,11 @@ describe('1 · credentials', () => {
   it('sign out everywhere ends every session of the user, on every device', async () => {
     const [one, two] = [await signIn(A().hrEmail, A().hrPassword), await signIn(A().hrEmail, A().hrPassword)];
     expect((await query('auth.me', undefined, two)).status).toBe(200);
-    const out = await fetch(url('/api/auth/revoke-sessions'), { method: 'POST', headers: { cookie: one, origin: t.web.url, 'content-type': 'application/json' }, body: '{}' });
+    const out = await fetch(url('/api/auth/revoke-sessions'), {
+      method: 'POST',
+      headers: { cookie: one, origin: t.web.url, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(out.status).toBe(200);
     for (const cookie of [one, two, ctx.hrA!]) expect((await query('auth.me', undefined, cookie)).status).toBe(401);
     ctx.hrA = await signIn(A().hrEmail, A().hrPassword);
@@ -380,14 +528,21 @@ describe('2 · sign-in limits that hold', () => {
     const real = A().hrEmail;
     const madeUp = 'no.such.hr@example.com';
     const answers: Record<string, Array<{ status: number; body: string; retryAfter: string | null }>> = { real: [], madeUp: [] };
-    for (const [key, email] of [['real', real], ['madeUp', madeUp]] as const) {
+    for (const [key, email] of [
+      ['real', real],
+      ['madeUp', madeUp],
+    ] as const) {
       for (let i = 0; i < 6; i++) {
         const res = await signInRequest(email, `wrong-${i}`, {}, freshAddress());
         answers[key]!.push({ status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') });
       }
     }
     expect(answers.real!.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 429]);
-    const strip = (a: { status: number; body: string; retryAfter: string | null }) => ({ status: a.status, body: a.body.replace(/"requestId":"[^"]+"/, ''), retryAfter: a.retryAfter });
+    const strip = (a: { status: number; body: string; retryAfter: string | null }) => ({
+      status: a.status,
+      body: a.body.replace(/"requestId":"[^"]+"/, ''),
+      retryAfter: a.retryAfter,
+    });
     expect(answers.madeUp!.map(strip)).toEqual(answers.real!.map(strip));
     // Back-off: after the lock the account gets one attempt; the right password then signs in.
     await new Promise((r) => setTimeout(r, LOCK_SECONDS * 1000 + 300));
@@ -415,7 +570,9 @@ describe('2 · sign-in limits that hold', () => {
     const { rows } = await t.fx.pool.query<{ key: string }>(`select key from auth_rate_limits where key like '203.0.113.2_|%'`);
     expect(rows.map((r) => r.key).sort()).toEqual(['203.0.113.20|/sign-in/email', '203.0.113.21|/sign-in/email']);
     // The session records where its user signed in from.
-    const { rows: [session] } = await t.fx.pool.query<{ ip_address: string }>(`select ip_address from sessions order by created_at desc limit 1`);
+    const {
+      rows: [session],
+    } = await t.fx.pool.query<{ ip_address: string }>(`select ip_address from sessions order by created_at desc limit 1`);
     expect(session!.ip_address).toBe('203.0.113.21');
   });
 });
@@ -480,8 +637,22 @@ describe('5 · errors: a generic answer with a request id, the details in the lo
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(body).toContain(`quote request id ${id}`);
       expect(body).not.toMatch(/run_job_counts|relation|does not exist|at .+:\d+/);
-      await expect.poll(() => t.web.output().split('\n').filter((l) => l.includes(id)), { timeout: 5_000 }).toHaveLength(1);
-      const line = JSON.parse(t.web.output().split('\n').find((l) => l.includes(id))!) as { level: number; name: string; requestId: string; path: string; err: { message: string; stack: string } };
+      await expect
+        .poll(
+          () =>
+            t.web
+              .output()
+              .split('\n')
+              .filter((l) => l.includes(id)),
+          { timeout: 5_000 },
+        )
+        .toHaveLength(1);
+      const line = JSON.parse(
+        t.web
+          .output()
+          .split('\n')
+          .find((l) => l.includes(id))!,
+      ) as { level: number; name: string; requestId: string; path: string; err: { message: string; stack: string } };
       expect(line).toMatchObject({ level: 50, name: 'web', requestId: id, path: 'runs.list' });
       expect(line.err.message).toMatch(/run_job_counts/);
       expect(line.err.stack).toBeTruthy();
@@ -496,8 +667,22 @@ describe('5 · errors: a generic answer with a request id, the details in the lo
     expect(res.status).toBe(404);
     const id = res.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    await expect.poll(() => t.web.output().split('\n').filter((l) => l.includes(id)).length, { timeout: 5_000 }).toBe(1);
-    const line = JSON.parse(t.web.output().split('\n').find((l) => l.includes(id))!) as Record<string, unknown>;
+    await expect
+      .poll(
+        () =>
+          t.web
+            .output()
+            .split('\n')
+            .filter((l) => l.includes(id)).length,
+        { timeout: 5_000 },
+      )
+      .toBe(1);
+    const line = JSON.parse(
+      t.web
+        .output()
+        .split('\n')
+        .find((l) => l.includes(id))!,
+    ) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 30, name: 'web', requestId: id, code: 'NOT_FOUND', path: 'employees.get' });
   });
 });
@@ -538,7 +723,7 @@ async function signedInContext(cookie: string): Promise<BrowserContext> {
   return context;
 }
 
-describe('3 · in Chromium, a page on another port cannot act with the admin\'s session', () => {
+describe("3 · in Chromium, a page on another port cannot act with the admin's session", () => {
   it('its auto-submitted form and its fetches reach the app with the cookie and are refused; no failed job is retried or discarded', async () => {
     const site = await attackerSite();
     const failed = async () => (await t.fx.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'failed'`)).rows[0]!.n;
@@ -559,11 +744,28 @@ describe('3 · in Chromium, a page on another port cannot act with the admin\'s 
       await page.goto(`${site}/fetch`);
       const results = await page.evaluate(() => (window as unknown as { done: Promise<string[]> }).done);
       expect(results).toEqual(['sent', 'blocked']);
-      await expect.poll(() => seen.filter((s) => s.url.endsWith('retryMatching') && s.method === 'POST').map((s) => s.status), { timeout: 5_000 }).toEqual([403]);
+      await expect
+        .poll(() => seen.filter((s) => s.url.endsWith('retryMatching') && s.method === 'POST').map((s) => s.status), { timeout: 5_000 })
+        .toEqual([403]);
       // The server saw both with the admin's session cookie and this page's origin, and refused them.
-      const refusals = () => t.web.output().split('\n').filter((l) => l.includes('mutation refused') && l.includes(site)).map((l) => JSON.parse(l) as { path: string; status: number; withSessionCookie: boolean; origin: string });
-      await expect.poll(() => refusals().map((r) => [r.path, r.status, r.withSessionCookie]).sort(), { timeout: 5_000 })
-        .toEqual([['/api/trpc/admin.discardMatching', 403, true], ['/api/trpc/admin.retryMatching', 403, true]]);
+      const refusals = () =>
+        t.web
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('mutation refused') && l.includes(site))
+          .map((l) => JSON.parse(l) as { path: string; status: number; withSessionCookie: boolean; origin: string });
+      await expect
+        .poll(
+          () =>
+            refusals()
+              .map((r) => [r.path, r.status, r.withSessionCookie])
+              .sort(),
+          { timeout: 5_000 },
+        )
+        .toEqual([
+          ['/api/trpc/admin.discardMatching', 403, true],
+          ['/api/trpc/admin.retryMatching', 403, true],
+        ]);
       expect(seen.filter((s) => s.method === 'POST' && s.status < 400)).toEqual([]);
     } finally {
       await context.close();
@@ -578,7 +780,9 @@ describe('3 · in Chromium, a page on another port cannot act with the admin\'s 
     try {
       const page = await context.newPage();
       const refusals: string[] = [];
-      page.on('console', (m) => { if (/frame-ancestors/.test(m.text())) refusals.push(m.text()); });
+      page.on('console', (m) => {
+        if (/frame-ancestors/.test(m.text())) refusals.push(m.text());
+      });
       await page.goto(`${site}/frame`);
       await expect.poll(() => refusals.length, { timeout: 10_000 }).toBeGreaterThan(0);
       const frame = page.frames().find((f) => f !== page.mainFrame())!;
@@ -599,7 +803,9 @@ describe('4 · in Chromium, every page satisfies its Content-Security-Policy', (
         (window as unknown as { reportViolation(v: string): void }).reportViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
       });
     });
-    context.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
+    context.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
     return violations;
   }
 
@@ -628,13 +834,25 @@ describe('4 · in Chromium, every page satisfies its Content-Security-Policy', (
       await visit(hr, '/account', (p) => p.getByRole('button', { name: /Sign out everywhere/ }).waitFor({ timeout: 15_000 }));
 
       const admin = await contexts.admin.newPage();
-      await visit(admin, '/admin/failed', (p) => expect.poll(() => p.getByTestId('failed-total').textContent(), { timeout: 15_000 }).toMatch(/[1-9]\d* failed/));
+      await visit(admin, '/admin/failed', (p) =>
+        expect.poll(() => p.getByTestId('failed-total').textContent(), { timeout: 15_000 }).toMatch(/[1-9]\d* failed/),
+      );
       // A job opens on its own page (issue 22).
       await admin.getByRole('link', { name: `#${ctx.secretJob}` }).click();
       await admin.getByText('[redacted]').first().waitFor({ timeout: 10_000 });
-      await visit(admin, '/admin/queues', (p) => p.getByText(/pdf-render/).first().waitFor({ timeout: 15_000 }));
+      await visit(admin, '/admin/queues', (p) =>
+        p
+          .getByText(/pdf-render/)
+          .first()
+          .waitFor({ timeout: 15_000 }),
+      );
       await visit(admin, '/admin/workers', (p) => p.getByRole('heading').first().waitFor({ timeout: 15_000 }));
-      await visit(admin, '/admin/schedules', (p) => p.getByText(/Payroll ·/).first().waitFor({ timeout: 15_000 }));
+      await visit(admin, '/admin/schedules', (p) =>
+        p
+          .getByText(/Payroll ·/)
+          .first()
+          .waitFor({ timeout: 15_000 }),
+      );
       await visit(admin, '/admin/users', (p) => expect.poll(() => p.getByTestId('user-row').count(), { timeout: 15_000 }).toBeGreaterThan(3));
 
       expect(violations).toEqual({ anon: [], hr: [], admin: [] });

@@ -26,7 +26,15 @@ function newestMtime(dir: string): number {
 
 function isFresh(): boolean {
   if (!existsSync(buildId)) return false;
-  const sources = ['apps/web', 'packages/config/src', 'packages/dashboard/src', 'packages/jobs/src', 'packages/db/src', 'packages/payroll/src', 'packages/people/src'].map((d) => newestMtime(path.join(root, d)));
+  const sources = [
+    'apps/web',
+    'packages/config/src',
+    'packages/dashboard/src',
+    'packages/jobs/src',
+    'packages/db/src',
+    'packages/payroll/src',
+    'packages/people/src',
+  ].map((d) => newestMtime(path.join(root, d)));
   return statSync(buildId).mtimeMs > Math.max(...sources);
 }
 
@@ -45,7 +53,11 @@ export async function ensureBuilt(): Promise<void> {
       if (isFresh()) return;
       for (let waited = 0; ; waited += 2_000) {
         // From the app's folder, as turbo runs it: next-intl's plugin finds ./src/i18n/request.ts from there.
-        const run = spawnSync(process.execPath, [nextBin, 'build', webDir], { cwd: webDir, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+        const run = spawnSync(process.execPath, [nextBin, 'build', webDir], {
+          cwd: webDir,
+          encoding: 'utf8',
+          env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+        });
         if (run.status === 0) return;
         // A build started outside this test run (turbo, another suite) holds Next's own lock: wait for it.
         if (`${run.stdout}${run.stderr}`.includes('Another next build process is already running') && waited < 180_000) {
@@ -87,17 +99,26 @@ export async function startWebServer(databaseUrl: string, options: WebServerOpti
   const child: ChildProcess = spawn(process.execPath, [nextBin, 'start', webDir, '-p', String(port), '-H', '127.0.0.1'], {
     cwd: root,
     env: {
-      ...parentEnv, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', PORT: String(port),
+      ...parentEnv,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: 'production',
+      NEXT_TELEMETRY_DISABLED: '1',
+      PORT: String(port),
       // Production requires both: a fresh random secret per server, and the URL tests call.
-      BETTER_AUTH_SECRET: randomBytes(32).toString('base64'), BETTER_AUTH_URL: url,
+      BETTER_AUTH_SECRET: randomBytes(32).toString('base64'),
+      BETTER_AUTH_URL: url,
       SENDGRID_WEBHOOK_PUBLIC_KEY: testWebhookKeys.publicKey,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d) => { output += d; });
-  child.stderr!.on('data', (d) => { output += d; });
+  child.stdout!.on('data', (d) => {
+    output += d;
+  });
+  child.stderr!.on('data', (d) => {
+    output += d;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

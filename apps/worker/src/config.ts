@@ -2,7 +2,16 @@ import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_DB_RETRY_DEADLINE_MS, DEFAULT_STALE_HEARTBEAT_MS, DEFAULT_STUCK_RUNNING_MS, parseSchedule, sweepStuckJobsJob, QUEUES, RATE_WINDOWS, ratePlaces } from '@beton/jobs';
+import {
+  DEFAULT_DB_RETRY_DEADLINE_MS,
+  DEFAULT_STALE_HEARTBEAT_MS,
+  DEFAULT_STUCK_RUNNING_MS,
+  parseSchedule,
+  sweepStuckJobsJob,
+  QUEUES,
+  RATE_WINDOWS,
+  ratePlaces,
+} from '@beton/jobs';
 import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
 import { EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, pollBankJob, purgeHistoryJob } from '@beton/payroll/jobs';
 
@@ -27,7 +36,11 @@ const nonNegativeInt = z.coerce.number().int().nonnegative();
 
 export const EnvSchema = z.object({
   DATABASE_URL: requiredInProduction(z.string().url({ message: 'DATABASE_URL must be a postgres:// URL' }), 'postgres://user:password@host:5432/beton'),
-  REDIS_URL: z.string().url().optional().or(z.literal('').transform(() => undefined)),
+  REDIS_URL: z
+    .string()
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   /** This process's id in `workers` and its logs (Kubernetes: the pod's name); `--worker-id` wins. Default: host:pid:queue:random. */
   WORKER_ID: z.string().min(1).optional(),
   WORKER_CONCURRENCY: positiveInt.optional(),
@@ -54,7 +67,11 @@ export const EnvSchema = z.object({
    * Hours a month export (slips ZIP, payroll register) stays downloadable once built; after that
    * its download answers 410 and the retention pass deletes its file. Default: 24.
    */
-  EXPORT_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  EXPORT_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(24),
   /** How often the scheduler ticks; 60000 uses graphile-worker's cron, less runs a local timer (tests, drills). */
   SCHEDULE_TICK_MS: positiveInt.default(60_000),
   DB_CONNECTION_BUDGET: positiveInt.default(60),
@@ -160,7 +177,9 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   const e = parseEnv(EnvSchema, env);
   // (A grace shorter than the email jobs' 30 s timeout is refused by the engine itself, naming the job.)
   if (e.SHUTDOWN_GRACE_MS >= 30_000 && (e.EMAIL_REQUEST_TIMEOUT_MS > e.SHUTDOWN_GRACE_MS - 2000 || e.EMAIL_REQUEST_TIMEOUT_MS > 29_000)) {
-    throw new ConfigError(`EMAIL_REQUEST_TIMEOUT_MS: ${e.EMAIL_REQUEST_TIMEOUT_MS} ms must leave 2 s of SHUTDOWN_GRACE_MS (${e.SHUTDOWN_GRACE_MS}) and fit in an email job's 30 s timeout`);
+    throw new ConfigError(
+      `EMAIL_REQUEST_TIMEOUT_MS: ${e.EMAIL_REQUEST_TIMEOUT_MS} ms must leave 2 s of SHUTDOWN_GRACE_MS (${e.SHUTDOWN_GRACE_MS}) and fit in an email job's 30 s timeout`,
+    );
   }
   try {
     ratePlaces(e.EMAIL_RATE_LIMIT, e.EMAIL_RATE_TOLERANCE_MS, e.EMAIL_RATE_WINDOW);
@@ -213,7 +232,13 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
       pausePollMs: e.QUEUE_PAUSE_POLL_MS,
     },
     bank: e.BANK_API_URL ? { baseUrl: e.BANK_API_URL, apiKey: e.BANK_API_KEY } : undefined,
-    emailLimits: { concurrency: e.EMAIL_CONCURRENCY_LIMIT, interactiveSlots: e.EMAIL_INTERACTIVE_SLOTS, ratePerSecond: e.EMAIL_RATE_LIMIT, window: e.EMAIL_RATE_WINDOW, toleranceMs: e.EMAIL_RATE_TOLERANCE_MS },
+    emailLimits: {
+      concurrency: e.EMAIL_CONCURRENCY_LIMIT,
+      interactiveSlots: e.EMAIL_INTERACTIVE_SLOTS,
+      ratePerSecond: e.EMAIL_RATE_LIMIT,
+      window: e.EMAIL_RATE_WINDOW,
+      toleranceMs: e.EMAIL_RATE_TOLERANCE_MS,
+    },
     retryBaseMs: e.RETRY_BASE_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

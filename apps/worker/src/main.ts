@@ -57,7 +57,10 @@ const RENDER_WARM_UP_SLIPS = 100;
 /** The recurring jobs superseded by their next run, and how long each has not succeeded (the scheduler's /metrics). */
 async function recurringFailing(pool: Pool, definitions: readonly AnyJobDefinition[]) {
   const recurring = definitions.filter((d) => d.supersededByNextRun);
-  const seconds = await recurringFailingSeconds(pool, recurring.map((d) => d.name));
+  const seconds = await recurringFailingSeconds(
+    pool,
+    recurring.map((d) => d.name),
+  );
   return recurring.map((d) => ({ task: d.name, failingSeconds: seconds[d.name] ?? 0, alertAfterSeconds: d.supersededByNextRun!.alertAfterMs / 1000 }));
 }
 
@@ -71,9 +74,14 @@ async function main() {
     () =>
       checkDatabase(config.databaseUrl).catch((error: unknown) => {
         const reason = error instanceof DatabaseUnreachableError ? error.reason : undefined;
-        throw reason === '55000' || (reason && isConnectionError({ code: reason })) ? Object.assign(error as Error, { code: reason === '55000' ? '57P03' : reason }) : error;
+        throw reason === '55000' || (reason && isConnectionError({ code: reason }))
+          ? Object.assign(error as Error, { code: reason === '55000' ? '57P03' : reason })
+          : error;
       }),
-    { deadlineMs: config.dbRetryDeadlineMs, onRetry: (error, attempt) => attempt === 1 && log.warn({ err: error }, 'the database does not accept connections yet; waiting') },
+    {
+      deadlineMs: config.dbRetryDeadlineMs,
+      onRetry: (error, attempt) => attempt === 1 && log.warn({ err: error }, 'the database does not accept connections yet; waiting'),
+    },
   );
   const pool = createPool({ url: config.databaseUrl, max: config.dbPoolMax, applicationName: `beton-worker-${config.queue}` });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
@@ -102,7 +110,13 @@ async function main() {
   const activity = config.email.activityApi ? createActivityLookup({ mailer, limiter, perMinute: config.email.activityPerMinute }) : undefined;
   const bank = config.bank ? createBankClient(config.bank) : undefined;
   // The email provider's rate turn, for the preflight's sandbox send (it counts like a send).
-  const emailTurn = () => waitForRate(limiter, { ...EMAIL_PROVIDER_LIMITS.rate, perSecond: config.emailLimits.ratePerSecond, window: config.emailLimits.window, toleranceMs: config.emailLimits.toleranceMs }).then(() => {});
+  const emailTurn = () =>
+    waitForRate(limiter, {
+      ...EMAIL_PROVIDER_LIMITS.rate,
+      perSecond: config.emailLimits.ratePerSecond,
+      window: config.emailLimits.window,
+      toleranceMs: config.emailLimits.toleranceMs,
+    }).then(() => {});
   const checkAccount = () => mailer.checkAccount({ activity: config.email.activityApi, beforeRequest: emailTurn });
   if (config.queue === 'send-email') await preflight(checkAccount, log);
 
@@ -116,7 +130,11 @@ async function main() {
     // The schedulers report what no single worker can: every open run's slack against its
     // deadline, and how long ago each worker's heartbeat came (a dead one stops sending its own).
     ...(isScheduler
-      ? { collectPayrollRunEta: () => openRunsSlack(pool), collectHeartbeats: () => workerHeartbeatAges(pool), collectRecurringFailing: () => recurringFailing(pool, definitions) }
+      ? {
+          collectPayrollRunEta: () => openRunsSlack(pool),
+          collectHeartbeats: () => workerHeartbeatAges(pool),
+          collectRecurringFailing: () => recurringFailing(pool, definitions),
+        }
       : {}),
   });
   metrics.initialize(definitions.filter((d) => d.queue === config.queue).map((d) => ({ task: d.name, queue: d.queue })));
@@ -195,10 +213,19 @@ async function main() {
   });
   // The schedulers keep Beton's index on graphile-worker's wake-ups (created CONCURRENTLY once
   // graphile-worker has installed its schema; a race with the other scheduler is harmless).
-  if (isScheduler) void ensureQueueIndexes(pool).catch((error) => log.warn({ err: error }, 'could not create the wake-up age index (queue ages read without it)'));
+  if (isScheduler)
+    void ensureQueueIndexes(pool).catch((error) => log.warn({ err: error }, 'could not create the wake-up age index (queue ages read without it)'));
   stopWorker = (reason) => worker.stop(reason);
   if (isScheduler) {
-    await retryOnConnectionError(() => recordSchedulerSettings(pool, workerId, { schedules: definitionSchedules(definitions), staleHeartbeatMs: config.staleHeartbeatMs, stuckRunningMs: config.stuckRunningMs }), { deadlineMs: config.dbRetryDeadlineMs });
+    await retryOnConnectionError(
+      () =>
+        recordSchedulerSettings(pool, workerId, {
+          schedules: definitionSchedules(definitions),
+          staleHeartbeatMs: config.staleHeartbeatMs,
+          stuckRunningMs: config.stuckRunningMs,
+        }),
+      { deadlineMs: config.dbRetryDeadlineMs },
+    );
   }
   let localTick: NodeJS.Timeout | undefined;
   let tickInFlight: Promise<unknown> | undefined;
@@ -233,7 +260,10 @@ async function main() {
     await pool.end();
     log.info({}, `exiting with code ${exitCode}`);
   };
-  log.info({ workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' }, 'worker started');
+  log.info(
+    { workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' },
+    'worker started',
+  );
   // Parents (npm start, the drill, tests) read this line to know the worker is up.
   process.stdout.write(`${JSON.stringify({ msg: 'worker ready', workerId, queue: config.queue, pid: process.pid, health: health.url })}\n`);
 

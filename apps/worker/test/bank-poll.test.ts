@@ -38,7 +38,8 @@ describe('bank poll (two scheduler processes, HTTP, PostgreSQL)', () => {
   const companyOfKey = (key: string) => key.split(':')[1]!;
   const polls = async () => (await db.pool.query<{ due_at: Date; credited: number }>('select due_at, credited from bank_polls order by due_at')).rows;
   const emailJobsSettled = async () =>
-    (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where task_name = 'send-bank-status-email' and status <> 'done'`)).rows[0]!.n === 0;
+    (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where task_name = 'send-bank-status-email' and status <> 'done'`)).rows[0]!.n ===
+    0;
 
   /** Credits `refs` at the bank, waits for the poll that finds them and for its emails; returns that poll and the new emails. */
   async function creditAndPoll(refs: string[]) {
@@ -65,16 +66,20 @@ describe('bank poll (two scheduler processes, HTTP, PostgreSQL)', () => {
   }
 
   const monthCredited = async (month: string) =>
-    (await db.pool.query<{ employee_id: number }>('select employee_id from salary_transfers where month = $1 and credited_at is not null order by employee_id', [month])).rows.map(
-      (r) => r.employee_id,
-    );
+    (
+      await db.pool.query<{ employee_id: number }>(
+        'select employee_id from salary_transfers where month = $1 and credited_at is not null order by employee_id',
+        [month],
+      )
+    ).rows.map((r) => r.employee_id);
 
   beforeAll(async () => {
     db = await createTestDatabase('bank-poll');
     await seedDatabase(db.pool, { employees: 24, companies: 3, invalidRate: 0, seed: 11 });
     employees = (await db.pool.query<Employee>('select id, company_id, bank_account, salary from employees order by id')).rows;
     companies = [...new Set(employees.map((e) => e.company_id))];
-    for (const r of (await db.pool.query<{ company_id: string; email: string }>(`select company_id, email from users where role = 'HR'`)).rows) hrOf.set(r.company_id, r.email);
+    for (const r of (await db.pool.query<{ company_id: string; email: string }>(`select company_id, email from users where role = 'HR'`)).rows)
+      hrOf.set(r.company_id, r.email);
     provider = await startProviderSimulator({ latencyMs: 20, latencySpreadMs: 10 });
     // Transfers stay pending until the test credits them.
     bank = await startBankSimulator({ creditDelayMs: 3_600_000 });
@@ -98,12 +103,16 @@ describe('bank poll (two scheduler processes, HTTP, PostgreSQL)', () => {
     ];
     await Promise.all(workers.map((w) => w.ready));
     // On start each scheduler looks back 5 minutes: wait until those polls (nothing credited yet) are done.
-    await waitUntil('the first polls', async () => {
-      const { rows } = await db.pool.query<{ open: number; done: number }>(
-        `select count(*) filter (where status <> 'done')::int as open, count(*) filter (where status = 'done')::int as done from jobs where task_name = 'poll-bank'`,
-      );
-      return rows[0]!.done > 0 && rows[0]!.open <= 1;
-    }, WAIT_MS);
+    await waitUntil(
+      'the first polls',
+      async () => {
+        const { rows } = await db.pool.query<{ open: number; done: number }>(
+          `select count(*) filter (where status <> 'done')::int as open, count(*) filter (where status = 'done')::int as done from jobs where task_name = 'poll-bank'`,
+        );
+        return rows[0]!.done > 0 && rows[0]!.open <= 1;
+      },
+      WAIT_MS,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -119,7 +128,11 @@ describe('bank poll (two scheduler processes, HTTP, PostgreSQL)', () => {
     await waitUntil('transfers at the bank', async () => bank.transfers().length === employees.length, WAIT_MS);
     // A second run of the same month (another server, a retry by hand) submits nothing more.
     expect(await runPayroll({ pool: db.pool, jobs, lock, by: 'test-again' }, MONTHS[0])).toMatchObject({ created: 0, existing: 3 });
-    await waitUntil('submit jobs done', async () => (await db.pool.query(`select 1 from jobs where task_name = 'submit-bank-transfers' and status <> 'done'`)).rowCount === 0, WAIT_MS);
+    await waitUntil(
+      'submit jobs done',
+      async () => (await db.pool.query(`select 1 from jobs where task_name = 'submit-bank-transfers' and status <> 'done'`)).rowCount === 0,
+      WAIT_MS,
+    );
     const atBank = bank.transfers().map((t) => ({ reference: t.reference, accountNumber: t.accountNumber, amount: t.amount }));
     expect(atBank.sort((a, b) => a.reference.localeCompare(b.reference))).toEqual(
       employees
@@ -220,7 +233,16 @@ describe('bank transfers and poll in one process: a cut-off attempt, an unpayabl
     const error = await submitSalaryTransfers({ pool: db.pool, bank: client() }, { companyId: c, month: MONTH }).catch((e) => e);
     expect(error).toMatchObject({ name: 'PermanentError', code: 'salary_invalid' });
     expect(error.message).toContain(`employee ${bad.id}: salary has a missing or non-numeric component`);
-    expect(atBank(c).map((t) => t.reference).sort()).toEqual(ofCompany(c).filter((e) => e.id !== bad.id).map((e) => salaryTransferReference(MONTH, e.id)).sort());
+    expect(
+      atBank(c)
+        .map((t) => t.reference)
+        .sort(),
+    ).toEqual(
+      ofCompany(c)
+        .filter((e) => e.id !== bad.id)
+        .map((e) => salaryTransferReference(MONTH, e.id))
+        .sort(),
+    );
     await db.pool.query(`update employees set salary = $2 where id = $1`, [bad.id, JSON.stringify(bad.salary)]);
     const retried = await submitSalaryTransfers({ pool: db.pool, bank: client() }, { companyId: c, month: MONTH });
     expect(retried).toEqual({ transfers: ofCompany(c).length, submitted: 1, duplicates: 0 });

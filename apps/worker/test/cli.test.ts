@@ -115,7 +115,9 @@ describe('beton CLI (a real process on a test database)', () => {
     const otp = /One-time password \(shown only now; it must be changed at the first sign-in\): ([A-Za-z0-9]{16})$/m.exec(made.stdout)?.[1];
     expect(otp).toBeDefined();
     expect(made.stdout).toContain(`Created HR ops.hr@example.com for ${company.name}.`);
-    const { rows } = await db.pool.query(`select u.role, u.company_id, u.must_change_password, a.password from users u join accounts a on a.user_id = u.id where u.email = 'ops.hr@example.com'`);
+    const { rows } = await db.pool.query(
+      `select u.role, u.company_id, u.must_change_password, a.password from users u join accounts a on a.user_id = u.id where u.email = 'ops.hr@example.com'`,
+    );
     expect(rows).toEqual([{ role: 'HR', company_id: company.id, must_change_password: true, password: expect.stringMatching(/^\$argon2id\$/) }]);
     expect(JSON.stringify(rows)).not.toContain(otp);
     const audit = await db.pool.query(`select actor from audit_log where action = 'create-user'`);
@@ -125,7 +127,11 @@ describe('beton CLI (a real process on a test database)', () => {
     expect(JSON.parse(list.stdout).find((u: { email: string }) => u.email === 'ops.hr@example.com')).toMatchObject({ role: 'HR', mustChangePassword: true });
 
     for (const [args, code, message] of [
-      [['users', 'create', '--email', 'ops.hr@example.com', '--role', 'HR', '--company', company.id], 1, /A user with the email ops\.hr@example\.com already exists/],
+      [
+        ['users', 'create', '--email', 'ops.hr@example.com', '--role', 'HR', '--company', company.id],
+        1,
+        /A user with the email ops\.hr@example\.com already exists/,
+      ],
       [['users', 'create', '--email', 'x@example.com', '--role', 'HR'], 2, /an HR manager belongs to one company/],
       [['users', 'create', '--email', 'x@example.com', '--role', 'boss'], 2, /--role must be HR or ADMIN, got "boss"/],
       [['users', 'create', '--email', 'x@example.com', '--role', 'HR', '--company', 'No Such Ltd'], 1, /No company named "No Such Ltd"/],
@@ -137,7 +143,7 @@ describe('beton CLI (a real process on a test database)', () => {
     expect((await db.pool.query(`select count(*)::int as n from users where email = 'x@example.com'`)).rows[0].n).toBe(0);
   });
 
-  it('companies create / list: the admin console\'s checks, audited as cli:<user>; bad input is one line', async () => {
+  it("companies create / list: the admin console's checks, audited as cli:<user>; bad input is one line", async () => {
     const made = await beton(['companies', 'create', '--name', 'Jamuna Knits', '--schedule', '0 3 1 * *', '--protect-slips'], env);
     expect(made.code, made.stderr).toBe(0);
     expect(made.stdout).toContain('Created company Jamuna Knits');
@@ -159,7 +165,12 @@ describe('beton CLI (a real process on a test database)', () => {
 
   it('slips export: the audited way to read one slip (with a reason); without a reason nothing is read', async () => {
     const emp = (await db.pool.query<{ id: number }>('select id from employees order by id limit 1')).rows[0]!.id;
-    const slip = (await db.pool.query<{ id: number }>(`insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, '2026-11', 'slip:cli-export', $2, 'x', 12) returning id`, [emp, Buffer.from('%PDF-1.4 cli')])).rows[0]!.id;
+    const slip = (
+      await db.pool.query<{ id: number }>(
+        `insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, '2026-11', 'slip:cli-export', $2, 'x', 12) returning id`,
+        [emp, Buffer.from('%PDF-1.4 cli')],
+      )
+    ).rows[0]!.id;
     const out = path.join(root, `.beton/test-slip-${process.pid}.pdf`);
     const { rmSync, readFileSync } = await import('node:fs');
     rmSync(out, { force: true });
@@ -172,7 +183,9 @@ describe('beton CLI (a real process on a test database)', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(readFileSync(out, 'utf8')).toBe('%PDF-1.4 cli');
       const audit = await db.pool.query(`select actor, details from audit_log where action = 'export-slip'`);
-      expect(audit.rows).toEqual([{ actor: 'cli:tester', details: expect.objectContaining({ slipId: slip, employeeId: emp, reason: 'ticket 4711: disputed net pay' }) }]);
+      expect(audit.rows).toEqual([
+        { actor: 'cli:tester', details: expect.objectContaining({ slipId: slip, employeeId: emp, reason: 'ticket 4711: disputed net pay' }) },
+      ]);
       const again = await beton(['slips', 'export', '--slip', String(slip), '--reason', 'ticket 4711: disputed net pay', '--out', out], env);
       expect([again.code, again.stderr.trim()]).toEqual([1, expect.stringMatching(/it exists/)]);
     } finally {
@@ -230,10 +243,12 @@ describe('beton payroll run (a real process on a seeded test database)', () => {
   let env: Record<string, string>;
   let companies: Array<{ id: string; name: string; employees: number }>;
   const renderJobs = async (month: string) =>
-    (await db.pool.query<{ company_id: string; n: number; employees: number }>(
-      `select company_id, count(*)::int as n, count(distinct employee_id)::int as employees from jobs where task_name = 'render-slip' and payload->>'month' = $1 group by 1`,
-      [month],
-    )).rows;
+    (
+      await db.pool.query<{ company_id: string; n: number; employees: number }>(
+        `select company_id, count(*)::int as n, count(distinct employee_id)::int as employees from jobs where task_name = 'render-slip' and payload->>'month' = $1 group by 1`,
+        [month],
+      )
+    ).rows;
   const oneLine = (run: Run) => {
     const lines = run.stderr.trim().split('\n');
     expect(lines, run.stderr).toHaveLength(1);
@@ -245,9 +260,11 @@ describe('beton payroll run (a real process on a seeded test database)', () => {
     db = await createTestDatabase('cli-payroll');
     await seedDatabase(db.pool, { employees: 25, companies: 3, invalidRate: 0, seed: 5 });
     env = { DATABASE_URL: db.url, USER: 'tester' };
-    companies = (await db.pool.query<{ id: string; name: string; employees: number }>(
-      `select c.id, c.name, count(e.id)::int as employees from companies c join employees e on e.company_id = c.id group by c.id, c.name order by c.name`,
-    )).rows;
+    companies = (
+      await db.pool.query<{ id: string; name: string; employees: number }>(
+        `select c.id, c.name, count(e.id)::int as employees from companies c join employees e on e.company_id = c.id group by c.id, c.name order by c.name`,
+      )
+    ).rows;
   });
   afterAll(async () => {
     await db?.drop();
@@ -278,7 +295,11 @@ describe('beton payroll run (a real process on a seeded test database)', () => {
 
   it('a second run of the same month says it was already done and enqueues nothing', async () => {
     const count = async (task: string) => (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where task_name = $1`, [task])).rows[0]!.n;
-    const before = { slips: await count('render-slip'), transfers: await count('submit-bank-transfers'), all: (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`)).rows[0]!.n };
+    const before = {
+      slips: await count('render-slip'),
+      transfers: await count('submit-bank-transfers'),
+      all: (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`)).rows[0]!.n,
+    };
     const all = await beton(['payroll', 'run', '--month', '2026-11'], env);
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toMatch(/^Already done: payroll 2026-11 was already run for all 3 companies; nothing enqueued\.$/m);
@@ -287,10 +308,15 @@ describe('beton payroll run (a real process on a seeded test database)', () => {
     expect(one.stdout).toMatch(/^Already done: payroll 2026-10 was already run for this company; nothing enqueued\.$/m);
     // The rest of 2026-10: the company already run is skipped, the other two are run.
     const rest = await beton(['payroll', 'run', '--month', '2026-10'], env);
-    expect(rest.stdout).toMatch(new RegExp(`^Done in \\d+\\.\\d\\d s: ${companies[0]!.employees + companies[2]!.employees} render-slip jobs enqueued for 2 companies; 1 already run for 2026-10 \\(skipped\\)$`, 'm'));
+    expect(rest.stdout).toMatch(
+      new RegExp(
+        `^Done in \\d+\\.\\d\\d s: ${companies[0]!.employees + companies[2]!.employees} render-slip jobs enqueued for 2 companies; 1 already run for 2026-10 \\(skipped\\)$`,
+        'm',
+      ),
+    );
     // Each company run adds its render-slip jobs and one submit-bank-transfers job, nothing else.
-    expect(await count('render-slip') - before.slips).toBe(companies[0]!.employees + companies[2]!.employees);
-    expect(await count('submit-bank-transfers') - before.transfers).toBe(2);
+    expect((await count('render-slip')) - before.slips).toBe(companies[0]!.employees + companies[2]!.employees);
+    expect((await count('submit-bank-transfers')) - before.transfers).toBe(2);
     const after = (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs`)).rows[0]!.n;
     expect(after - before.all).toBe(companies[0]!.employees + companies[2]!.employees + 2);
   });

@@ -17,7 +17,14 @@ describe('worker configuration', () => {
   });
 
   it("each definition applies the settings it reads (configure): the email jobs' limits, the sweeper's, bank poll's and retention's crons; others unchanged", () => {
-    const config = loadConfig(['--queue', 'maintenance'], { ...env, EMAIL_CONCURRENCY_LIMIT: '20', EMAIL_RATE_LIMIT: '10', SWEEP_CRON: '*/2 * * * *', RETENTION_CRON: '0 3 * * *', RETRY_BASE_MS: '50' });
+    const config = loadConfig(['--queue', 'maintenance'], {
+      ...env,
+      EMAIL_CONCURRENCY_LIMIT: '20',
+      EMAIL_RATE_LIMIT: '10',
+      SWEEP_CRON: '*/2 * * * *',
+      RETENTION_CRON: '0 3 * * *',
+      RETRY_BASE_MS: '50',
+    });
     const defs = configureDefinitions(jobDefinitions, config, { retryBaseMs: config.retryBaseMs });
     const named = (n: string) => defs.find((d) => d.name === n)!;
     for (const n of ['send-slip-email', 'send-reminder-email', 'send-bank-status-email']) {
@@ -26,7 +33,11 @@ describe('worker configuration', () => {
         rate: { key: 'email-provider', perSecond: 10, window: 'fixed', toleranceMs: 100, at: 'handler' },
       });
     }
-    expect(Object.fromEntries(definitionSchedules(defs).map((s) => [s.id, s.cron]))).toMatchObject({ 'sweep-stuck-jobs': '*/2 * * * *', 'poll-bank': '*/15 * * * *', 'purge-history': '0 3 * * *' });
+    expect(Object.fromEntries(definitionSchedules(defs).map((s) => [s.id, s.cron]))).toMatchObject({
+      'sweep-stuck-jobs': '*/2 * * * *',
+      'poll-bank': '*/15 * * * *',
+      'purge-history': '0 3 * * *',
+    });
     expect(named('render-slip').limits).toEqual(renderSlipJob.limits);
     expect(named('render-slip').retry).toMatchObject({ baseMs: 50 });
     // The definitions themselves are untouched, and the defaults are theirs (45 in flight, 40/s).
@@ -50,9 +61,13 @@ describe('worker configuration', () => {
       /EMAIL_RATE_LIMIT \/ EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=fixed: .*whole number of starts per second, got 2.5/,
     );
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_TOLERANCE_MS: '1000' })).toThrow(/0–999 ms, got 1000/);
-    expect(() => loadConfig(['--queue', 'maintenance'], { ...env, BANK_POLL_CRON: 'every 15 minutes' })).toThrow(/^BANK_POLL_CRON: Invalid schedule "every 15 minutes"/);
+    expect(() => loadConfig(['--queue', 'maintenance'], { ...env, BANK_POLL_CRON: 'every 15 minutes' })).toThrow(
+      /^BANK_POLL_CRON: Invalid schedule "every 15 minutes"/,
+    );
     // A sliding window takes any positive rate.
-    expect(loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_LIMIT: '2.5', EMAIL_RATE_WINDOW: 'sliding', EMAIL_RATE_TOLERANCE_MS: '20' }).emailLimits).toMatchObject({
+    expect(
+      loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_LIMIT: '2.5', EMAIL_RATE_WINDOW: 'sliding', EMAIL_RATE_TOLERANCE_MS: '20' }).emailLimits,
+    ).toMatchObject({
       ratePerSecond: 2.5,
       window: 'sliding',
     });
@@ -102,7 +117,9 @@ describe('worker configuration', () => {
     });
 
     it('refuses the test-only fault hooks', () => {
-      expect(loadConfig(['--queue', 'pdf-render'], { DATABASE_URL: production.DATABASE_URL, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs' }).testRenderThread).toBe('/tmp/x.mjs');
+      expect(loadConfig(['--queue', 'pdf-render'], { DATABASE_URL: production.DATABASE_URL, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs' }).testRenderThread).toBe(
+        '/tmp/x.mjs',
+      );
       expect(problems({ ...production, BETON_TEST_RENDER_THREAD: '/tmp/x.mjs', RETRY_BASE_MS: '100' })).toEqual([
         'RETRY_BASE_MS: a test-only setting, refused when NODE_ENV=production',
         'BETON_TEST_RENDER_THREAD: a test-only setting, refused when NODE_ENV=production',

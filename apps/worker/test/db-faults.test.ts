@@ -10,7 +10,17 @@
  * process is up and healthy (none exited: an exit would be replaced and counted); nothing is
  * left queued, running, retrying, failed or locked.
  */
-import { createDatabaseIfMissing, createPool, freePort, migrateDatabase, seedDatabase, startEmbeddedPostgres, withDatabase, type EmbeddedDatabase, type Pool } from '@beton/db';
+import {
+  createDatabaseIfMissing,
+  createPool,
+  freePort,
+  migrateDatabase,
+  seedDatabase,
+  startEmbeddedPostgres,
+  withDatabase,
+  type EmbeddedDatabase,
+  type Pool,
+} from '@beton/db';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient, migrateQueue, PostgresLock } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
@@ -49,7 +59,12 @@ describe('the product survives its database (issue 17)', () => {
   }
 
   beforeAll(async () => {
-    server = await startEmbeddedPostgres({ dir: path.join(repoRoot, `.beton/dbfault-test-${process.pid}`), persistent: false, fast: true, port: await freePort() });
+    server = await startEmbeddedPostgres({
+      dir: path.join(repoRoot, `.beton/dbfault-test-${process.pid}`),
+      persistent: false,
+      fast: true,
+      port: await freePort(),
+    });
     await createDatabaseIfMissing(server.serverUrl, 'beton');
     const url = withDatabase(server.serverUrl, 'beton');
     await migrateDatabase(url);
@@ -57,7 +72,14 @@ describe('the product survives its database (issue 17)', () => {
     await migrateQueue(pool);
     await seedDatabase(pool, { employees: EMPLOYEES, companies: 2, invalidRate: 0, seed: 17 });
     role = await createWorkerRole(pool, url);
-    provider = await startProviderSimulator({ latencyMs: 150, latencySpreadMs: 50, ratePerSecond: 40, storeAttachmentBytes: false, activityApi: true, activityPerMinute: 100_000 });
+    provider = await startProviderSimulator({
+      latencyMs: 150,
+      latencySpreadMs: 50,
+      ratePerSecond: 40,
+      storeAttachmentBytes: false,
+      activityApi: true,
+      activityPerMinute: 100_000,
+    });
     bank = await startBankSimulator({});
     env = {
       DATABASE_URL: role.url,
@@ -104,23 +126,33 @@ describe('the product survives its database (issue 17)', () => {
 
   /** Exactly one slip per employee at the provider; nothing open, failed or locked; every process up, healthy, never replaced. */
   async function expectSettled(month: string): Promise<void> {
-    await waitUntil(`the ${month} run settled`, async () => {
-      const { rows } = await pool.query<{ n: number }>(
-        `select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and run_at < now()`,
-      );
-      return rows[0]!.n === 0 && sent(month) >= EMPLOYEES;
-    }, 120_000, 500);
+    await waitUntil(
+      `the ${month} run settled`,
+      async () => {
+        const { rows } = await pool.query<{ n: number }>(
+          `select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and run_at < now()`,
+        );
+        return rows[0]!.n === 0 && sent(month) >= EMPLOYEES;
+      },
+      120_000,
+      500,
+    );
     const employees = (await pool.query<{ id: number }>('select id from employees')).rows;
     for (const e of employees) {
       expect(provider.messages({ customArgs: { idempotency_key: `slip:${month}:emp-${e.id}` } }), `slips for employee ${e.id}`).toHaveLength(1);
     }
     const failed = await pool.query(`select id, task_name, last_error_code from jobs where status = 'failed'`);
     expect(failed.rows).toEqual([]);
-    await waitUntil('no wake-up left locked or past due', async () => {
-      const locked = await countWakeups(pool, { exceptTask: 'beton:schedule-tick', locked: true });
-      const due = await countWakeups(pool, { exceptTask: 'beton:schedule-tick', dueLongerThanMs: 5000 });
-      return locked === 0 && due === 0;
-    }, 10_000, 250);
+    await waitUntil(
+      'no wake-up left locked or past due',
+      async () => {
+        const locked = await countWakeups(pool, { exceptTask: 'beton:schedule-tick', locked: true });
+        const due = await countWakeups(pool, { exceptTask: 'beton:schedule-tick', dueLongerThanMs: 5000 });
+        return locked === 0 && due === 0;
+      },
+      10_000,
+      250,
+    );
     expect(exits).toEqual([]);
     for (const [slot, s] of slots) {
       expect(s.proc.running, slot).toBe(true);
@@ -138,7 +170,10 @@ describe('the product survives its database (issue 17)', () => {
     let rounds = 0;
     const killer = setInterval(() => {
       rounds++;
-      void terminateWorkerConnections(pool).then((n) => (terminated += n), () => {});
+      void terminateWorkerConnections(pool).then(
+        (n) => (terminated += n),
+        () => {},
+      );
     }, 2000);
     try {
       await run(month);

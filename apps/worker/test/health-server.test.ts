@@ -40,9 +40,7 @@ function parseExposition(text: string): Exposition {
 }
 
 function find(exp: Exposition, name: string, labels: Record<string, string> = {}): Sample[] {
-  return exp.samples.filter(
-    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
-  );
+  return exp.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 }
 
 const servers: HealthServer[] = [];

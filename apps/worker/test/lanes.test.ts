@@ -59,7 +59,10 @@ describe('HR ahead of the bulk, every company its share (processes, HTTP, Postgr
       HEARTBEAT_MS: '1000',
       DB_POOL_MAX: '5',
     };
-    const workers = [spawnWorker({ queue: 'pdf-render', env: { ...env, WORKER_CONCURRENCY: '2' }, readyTimeoutMs: 150_000 }), spawnWorker({ queue: 'send-email', env, readyTimeoutMs: 150_000 })];
+    const workers = [
+      spawnWorker({ queue: 'pdf-render', env: { ...env, WORKER_CONCURRENCY: '2' }, readyTimeoutMs: 150_000 }),
+      spawnWorker({ queue: 'send-email', env, readyTimeoutMs: 150_000 }),
+    ];
     await Promise.all(workers.map((w) => w.ready));
   }, 300_000);
 
@@ -81,11 +84,15 @@ describe('HR ahead of the bulk, every company its share (processes, HTTP, Postgr
 
     // Mid-run: a good share sent, most still waiting.
     await waitUntil('40 slips sent', async () => slips().length >= 40, 60_000, 100);
-    const { rows: [invalidJob] } = await db.pool.query<{ status: string }>(`select status::text from jobs where idempotency_key = $1`, [`slip:${MONTH}:emp-${invalid}:email`]);
+    const {
+      rows: [invalidJob],
+    } = await db.pool.query<{ status: string }>(`select status::text from jobs where idempotency_key = $1`, [`slip:${MONTH}:emp-${invalid}:email`]);
 
     // (a) The slip furthest back in the queue (its render or its email waits; the last of the
     // biggest company): Resend returns it and moves it ahead.
-    const { rows: [back] } = await db.pool.query<{ employee_id: number; id: number }>(
+    const {
+      rows: [back],
+    } = await db.pool.query<{ employee_id: number; id: number }>(
       `select employee_id, id::int from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status = 'queued'
        order by priority desc, id desc limit 1`,
       [MONTH],
@@ -96,8 +103,12 @@ describe('HR ahead of the bulk, every company its share (processes, HTTP, Postgr
     const sentAtPressA = slips().length;
 
     // (b) The invalid address, fixed: its failed monthly email is replaced by resend #1, ahead of the bulk.
-    await waitUntil('the invalid address failed', async () =>
-      (await db.pool.query(`select 1 from jobs where idempotency_key = $1 and status = 'failed'`, [`slip:${MONTH}:emp-${invalid}:email`])).rowCount, 60_000, 100);
+    await waitUntil(
+      'the invalid address failed',
+      async () => (await db.pool.query(`select 1 from jobs where idempotency_key = $1 and status = 'failed'`, [`slip:${MONTH}:emp-${invalid}:email`])).rowCount,
+      60_000,
+      100,
+    );
     await db.pool.query(`update employees set email = 'fixed@lanes.example' where id = $1`, [invalid]);
     const pressedB = performance.now();
     const b = await resendSlip({ pool: db.pool, jobs }, { employeeId: invalid, month: MONTH, requestedBy: 'hr:test' });
@@ -110,7 +121,9 @@ describe('HR ahead of the bulk, every company its share (processes, HTTP, Postgr
     const msgB = await arrived(`slip:${MONTH}:emp-${invalid}:resend-1`);
     const latencyB = (msgB.receivedAt.getTime() - (Date.now() - (performance.now() - pressedB))) / 1000;
     const bulkLeftA = TOTAL - sentAtPressA;
-    console.log(`resend latencies: moved-ahead ${latencyA.toFixed(1)} s (${bulkLeftA} slips were waiting), new attempt ${latencyB.toFixed(1)} s; monthly email of the invalid address was ${invalidJob?.status} at 40 sent`);
+    console.log(
+      `resend latencies: moved-ahead ${latencyA.toFixed(1)} s (${bulkLeftA} slips were waiting), new attempt ${latencyB.toFixed(1)} s; monthly email of the invalid address was ${invalidJob?.status} at 40 sent`,
+    );
     // At 6/s the back of the queue was ~(130 − 40) / 6 ≈ 15 s away; ahead of the bulk it takes a few.
     expect(latencyA).toBeLessThan(6);
     expect(latencyB).toBeLessThan(6);

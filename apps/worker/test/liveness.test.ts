@@ -39,7 +39,8 @@ describe('worker health tells the truth', () => {
   };
   const refuse = async (on: boolean) => {
     await admin.query(`alter database "${database}" allow_connections ${on ? 'false' : 'true'}`);
-    if (on) await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name like 'beton-worker%'`, [database]);
+    if (on)
+      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name like 'beton-worker%'`, [database]);
   };
 
   beforeAll(async () => {
@@ -88,10 +89,15 @@ describe('worker health tells the truth', () => {
     expect(await probe('/readyz')).toEqual({ status: 200, body: { status: 'ready' } });
     await refuse(true);
     try {
-      const notReady = await waitUntil('readyz 503', async () => {
-        const r = await probe('/readyz');
-        return r.status === 503 ? r : null;
-      }, 10_000, 100);
+      const notReady = await waitUntil(
+        'readyz 503',
+        async () => {
+          const r = await probe('/readyz');
+          return r.status === 503 ? r : null;
+        },
+        10_000,
+        100,
+      );
       expect(notReady.body.problems?.join()).toMatch(/database unreachable: (terminating connection|.*not currently accepting connections)/);
       expect((await probe('/healthz')).status).toBe(200);
     } finally {
@@ -107,10 +113,15 @@ describe('worker health tells the truth', () => {
     await waitUntil('the send in flight', async () => provider.stats().inFlight > 0, 15_000, 20);
     await refuse(true);
     try {
-      const dead = await waitUntil('healthz 503', async () => {
-        const r = await probe('/healthz');
-        return r.status === 503 ? r : null;
-      }, 15_000, 100);
+      const dead = await waitUntil(
+        'healthz 503',
+        async () => {
+          const r = await probe('/healthz');
+          return r.status === 503 ? r : null;
+        },
+        15_000,
+        100,
+      );
       expect(dead.body.problems?.join()).toMatch(/job runner not taking jobs: graphile-worker pool shut down: Could not completeJobs/);
     } finally {
       await refuse(false);
@@ -118,16 +129,30 @@ describe('worker health tells the truth', () => {
     }
     await waitUntil('healthz 200 again', async () => (await probe('/healthz')).status === 200, 20_000, 100);
     // The heartbeat says so too: one runner death, not stalled any more.
-    await waitUntil('the worker row', async () => {
-      const row = (await db.pool.query<{ runner_deaths: number; stalled_since: Date | null }>(`select runner_deaths, stalled_since from workers where id = $1`, [workerId])).rows[0]!;
-      return row.runner_deaths === 1 && row.stalled_since === null;
-    }, 5000, 100);
+    await waitUntil(
+      'the worker row',
+      async () => {
+        const row = (
+          await db.pool.query<{ runner_deaths: number; stalled_since: Date | null }>(`select runner_deaths, stalled_since from workers where id = $1`, [
+            workerId,
+          ])
+        ).rows[0]!;
+        return row.runner_deaths === 1 && row.stalled_since === null;
+      },
+      5000,
+      100,
+    );
     // The outcome written during the outage was lost with its connection: the sweeper queues the
     // job again, and the retry finds the email already sent (the provider says so).
-    await waitUntil('the reminder done', async () => {
-      await recoverStuckJobs(db.pool, { heartbeatOlderThanMs: 1000 });
-      return (await db.pool.query<{ status: string }>(`select status from jobs where id = $1`, [job.id])).rows[0]!.status === 'done';
-    }, 30_000, 500);
+    await waitUntil(
+      'the reminder done',
+      async () => {
+        await recoverStuckJobs(db.pool, { heartbeatOlderThanMs: 1000 });
+        return (await db.pool.query<{ status: string }>(`select status from jobs where id = $1`, [job.id])).rows[0]!.status === 'done';
+      },
+      30_000,
+      500,
+    );
     expect(provider.messages({ customArgs: { idempotency_key: `reminder:${MONTH}:emp-${e.id}` } })).toHaveLength(1);
   }, 90_000);
 
@@ -139,19 +164,39 @@ describe('worker health tells the truth', () => {
     try {
       await holder.query('begin');
       expect(await lockWakeupRowsOf(holder, job.id)).toHaveLength(1);
-      const stalled = await waitUntil('healthz 503 (stalled)', async () => {
-        const r = await probe('/healthz');
-        return r.status === 503 ? r : null;
-      }, 20_000, 100);
+      const stalled = await waitUntil(
+        'healthz 503 (stalled)',
+        async () => {
+          const r = await probe('/healthz');
+          return r.status === 503 ? r : null;
+        },
+        20_000,
+        100,
+      );
       expect(stalled.body.problems?.join()).toMatch(/stalled: no job started for \d+ s while work of queue send-email was due/);
-      const shown = await waitUntil('the Workers page shows it stalled', async () => (await listWorkers(db.pool)).find((w) => w.id === workerId && w.state === 'stalled'), 5000, 100);
+      const shown = await waitUntil(
+        'the Workers page shows it stalled',
+        async () => (await listWorkers(db.pool)).find((w) => w.id === workerId && w.state === 'stalled'),
+        5000,
+        100,
+      );
       expect(shown.stallReason).toMatch(/stalled/);
     } finally {
       await holder.query('rollback').catch(() => {});
       holder.release();
     }
-    await waitUntil('the reminder sent', async () => (await db.pool.query<{ status: string }>(`select status from jobs where id = $1`, [job.id])).rows[0]!.status === 'done', 20_000, 100);
-    await waitUntil('healthz 200 and alive again', async () => (await probe('/healthz')).status === 200 && (await listWorkers(db.pool)).find((w) => w.id === workerId)?.state === 'alive', 10_000, 100);
+    await waitUntil(
+      'the reminder sent',
+      async () => (await db.pool.query<{ status: string }>(`select status from jobs where id = $1`, [job.id])).rows[0]!.status === 'done',
+      20_000,
+      100,
+    );
+    await waitUntil(
+      'healthz 200 and alive again',
+      async () => (await probe('/healthz')).status === 200 && (await listWorkers(db.pool)).find((w) => w.id === workerId)?.state === 'alive',
+      10_000,
+      100,
+    );
   }, 60_000);
 
   it('liveness fails after the event loop was blocked beyond EVENT_LOOP_BLOCKED_MS (SIGSTOP for 2.5 s)', async () => {

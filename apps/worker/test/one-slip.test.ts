@@ -27,7 +27,6 @@ const ROUNDS = Number(process.env.ONE_SLIP_ROUNDS ?? 2);
 const STEPS = Number(process.env.ONE_SLIP_STEPS ?? 24);
 const EMPLOYEES = 6;
 
-
 /**
  * The admin's "Retry all N matching", as the page does it: count, then retry with the count
  * confirmed; when jobs changed in between (the server answers CONFLICT), count again.
@@ -56,8 +55,10 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
   const start = async (slot: 'pdf' | 'email' | 'scheduler') => {
     const queue = slot === 'pdf' ? 'pdf-render' : slot === 'email' ? 'send-email' : 'maintenance';
     const extra: Record<string, string> =
-      slot === 'pdf' ? { WORKER_CONCURRENCY: '2' }
-        : slot === 'scheduler' ? { SWEEP_CRON: '*/2 * * * * *', SCHEDULE_TICK_MS: '1000', STALE_HEARTBEAT_MS: '3000' }
+      slot === 'pdf'
+        ? { WORKER_CONCURRENCY: '2' }
+        : slot === 'scheduler'
+          ? { SWEEP_CRON: '*/2 * * * * *', SCHEDULE_TICK_MS: '1000', STALE_HEARTBEAT_MS: '3000' }
           : {};
     // Render threads warm up before a worker is ready: over a minute on a 2-core machine under load.
     const w = spawnWorker({ name: slot, queue, env: { ...env, ...extra }, readyTimeoutMs: 150_000 });
@@ -72,15 +73,19 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
     return { attempts: mine.filter((k) => !k.includes(':copy-')), copies: mine.filter((k) => k.includes(':copy-')) };
   };
   const openSlipJobs = async (month: string) =>
-    (await db.pool.query<{ n: number }>(
-      `select count(*)::int as n from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status in ('queued', 'running', 'retrying')`,
-      [month],
-    )).rows[0]!.n;
+    (
+      await db.pool.query<{ n: number }>(
+        `select count(*)::int as n from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status in ('queued', 'running', 'retrying')`,
+        [month],
+      )
+    ).rows[0]!.n;
   const slipJobs = async (month: string, statuses: string[]) =>
-    (await db.pool.query<{ id: number; status: string; employee_id: number }>(
-      `select id::int, status::text, employee_id from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status = any($2::"JobStatus"[]) order by id`,
-      [month, statuses],
-    )).rows;
+    (
+      await db.pool.query<{ id: number; status: string; employee_id: number }>(
+        `select id::int, status::text, employee_id from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status = any($2::"JobStatus"[]) order by id`,
+        [month, statuses],
+      )
+    ).rows;
 
   beforeAll(async () => {
     console.log(`one-slip property test: seed ${SEED}, ${ROUNDS} rounds of ${STEPS} steps (replay: ONE_SLIP_SEED=${SEED})`);
@@ -96,7 +101,14 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
     );
     employees = rows.map((r) => r.id).sort((a, b) => a - b);
     // Sends take a while (300 ± 250 ms), so HR's and the admin's actions land while attempts are in flight.
-    provider = await startProviderSimulator({ latencyMs: 300, latencySpreadMs: 250, activityDelayMs: 100, activityApi: true, activityPerMinute: 100_000, seed: SEED });
+    provider = await startProviderSimulator({
+      latencyMs: 300,
+      latencySpreadMs: 250,
+      activityDelayMs: 100,
+      activityApi: true,
+      activityPerMinute: 100_000,
+      seed: SEED,
+    });
     jobs = createJobClient(db.pool, jobDefinitions);
     env = {
       DATABASE_URL: db.url,
@@ -126,8 +138,16 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
     const employee = employees.at(-1)!; // not used by the property rounds
     await db.pool.query(`update employees set email = 'wrong..address@one-slip.example' where id = $1`, [employee]);
     await runCompanyPayroll({ pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'test' }, companyId, month);
-    const original = await waitUntil('the monthly email failed (invalid address)', async () =>
-      (await db.pool.query<{ id: number }>(`select id::int from jobs where idempotency_key = $1 and status = 'failed'`, [`slip:${month}:emp-${employee}:email`])).rows[0], 60_000);
+    const original = await waitUntil(
+      'the monthly email failed (invalid address)',
+      async () =>
+        (
+          await db.pool.query<{ id: number }>(`select id::int from jobs where idempotency_key = $1 and status = 'failed'`, [
+            `slip:${month}:emp-${employee}:email`,
+          ])
+        ).rows[0],
+      60_000,
+    );
     await updateEmployeeEmail(db.pool, companyId, employee, 'fixed@one-slip.example', hr);
     const resend = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee, month, requestedBy: hr });
     expect(resend).toMatchObject({ outcome: 'created', resend: 1 });
@@ -157,14 +177,20 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
       let version = 0;
       for (const e of people) {
         const bad = rand() < 0.35;
-        await db.pool.query(`update employees set email = $2 where id = $1`, [e, bad ? `r${round}-e${e}..bad@one-slip.example` : `r${round}-e${e}-v${++version}@one-slip.example`]);
+        await db.pool.query(`update employees set email = $2 where id = $1`, [
+          e,
+          bad ? `r${round}-e${e}..bad@one-slip.example` : `r${round}-e${e}-v${++version}@one-slip.example`,
+        ]);
       }
       const steps = Array.from({ length: STEPS }, () => pickAction(rand));
       if (!steps.includes('monthly')) steps.splice(Math.floor(rand() * steps.length), 0, 'monthly');
       const check = () => {
         for (const e of people) {
           const r = received(month, e);
-          if (r.attempts.length > 1) throw new Error(`employee ${e} got ${r.attempts.length} slips for ${month}: ${r.attempts.join(', ')}\nseed ${SEED}, round ${round}:\n${log.join('\n')}`);
+          if (r.attempts.length > 1)
+            throw new Error(
+              `employee ${e} got ${r.attempts.length} slips for ${month}: ${r.attempts.join(', ')}\nseed ${SEED}, round ${round}:\n${log.join('\n')}`,
+            );
         }
       };
       for (const step of steps) {
@@ -182,7 +208,10 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
             } catch (error) {
               // Before the month's run there is nothing to resend: refused, and nothing sent.
               if (!(error instanceof NoPayrollRunError)) throw error;
-              expect(log.some((l) => l.startsWith('monthly')), `resend refused after the monthly run (seed ${SEED})`).toBe(false);
+              expect(
+                log.some((l) => l.startsWith('monthly')),
+                `resend refused after the monthly run (seed ${SEED})`,
+              ).toBe(false);
               log.push(`resend e${e} → refused (the month has no run yet)`);
             }
             break;
@@ -287,7 +316,17 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
 
 type Action = 'monthly' | 'resend' | 'fix' | 'copy' | 'retry' | 'retry-all' | 'discard' | 'crash' | 'lose-ack' | 'outage' | 'wait';
 const WEIGHTS: Array<[Action, number]> = [
-  ['monthly', 2], ['resend', 6], ['fix', 4], ['copy', 1], ['retry', 4], ['retry-all', 2], ['discard', 1], ['crash', 1], ['lose-ack', 1], ['outage', 1], ['wait', 4],
+  ['monthly', 2],
+  ['resend', 6],
+  ['fix', 4],
+  ['copy', 1],
+  ['retry', 4],
+  ['retry-all', 2],
+  ['discard', 1],
+  ['crash', 1],
+  ['lose-ack', 1],
+  ['outage', 1],
+  ['wait', 4],
 ];
 function pickAction(rand: () => number): Action {
   const total = WEIGHTS.reduce((n, [, w]) => n + w, 0);

@@ -27,14 +27,23 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
   // The slips' queues; the runs' submit-bank-transfers jobs (maintenance) wait for a scheduler
   // once the schedulers stop (the bank poll has its own test: bank-poll.test.ts).
   const settled = async () => {
-    const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and queue <> 'maintenance'`);
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from jobs where status in ('queued', 'running', 'retrying') and queue <> 'maintenance'`,
+    );
     return rows[0]!.n === 0;
   };
 
   beforeAll(async () => {
     db = await createTestDatabase('pipeline');
     await seedDatabase(db.pool, { employees: 90, companies: 3, invalidRate: 0.04, seed: 7 });
-    provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20, ratePerSecond: 40, activityApi: true, activityPerMinute: 100_000, storeAttachmentBytes: true });
+    provider = await startProviderSimulator({
+      latencyMs: 40,
+      latencySpreadMs: 20,
+      ratePerSecond: 40,
+      activityApi: true,
+      activityPerMinute: 100_000,
+      storeAttachmentBytes: true,
+    });
     bank = await startBankSimulator({});
     jobs = createJobClient(db.pool, jobDefinitions);
     env = {
@@ -71,7 +80,10 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     // schedulers see a due time at once and race for it.
     await db.pool.query(`update companies set payroll_schedule = '* * * * *', time_zone = 'Asia/Dhaka'`);
     // Each scheduler's log (info): the due times it enqueued, those it found taken by the other.
-    const logs: Record<string, Array<{ msg: string; enqueued?: Array<{ scheduleId: string; dueAt: string }>; skipped?: Array<{ scheduleId: string; dueAt: string; by: string }> }>> = { 'scheduler-a': [], 'scheduler-b': [] };
+    const logs: Record<
+      string,
+      Array<{ msg: string; enqueued?: Array<{ scheduleId: string; dueAt: string }>; skipped?: Array<{ scheduleId: string; dueAt: string; by: string }> }>
+    > = { 'scheduler-a': [], 'scheduler-b': [] };
     const spawnScheduler = (id: string) =>
       spawnWorker({
         name: id,
@@ -85,32 +97,45 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     const schedulers = [spawnScheduler('scheduler-a'), spawnScheduler('scheduler-b')];
     workers.push(...schedulers);
     await Promise.all(schedulers.map((s) => s.ready));
-    const month = await waitUntil('payroll runs', async () => {
-      const { rows } = await db.pool.query<{ month: string; n: number }>(`select month, count(*)::int as n from payroll_runs group by month`);
-      return rows.length === 1 && rows[0]!.n === 3 ? rows[0]!.month : null;
-    }, 90_000);
+    const month = await waitUntil(
+      'payroll runs',
+      async () => {
+        const { rows } = await db.pool.query<{ month: string; n: number }>(`select month, count(*)::int as n from payroll_runs group by month`);
+        return rows.length === 1 && rows[0]!.n === 3 ? rows[0]!.month : null;
+      },
+      90_000,
+    );
     // The race happened: every company due time one scheduler enqueued, the other one met in
     // its own tick and skipped, naming the winner.
     const ENQUEUED = 'schedules enqueued';
     const SKIPPED = 'schedules already enqueued by another scheduler: skipped';
     const payrollDueTimes = (id: string, msg: string): Array<{ scheduleId: string; dueAt: string; by?: string }> =>
-      logs[id]!
-        .filter((l) => l.msg === msg)
+      logs[id]!.filter((l) => l.msg === msg)
         .flatMap((l) => (msg === ENQUEUED ? l.enqueued : l.skipped) ?? [])
         .filter((e) => e.scheduleId.startsWith('payroll:'));
     const other = (id: string) => (id === 'scheduler-a' ? 'scheduler-b' : 'scheduler-a');
-    const raced = await waitUntil('both schedulers ticked over the same due times', async () => {
-      const pairs = ['scheduler-a', 'scheduler-b'].flatMap((winner) => {
-        const skipped = payrollDueTimes(other(winner), SKIPPED);
-        return payrollDueTimes(winner, ENQUEUED).map((e) => ({ ...e, winner, lost: skipped.some((s) => s.scheduleId === e.scheduleId && s.dueAt === e.dueAt && s.by === winner) }));
-      });
-      return pairs.length > 0 && pairs.every((p) => p.lost) ? pairs : null;
-    }, 20_000);
+    const raced = await waitUntil(
+      'both schedulers ticked over the same due times',
+      async () => {
+        const pairs = ['scheduler-a', 'scheduler-b'].flatMap((winner) => {
+          const skipped = payrollDueTimes(other(winner), SKIPPED);
+          return payrollDueTimes(winner, ENQUEUED).map((e) => ({
+            ...e,
+            winner,
+            lost: skipped.some((s) => s.scheduleId === e.scheduleId && s.dueAt === e.dueAt && s.by === winner),
+          }));
+        });
+        return pairs.length > 0 && pairs.every((p) => p.lost) ? pairs : null;
+      },
+      20_000,
+    );
     expect(new Set(raced.map((p) => p.scheduleId)).size).toBe(3);
     const keys = raced.map((p) => `${p.scheduleId}@${p.dueAt}`);
     expect(new Set(keys).size).toBe(keys.length); // no due time enqueued twice
     await new Promise((r) => setTimeout(r, 2000)); // let the second scheduler's ticks run too
-    const fanouts = Object.values(logs).flat().filter((l) => /^payroll run (created|exists|locked)$/.test(l.msg));
+    const fanouts = Object.values(logs)
+      .flat()
+      .filter((l) => /^payroll run (created|exists|locked)$/.test(l.msg));
     expect(fanouts.map((l) => l.msg)).toEqual(['payroll run created', 'payroll run created', 'payroll run created']);
     const runs = await db.pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from payroll_runs group by company_id`);
     expect(runs.rows).toHaveLength(3);

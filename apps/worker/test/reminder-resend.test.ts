@@ -24,7 +24,9 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
   let companies: string[];
 
   const settled = async () => {
-    const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where queue in ('pdf-render', 'send-email') and status in ('queued', 'running', 'retrying') and run_at <= now()`);
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from jobs where queue in ('pdf-render', 'send-email') and status in ('queued', 'running', 'retrying') and run_at <= now()`,
+    );
     return rows[0]!.n === 0;
   };
   const employeesOf = async (companyId: string) =>
@@ -107,22 +109,31 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
     const resend = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
     expect(resend).toMatchObject({ outcome: 'delivered', created: false, key: `slip:${MONTH}:emp-${employee.id}`, to: employee.email });
     // A copy is refused for a slip that was never delivered (another month here).
-    await expect(sendSlipCopy({ pool: db.pool, jobs }, { employeeId: employee.id, month: '2026-05', requestedBy: 'hr@third.example' })).rejects.toThrow(SlipActionRefused);
+    await expect(sendSlipCopy({ pool: db.pool, jobs }, { employeeId: employee.id, month: '2026-05', requestedBy: 'hr@third.example' })).rejects.toThrow(
+      SlipActionRefused,
+    );
 
     const first = await sendSlipCopy({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
     expect(first).toMatchObject({ copy: 1, created: true, to: employee.email });
     // A second click while the copy is on its way is that copy, not a third email.
     const click = await sendSlipCopy({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' });
-    if (click.created) expect(click.copy).toBe(2); // the first copy was already delivered (a fast machine)
+    if (click.created)
+      expect(click.copy).toBe(2); // the first copy was already delivered (a fast machine)
     else expect(click).toMatchObject({ copy: 1, jobId: first.jobId });
     const copies = click.created ? 2 : 1;
     await waitUntil('the copies delivered', async () => slipKeys(employee.id).length === 1 + copies, 60_000);
     await waitUntil('settled', settled, 60_000);
     await new Promise((r) => setTimeout(r, 500)); // a stray extra email would come now
-    expect(slipKeys(employee.id)).toEqual([`slip:${MONTH}:emp-${employee.id}`, ...Array.from({ length: copies }, (_, i) => `slip:${MONTH}:emp-${employee.id}:copy-${i + 1}`)]);
+    expect(slipKeys(employee.id)).toEqual([
+      `slip:${MONTH}:emp-${employee.id}`,
+      ...Array.from({ length: copies }, (_, i) => `slip:${MONTH}:emp-${employee.id}:copy-${i + 1}`),
+    ]);
     expect(provider.messages({ to: employee.email }).filter((m) => m.attachments.length === 1)).toHaveLength(1 + copies);
     // Still one slip for the month's resend rule: a copy is not an attempt at it.
-    expect(await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' })).toMatchObject({ outcome: 'delivered', key: `slip:${MONTH}:emp-${employee.id}` });
+    expect(await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month: MONTH, requestedBy: 'hr@third.example' })).toMatchObject({
+      outcome: 'delivered',
+      key: `slip:${MONTH}:emp-${employee.id}`,
+    });
   }, 90_000);
 
   it('a resend replaces the failed attempt before it (superseded, never retried); a number is never reused after an admin discarded a failed resend', async () => {
@@ -130,10 +141,19 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
     const month = '2026-09'; // paid long ago (its run completed, its jobs purged): only resends now
     await db.pool.query(
       `insert into payroll_runs (company_id, month, status, employee_count, enqueued_at, completed_at, created_by)
-       values ($1, $2, 'completed', 5, now(), now(), 'test')`, [companies[2], month]);
-    const keys = () => provider.messages().map((m) => m.customArgs.idempotency_key ?? '').filter((k) => k.startsWith(`slip:${month}:emp-${employee.id}`));
-    const statusOf = async (id: number) => (await db.pool.query<{ status: string; superseded_by: string | null }>(`select status::text, superseded_by from jobs where id = $1`, [id])).rows[0];
-    const { rows: [saved] } = await db.pool.query<{ salary: unknown }>('select salary from employees where id = $1', [employee.id]);
+       values ($1, $2, 'completed', 5, now(), now(), 'test')`,
+      [companies[2], month],
+    );
+    const keys = () =>
+      provider
+        .messages()
+        .map((m) => m.customArgs.idempotency_key ?? '')
+        .filter((k) => k.startsWith(`slip:${month}:emp-${employee.id}`));
+    const statusOf = async (id: number) =>
+      (await db.pool.query<{ status: string; superseded_by: string | null }>(`select status::text, superseded_by from jobs where id = $1`, [id])).rows[0];
+    const {
+      rows: [saved],
+    } = await db.pool.query<{ salary: unknown }>('select salary from employees where id = $1', [employee.id]);
     // The slip cannot be made while the employee's salary record is broken: each resend fails into the DLQ.
     await db.pool.query(`update employees set salary = 'null'::jsonb where id = $1`, [employee.id]);
     const broken = await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month, requestedBy: 'hr-1@third.example' });
@@ -157,7 +177,10 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
     await waitUntil('resend-3 delivered', async () => keys().length === 1, 60_000);
     await waitUntil('settled', settled, 60_000);
     expect(keys()).toEqual([`slip:${month}:emp-${employee.id}:resend-3`]);
-    expect(await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month, requestedBy: 'hr-4@third.example' })).toMatchObject({ outcome: 'delivered', key: `slip:${month}:emp-${employee.id}:resend-3` });
+    expect(await resendSlip({ pool: db.pool, jobs }, { employeeId: employee.id, month, requestedBy: 'hr-4@third.example' })).toMatchObject({
+      outcome: 'delivered',
+      key: `slip:${month}:emp-${employee.id}:resend-3`,
+    });
 
     // Every resend is on record with who asked, the discarded one too.
     const log = await db.pool.query<{ n: number; requested_by: string; job_id: string }>(

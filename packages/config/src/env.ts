@@ -81,7 +81,9 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
 
 /** The variables a schema marks required in production, for docs and checks. */
 export function productionRequirements(schema: z.ZodObject): string[] {
-  return Object.entries(schema.shape as Record<string, z.ZodType>).filter(([, f]) => metaOf(f).requiredInProduction).map(([k]) => k);
+  return Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([, f]) => metaOf(f).requiredInProduction)
+    .map(([k]) => k);
 }
 
 /**

@@ -7,7 +7,17 @@ import { prismaFor, type Prisma } from '@beton/db/client';
 import { MONTH_PATTERN } from '@beton/db/month';
 import { FAILED_JOBS } from '@beton/jobs/client';
 import { attemptLabel, slipDelivery } from '@beton/payroll/slip-attempts';
-import { CONSOLE_TIME_ZONE, dayStart, notFound, redactPayload, type EmployeeDetail, type FailedFilter, type FailedJobRow, type FailedView, type Pool } from '../src/index.ts';
+import {
+  CONSOLE_TIME_ZONE,
+  dayStart,
+  notFound,
+  redactPayload,
+  type EmployeeDetail,
+  type FailedFilter,
+  type FailedJobRow,
+  type FailedView,
+  type Pool,
+} from '../src/index.ts';
 
 /** The later of two optional instants (both bounds apply). */
 function bound(a: Date | undefined, b: Date | undefined, pick: (x: number, y: number) => number): Date | null {
@@ -35,18 +45,33 @@ function failedJobWhere(f: FailedFilter, view: FailedView = 'failed'): Prisma.Jo
   };
 }
 
-
 function supersededLink(key: string | null): { key: string; label: string } | null {
   return key ? { key, label: attemptLabel(key) } : null;
 }
 
-export async function listFailedJobs(pool: Pool, filter: FailedFilter, page: { limit: number; offset: number; view?: FailedView }): Promise<{ rows: FailedJobRow[]; total: number }> {
+export async function listFailedJobs(
+  pool: Pool,
+  filter: FailedFilter,
+  page: { limit: number; offset: number; view?: FailedView },
+): Promise<{ rows: FailedJobRow[]; total: number }> {
   const db = prismaFor(pool);
   const where = failedJobWhere(filter, page.view ?? 'failed');
   const [list, total] = await Promise.all([
     db.job.findMany({
       where,
-      select: { id: true, taskName: true, queue: true, companyId: true, employeeId: true, attempts: true, lastErrorCode: true, lastErrorKind: true, lastError: true, finishedAt: true, supersededBy: true },
+      select: {
+        id: true,
+        taskName: true,
+        queue: true,
+        companyId: true,
+        employeeId: true,
+        attempts: true,
+        lastErrorCode: true,
+        lastErrorKind: true,
+        lastError: true,
+        finishedAt: true,
+        supersededBy: true,
+      },
       orderBy: [{ finishedAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
       take: page.limit,
       skip: page.offset,
@@ -55,11 +80,17 @@ export async function listFailedJobs(pool: Pool, filter: FailedFilter, page: { l
   ]);
   // Jobs carry no foreign key to companies (the fan-out's inserts): the page's names in one lookup.
   const companyIds = [...new Set(list.flatMap((j) => (j.companyId ? [j.companyId] : [])))];
-  const names = new Map(companyIds.length ? (await db.company.findMany({ where: { id: { in: companyIds } }, select: { id: true, name: true } })).map((c) => [c.id, c.name]) : []);
+  const names = new Map(
+    companyIds.length ? (await db.company.findMany({ where: { id: { in: companyIds } }, select: { id: true, name: true } })).map((c) => [c.id, c.name]) : [],
+  );
   return {
     total,
     rows: list.map(({ id, supersededBy, companyId, ...j }) => ({
-      ...j, id: Number(id), companyId, companyName: companyId ? (names.get(companyId) ?? null) : null, supersededBy: supersededLink(supersededBy),
+      ...j,
+      id: Number(id),
+      companyId,
+      companyName: companyId ? (names.get(companyId) ?? null) : null,
+      supersededBy: supersededLink(supersededBy),
     })),
   };
 }
@@ -69,7 +100,9 @@ export async function countFailedJobs(pool: Pool, filter: FailedFilter): Promise
 }
 
 /** Values the DLQ filters offer: error codes, tasks and companies that currently have failed jobs. */
-export async function failedFacets(pool: Pool): Promise<{ errorCodes: Array<{ code: string; n: number }>; tasks: string[]; companies: Array<{ id: string; name: string }> }> {
+export async function failedFacets(
+  pool: Pool,
+): Promise<{ errorCodes: Array<{ code: string; n: number }>; tasks: string[]; companies: Array<{ id: string; name: string }> }> {
   const db = prismaFor(pool);
   const [codes, tasks, companies] = await Promise.all([
     db.job.groupBy({ by: ['lastErrorCode'], where: FAILED_JOBS, _count: { _all: true }, orderBy: { _count: { lastErrorCode: 'desc' } } }),
@@ -83,16 +116,42 @@ export async function failedFacets(pool: Pool): Promise<{ errorCodes: Array<{ co
   };
 }
 
-
 /** One job for the admin's console: metadata, errors and attempts; the payload redacted (redactPayload). */
 export async function failedJobDetail(pool: Pool, jobId: number) {
   const j = await prismaFor(pool).job.findUnique({
     where: { id: jobId },
     select: {
-      id: true, taskName: true, queue: true, status: true, payload: true, attempts: true, maxAttempts: true, idempotencyKey: true, runAt: true, finishedAt: true,
-      lastError: true, lastErrorCode: true, lastErrorKind: true, companyId: true, employeeId: true, payrollRunId: true, supersededBy: true,
+      id: true,
+      taskName: true,
+      queue: true,
+      status: true,
+      payload: true,
+      attempts: true,
+      maxAttempts: true,
+      idempotencyKey: true,
+      runAt: true,
+      finishedAt: true,
+      lastError: true,
+      lastErrorCode: true,
+      lastErrorKind: true,
+      companyId: true,
+      employeeId: true,
+      payrollRunId: true,
+      supersededBy: true,
       attemptLog: {
-        select: { attempt: true, workerId: true, startedAt: true, finishedAt: true, durationMs: true, outcome: true, errorKind: true, errorCode: true, errorMessage: true, errorStack: true, retryDelayMs: true },
+        select: {
+          attempt: true,
+          workerId: true,
+          startedAt: true,
+          finishedAt: true,
+          durationMs: true,
+          outcome: true,
+          errorKind: true,
+          errorCode: true,
+          errorMessage: true,
+          errorStack: true,
+          retryDelayMs: true,
+        },
         orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
       },
     },
@@ -102,26 +161,58 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
   return { ...rest, id: Number(id), payload: redactPayload(payload), supersededBy: supersededLink(supersededBy), attemptLog };
 }
 
-
 /** An employee of the company with slip history per month and every attempt; another company's id is NOT_FOUND. */
 export async function employeeDetail(pool: Pool, companyId: string, employeeId: number): Promise<EmployeeDetail> {
   const db = prismaFor(pool);
-  const e = await db.employee.findFirst({ where: { companyId, id: employeeId }, select: { id: true, code: true, nameLatin: true, nameBengali: true, email: true } });
+  const e = await db.employee.findFirst({
+    where: { companyId, id: employeeId },
+    select: { id: true, code: true, nameLatin: true, nameBengali: true, email: true },
+  });
   if (!e) throw notFound('Employee');
   const [jobRows, attempts, slips, resends] = await Promise.all([
     db.job.findMany({
       where: { employeeId },
-      select: { id: true, taskName: true, status: true, idempotencyKey: true, payload: true, attempts: true, runAt: true, finishedAt: true, lastError: true, lastErrorCode: true, supersededBy: true },
+      select: {
+        id: true,
+        taskName: true,
+        status: true,
+        idempotencyKey: true,
+        payload: true,
+        attempts: true,
+        runAt: true,
+        finishedAt: true,
+        lastError: true,
+        lastErrorCode: true,
+        supersededBy: true,
+      },
       orderBy: { id: 'desc' },
       take: 200,
     }),
     db.jobAttempt.findMany({
       where: { job: { employeeId } },
-      select: { jobId: true, attempt: true, startedAt: true, finishedAt: true, durationMs: true, outcome: true, workerId: true, errorCode: true, errorMessage: true },
+      select: {
+        jobId: true,
+        attempt: true,
+        startedAt: true,
+        finishedAt: true,
+        durationMs: true,
+        outcome: true,
+        workerId: true,
+        errorCode: true,
+        errorMessage: true,
+      },
       orderBy: [{ jobId: 'desc' }, { startedAt: 'asc' }, { id: 'asc' }],
     }),
-    db.slip.findMany({ where: { employeeId }, select: { id: true, month: true, key: true, bytes: true, createdAt: true }, orderBy: [{ month: 'desc' }, { id: 'desc' }] }),
-    db.slipResend.findMany({ where: { employeeId }, select: { month: true, n: true, copy: true, requestedBy: true, requestedAt: true, jobId: true }, orderBy: [{ month: 'desc' }, { n: 'asc' }] }),
+    db.slip.findMany({
+      where: { employeeId },
+      select: { id: true, month: true, key: true, bytes: true, createdAt: true },
+      orderBy: [{ month: 'desc' }, { id: 'desc' }],
+    }),
+    db.slipResend.findMany({
+      where: { employeeId },
+      select: { month: true, n: true, copy: true, requestedBy: true, requestedAt: true, jobId: true },
+      orderBy: [{ month: 'desc' }, { n: 'asc' }],
+    }),
   ]);
   // payload->>'month': a string month, else none.
   const jobs = jobRows.map(({ payload, ...j }) => {
@@ -136,23 +227,27 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
   };
   for (const { id, supersededBy, ...j } of jobs) {
     monthOf(j.month).jobs.push({
-      ...j, id: Number(id),
+      ...j,
+      id: Number(id),
       supersededBy: supersededBy ? { key: supersededBy, label: attemptLabel(supersededBy) } : null,
       attemptLog: attempts.filter((a) => a.jobId === id).map(({ jobId: _job, ...a }) => a),
     });
   }
   for (const { month, id, ...s } of slips) monthOf(month).slips.push({ ...s, id: Number(id) });
   for (const { month, jobId, ...r } of resends) monthOf(month).resends.push({ ...r, jobId: Number(jobId) });
-  await Promise.all([...months.values()].filter((m) => MONTH_PATTERN.test(m.month)).map(async (m) => {
-    const d = await slipDelivery(pool, employeeId, m.month);
-    m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
-  }));
+  await Promise.all(
+    [...months.values()]
+      .filter((m) => MONTH_PATTERN.test(m.month))
+      .map(async (m) => {
+        const d = await slipDelivery(pool, employeeId, m.month);
+        m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
+      }),
+  );
   return {
     ...e,
     months: [...months.values()].sort((a, b) => b.month.localeCompare(a.month)),
   };
 }
-
 
 /** Throws NOT_FOUND unless the employee belongs to the company. */
 export async function assertEmployeeInCompany(pool: Pool, companyId: string, employeeId: number): Promise<void> {
@@ -160,11 +255,9 @@ export async function assertEmployeeInCompany(pool: Pool, companyId: string, emp
   if (!found) throw notFound('Employee');
 }
 
-
 /** Guards the approve action: the run must belong to the company. Returns its month. */
 export async function runForApproval(pool: Pool, companyId: string, runId: string): Promise<{ month: string; approvedAt: Date | null }> {
   const run = await prismaFor(pool).payrollRun.findFirst({ where: { companyId, id: runId }, select: { month: true, approvedAt: true } });
   if (!run) throw notFound('Payroll run');
   return run;
 }
-

@@ -35,7 +35,9 @@ const pool = createPool({ url, max: 4 });
 try {
   await migrateDatabase(url);
   const { companyId, runId } = await seedOneRun(pool, SLIPS);
-  const { rows: [big] } = await pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from employees group by 1 order by 2 desc limit 1`);
+  const {
+    rows: [big],
+  } = await pool.query<{ company_id: string; n: number }>(`select company_id, count(*)::int as n from employees group by 1 order by 2 desc limit 1`);
   console.log(`${SLIPS.toLocaleString('en-US')} slips, ${(SLIPS * 2).toLocaleString('en-US')} jobs in one run; biggest company ${big!.n} employees`);
   const p50 = await time('runProgress (one run)', 30, () => runProgress(pool, companyId, runId));
   await time('listRunProgress (company runs page)', 30, () => listRunProgress(pool, companyId));

@@ -10,7 +10,9 @@ export async function seedOneRun(pool: Pool, slips: number): Promise<{ companyId
   await seedDatabase(pool, { employees: slips, companies: 5 });
   // Put every employee into one run (the "one run of 50,000" case), statuses like mid-run:
   // 70 % sent over the last 15 minutes (~39/s), 50 emails in flight, the rest queued.
-  const { rows: [company] } = await pool.query<{ id: string }>(`select id from companies order by name limit 1`);
+  const {
+    rows: [company],
+  } = await pool.query<{ id: string }>(`select id from companies order by name limit 1`);
   const run = await pool.query<{ id: string }>(
     `insert into payroll_runs (id, company_id, month, status, employee_count, created_by) values (gen_random_uuid(), $1, '2026-11', 'running', $2, 'bench') returning id`,
     [company!.id, slips],

@@ -1,5 +1,24 @@
 import { prismaFor } from '@beton/db/client';
-import { DEFAULT_STALE_HEARTBEAT_MS, definitionSchedules, delayedJobs, oldestDueJobAges, failedJobsWhere, runningScheduleCrons, inTransaction, writeAudit, nextDueTimes, queueStats, retryFailedJobs, RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql, supersededJobs, type JobClient } from '@beton/jobs/client';
+import {
+  DEFAULT_STALE_HEARTBEAT_MS,
+  definitionSchedules,
+  delayedJobs,
+  oldestDueJobAges,
+  failedJobsWhere,
+  runningScheduleCrons,
+  inTransaction,
+  writeAudit,
+  nextDueTimes,
+  queueStats,
+  retryFailedJobs,
+  RUNNING_JOBS_FROM,
+  staleRunningCondition,
+  staleThresholdMsSql,
+  strandedWaitingFrom,
+  stuckAfterSecondsSql,
+  supersededJobs,
+  type JobClient,
+} from '@beton/jobs/client';
 import { jobDefinitions, type BetonJobs } from './job-registry.ts';
 import { payrollMonthFor } from '@beton/payroll/month';
 import { attemptLabel } from '@beton/payroll/slip-attempts';
@@ -64,27 +83,65 @@ function failedWhere(f: FailedFilter, first = 1, view: FailedView = 'failed'): {
 }
 
 export interface FailedJobRow {
-  id: number; taskName: string; queue: string; companyId: string | null; companyName: string | null; employeeId: number | null;
-  attempts: number; lastErrorCode: string | null; lastErrorKind: string | null; lastError: string | null; finishedAt: Date | null;
+  id: number;
+  taskName: string;
+  queue: string;
+  companyId: string | null;
+  companyName: string | null;
+  employeeId: number | null;
+  attempts: number;
+  lastErrorCode: string | null;
+  lastErrorKind: string | null;
+  lastError: string | null;
+  finishedAt: Date | null;
   /** View 'superseded': the attempt that delivered the slip instead ("resend #2") and its key. */
   supersededBy: { key: string; label: string } | null;
 }
 
-export async function listFailedJobs(pool: Pool, filter: FailedFilter, page: { limit: number; offset: number; view?: FailedView }): Promise<{ rows: FailedJobRow[]; total: number }> {
+export async function listFailedJobs(
+  pool: Pool,
+  filter: FailedFilter,
+  page: { limit: number; offset: number; view?: FailedView },
+): Promise<{ rows: FailedJobRow[]; total: number }> {
   const view = page.view ?? 'failed';
   const w = failedWhere(filter, 3, view);
   const [list, count] = await Promise.all([
-    pool.query<{ id: number; task_name: string; queue: string; company_id: string | null; company_name: string | null; employee_id: number | null; attempts: number; last_error_code: string | null; last_error_kind: string | null; last_error: string | null; finished_at: Date | null; superseded_by: string | null }>(
+    pool.query<{
+      id: number;
+      task_name: string;
+      queue: string;
+      company_id: string | null;
+      company_name: string | null;
+      employee_id: number | null;
+      attempts: number;
+      last_error_code: string | null;
+      last_error_kind: string | null;
+      last_error: string | null;
+      finished_at: Date | null;
+      superseded_by: string | null;
+    }>(
       `select j.id, j.task_name, j.queue, j.company_id, c.name as company_name, j.employee_id, j.attempts, j.last_error_code, j.last_error_kind, j.last_error, j.finished_at, j.superseded_by
        from jobs j left join companies c on c.id = j.company_id where ${w.sql} order by j.finished_at desc nulls last, j.id desc limit $1 offset $2`,
-      [page.limit, page.offset, ...w.params]),
-    view === 'failed' ? countFailedJobs(pool, filter) : pool.query<{ n: number }>(`select count(*)::int as n from jobs j where ${failedWhere(filter, 1, view).sql}`, w.params).then((r) => r.rows[0]?.n ?? 0),
+      [page.limit, page.offset, ...w.params],
+    ),
+    view === 'failed'
+      ? countFailedJobs(pool, filter)
+      : pool.query<{ n: number }>(`select count(*)::int as n from jobs j where ${failedWhere(filter, 1, view).sql}`, w.params).then((r) => r.rows[0]?.n ?? 0),
   ]);
   return {
     total: count,
     rows: list.rows.map((r) => ({
-      id: r.id, taskName: r.task_name, queue: r.queue, companyId: r.company_id, companyName: r.company_name, employeeId: r.employee_id,
-      attempts: r.attempts, lastErrorCode: r.last_error_code, lastErrorKind: r.last_error_kind, lastError: r.last_error, finishedAt: r.finished_at,
+      id: r.id,
+      taskName: r.task_name,
+      queue: r.queue,
+      companyId: r.company_id,
+      companyName: r.company_name,
+      employeeId: r.employee_id,
+      attempts: r.attempts,
+      lastErrorCode: r.last_error_code,
+      lastErrorKind: r.last_error_kind,
+      lastError: r.last_error,
+      finishedAt: r.finished_at,
       supersededBy: r.superseded_by ? { key: r.superseded_by, label: attemptLabel(r.superseded_by) } : null,
     })),
   };
@@ -97,9 +154,13 @@ export async function countFailedJobs(pool: Pool, filter: FailedFilter): Promise
 }
 
 /** Values the DLQ filters offer: error codes, tasks and companies that currently have failed jobs. */
-export async function failedFacets(pool: Pool): Promise<{ errorCodes: Array<{ code: string; n: number }>; tasks: string[]; companies: Array<{ id: string; name: string }> }> {
+export async function failedFacets(
+  pool: Pool,
+): Promise<{ errorCodes: Array<{ code: string; n: number }>; tasks: string[]; companies: Array<{ id: string; name: string }> }> {
   const [codes, tasks, companies] = await Promise.all([
-    pool.query<{ code: string; n: number }>(`select last_error_code as code, count(*)::int as n from jobs where ${failedJobsWhere()} group by 1 order by 2 desc`),
+    pool.query<{ code: string; n: number }>(
+      `select last_error_code as code, count(*)::int as n from jobs where ${failedJobsWhere()} group by 1 order by 2 desc`,
+    ),
     pool.query<{ task_name: string }>(`select distinct task_name from jobs where ${failedJobsWhere()} order by 1`),
     pool.query<{ id: string; name: string }>(`select id, name from companies order by name`),
   ]);
@@ -124,24 +185,76 @@ export function redactPayload(payload: unknown): unknown {
 
 /** One job for the admin's console: metadata, errors and attempts; the payload redacted (redactPayload). */
 export async function failedJobDetail(pool: Pool, jobId: number) {
-  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; payload: unknown; attempts: number; max_attempts: number; idempotency_key: string; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; last_error_kind: string | null; company_id: string | null; employee_id: number | null; payroll_run_id: string | null; superseded_by: string | null }>(
+  const { rows } = await pool.query<{
+    id: number;
+    task_name: string;
+    queue: string;
+    status: string;
+    payload: unknown;
+    attempts: number;
+    max_attempts: number;
+    idempotency_key: string;
+    run_at: Date;
+    finished_at: Date | null;
+    last_error: string | null;
+    last_error_code: string | null;
+    last_error_kind: string | null;
+    company_id: string | null;
+    employee_id: number | null;
+    payroll_run_id: string | null;
+    superseded_by: string | null;
+  }>(
     `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id, superseded_by from jobs where id = $1`,
     [jobId],
   );
   const j = rows[0];
   if (!j) throw notFound('Job');
-  const attempts = await pool.query<{ attempt: number; worker_id: string | null; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; error_kind: string | null; error_code: string | null; error_message: string | null; error_stack: string | null; retry_delay_ms: number | null }>(
+  const attempts = await pool.query<{
+    attempt: number;
+    worker_id: string | null;
+    started_at: Date;
+    finished_at: Date | null;
+    duration_ms: number | null;
+    outcome: string;
+    error_kind: string | null;
+    error_code: string | null;
+    error_message: string | null;
+    error_stack: string | null;
+    retry_delay_ms: number | null;
+  }>(
     `select attempt, worker_id, started_at, finished_at, duration_ms, outcome, error_kind, error_code, error_message, error_stack, retry_delay_ms from job_attempts where job_id = $1 order by started_at, id`,
     [jobId],
   );
   return {
-    id: j.id, taskName: j.task_name, queue: j.queue, status: j.status, payload: redactPayload(j.payload), attempts: j.attempts, maxAttempts: j.max_attempts,
-    idempotencyKey: j.idempotency_key, runAt: j.run_at, finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
-    lastErrorKind: j.last_error_kind, companyId: j.company_id, employeeId: j.employee_id, payrollRunId: j.payroll_run_id,
+    id: j.id,
+    taskName: j.task_name,
+    queue: j.queue,
+    status: j.status,
+    payload: redactPayload(j.payload),
+    attempts: j.attempts,
+    maxAttempts: j.max_attempts,
+    idempotencyKey: j.idempotency_key,
+    runAt: j.run_at,
+    finishedAt: j.finished_at,
+    lastError: j.last_error,
+    lastErrorCode: j.last_error_code,
+    lastErrorKind: j.last_error_kind,
+    companyId: j.company_id,
+    employeeId: j.employee_id,
+    payrollRunId: j.payroll_run_id,
     supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
     attemptLog: attempts.rows.map((a) => ({
-      attempt: a.attempt, workerId: a.worker_id, startedAt: a.started_at, finishedAt: a.finished_at, durationMs: a.duration_ms, outcome: a.outcome,
-      errorKind: a.error_kind, errorCode: a.error_code, errorMessage: a.error_message, errorStack: a.error_stack, retryDelayMs: a.retry_delay_ms,
+      attempt: a.attempt,
+      workerId: a.worker_id,
+      startedAt: a.started_at,
+      finishedAt: a.finished_at,
+      durationMs: a.duration_ms,
+      outcome: a.outcome,
+      errorKind: a.error_kind,
+      errorCode: a.error_code,
+      errorMessage: a.error_message,
+      errorStack: a.error_stack,
+      retryDelayMs: a.retry_delay_ms,
     })),
   };
 }
@@ -194,7 +307,8 @@ export async function discardJobs(pool: Pool, target: JobsTarget, actor: string)
   const w = 'ids' in target ? { sql: `j.status = 'failed' and j.id = any($1::bigint[])`, params: [target.ids] as unknown[] } : failedWhere(target.filter);
   return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ id: number; idempotency_key: string; last_error_code: string | null }>(
-      `delete from jobs j where ${w.sql} returning j.id, j.idempotency_key, j.last_error_code`, w.params,
+      `delete from jobs j where ${w.sql} returning j.id, j.idempotency_key, j.last_error_code`,
+      w.params,
     );
     checkExpected(target, rows.length); // throwing rolls the delete back
     if (rows.length) {
@@ -246,16 +360,24 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
     // From the attempts alone (each carries its task; the task's queue is its definition's): no
     // join to `jobs` for every attempt of the last hour (bench:scale, 50,000 slips 30 % done:
     // the join made this page grow with the hour's attempts, 533 ms on a loaded machine).
-    pool.query<{ task: string; minute: Date; done: number; failed: number }>(
-      `select a.task_name as task, date_trunc('minute', a.finished_at) as minute,
+    pool
+      .query<{ task: string; minute: Date; done: number; failed: number }>(
+        `select a.task_name as task, date_trunc('minute', a.finished_at) as minute,
               count(*) filter (where a.outcome = 'done')::int as done, count(*) filter (where a.outcome <> 'done')::int as failed
        from job_attempts a
-       where a.finished_at > $1::timestamptz - interval '60 minutes' group by 1, 2 order by 2`, [now]).then(({ rows }) => ({ rows: perQueueMinute(rows) })),
+       where a.finished_at > $1::timestamptz - interval '60 minutes' group by 1, 2 order by 2`,
+        [now],
+      )
+      .then(({ rows }) => ({ rows: perQueueMinute(rows) })),
     pool.query<{ key: string; in_use: number; max: number }>(
-      `select key, count(*) filter (where holder is not null and expires_at > $1)::int as in_use, count(*)::int as max from limiter_slots group by key`, [now]),
+      `select key, count(*) filter (where holder is not null and expires_at > $1)::int as in_use, count(*)::int as max from limiter_slots group by key`,
+      [now],
+    ),
     pool.query<{ task: string; n: number }>(
       `select a.task_name as task, count(*)::int as n from job_attempts a
-       where a.finished_at > $1::timestamptz - make_interval(secs => $2) and a.finished_at <= $1 group by 1`, [now, RATE_WINDOW_S]),
+       where a.finished_at > $1::timestamptz - make_interval(secs => $2) and a.finished_at <= $1 group by 1`,
+      [now, RATE_WINDOW_S],
+    ),
   ]);
   const queues = new Set([...Object.keys(stats), ...oldest.rows.map((r) => r.queue), ...chart.rows.map((r) => r.queue), ...jobDefinitions.map((d) => d.queue)]);
   const delayedIn = (queue: string) => delayed.rows.filter((r) => r.queue === queue).reduce((n, r) => n + r.n, 0);
@@ -282,7 +404,14 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
   }));
   // The first 50 due times (a month's reminders of every company fit in a few).
   const delayedGroups = delayed.rows.slice(0, 50).map((r) => ({ queue: r.queue, task: r.task, dueAt: r.due, n: r.n }));
-  return { queues: views, delayed: delayedGroups, limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })), rates, rateWindowSeconds: RATE_WINDOW_S, limitDefs };
+  return {
+    queues: views,
+    delayed: delayedGroups,
+    limits: limits.rows.map((l) => ({ key: l.key, inUse: l.in_use, max: l.max })),
+    rates,
+    rateWindowSeconds: RATE_WINDOW_S,
+    limitDefs,
+  };
 }
 
 /**
@@ -293,16 +422,38 @@ export async function queuesOverview(pool: Pool, now = new Date()) {
  * database's clock, not the browser's.
  */
 export async function listWorkers(pool: Pool) {
-  const { rows } = await pool.query<{ id: string; host: string; pid: number; queue: string; started_at: Date; last_seen: Date; stopped_at: Date | null; stalled_since: Date | null; stall_reason: string | null; runner_deaths: number; silent: boolean; silent_after_ms: number }>(
+  const { rows } = await pool.query<{
+    id: string;
+    host: string;
+    pid: number;
+    queue: string;
+    started_at: Date;
+    last_seen: Date;
+    stopped_at: Date | null;
+    stalled_since: Date | null;
+    stall_reason: string | null;
+    runner_deaths: number;
+    silent: boolean;
+    silent_after_ms: number;
+  }>(
     `with threshold as (select ${staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS)} as ms)
      select w.id, w.host, w.pid, w.queue, w.started_at, w.last_seen, w.stopped_at, w.stalled_since, w.stall_reason, w.runner_deaths,
             w.last_seen < now() - make_interval(secs => t.ms / 1000.0) as silent, t.ms as silent_after_ms
      from workers w cross join threshold t order by w.stopped_at nulls first, w.last_seen desc limit 200`,
   );
   return rows.map((r) => ({
-    id: r.id, host: r.host, pid: r.pid, queue: r.queue, startedAt: r.started_at, lastSeen: r.last_seen, stoppedAt: r.stopped_at,
+    id: r.id,
+    host: r.host,
+    pid: r.pid,
+    queue: r.queue,
+    startedAt: r.started_at,
+    lastSeen: r.last_seen,
+    stoppedAt: r.stopped_at,
     state: r.stopped_at ? ('stopped' as const) : r.stalled_since ? ('stalled' as const) : r.silent ? ('silent' as const) : ('alive' as const),
-    silentAfterMs: r.silent_after_ms, stalledSince: r.stopped_at ? null : r.stalled_since, stallReason: r.stopped_at ? null : r.stall_reason, runnerDeaths: r.runner_deaths,
+    silentAfterMs: r.silent_after_ms,
+    stalledSince: r.stopped_at ? null : r.stalled_since,
+    stallReason: r.stopped_at ? null : r.stall_reason,
+    runnerDeaths: r.runner_deaths,
   }));
 }
 
@@ -315,7 +466,16 @@ export async function listWorkers(pool: Pool) {
 export async function listStuckJobs(pool: Pool, now = new Date()) {
   const t = staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS);
   const stuck = stuckAfterSecondsSql();
-  const { rows } = await pool.query<{ id: number; task_name: string; queue: string; status: string; worker_id: string | null; started_at: Date; heartbeat_at: Date | null; reason: string }>(
+  const { rows } = await pool.query<{
+    id: number;
+    task_name: string;
+    queue: string;
+    status: string;
+    worker_id: string | null;
+    started_at: Date;
+    heartbeat_at: Date | null;
+    reason: string;
+  }>(
     `(select j.id, j.task_name, j.queue, j.status::text, j.worker_id, j.started_at, j.heartbeat_at,
              case when j.started_at < $1::timestamptz - make_interval(secs => ${stuck}) then 'running for over ' || round(${stuck} / 60)::int || ' min'
                   else 'no heartbeat for ' || round(extract(epoch from now() - coalesce(j.heartbeat_at, j.started_at))) || ' s' end as reason
@@ -328,7 +488,16 @@ export async function listStuckJobs(pool: Pool, now = new Date()) {
      order by started_at limit 200`,
     [now],
   );
-  return rows.map((r) => ({ id: r.id, taskName: r.task_name, queue: r.queue, status: r.status, workerId: r.worker_id, startedAt: r.started_at, heartbeatAt: r.heartbeat_at, reason: r.reason }));
+  return rows.map((r) => ({
+    id: r.id,
+    taskName: r.task_name,
+    queue: r.queue,
+    status: r.status,
+    workerId: r.worker_id,
+    startedAt: r.started_at,
+    heartbeatAt: r.heartbeat_at,
+    reason: r.reason,
+  }));
 }
 
 export interface ScheduleView {
@@ -356,17 +525,37 @@ export async function listSchedules(pool: Pool, now = new Date()): Promise<Sched
     runningScheduleCrons(pool),
   ]);
   const lastOf = new Map(last.map((r) => [r.scheduleId, r._max.dueAt]));
-  const safeNext = (cron: string, tz: string) => { try { return nextDueTimes(cron, tz, 3, now); } catch { return []; } };
+  const safeNext = (cron: string, tz: string) => {
+    try {
+      return nextDueTimes(cron, tz, 3, now);
+    } catch {
+      return [];
+    }
+  };
   const builtin: ScheduleView[] = definitionSchedules(jobDefinitions).map((s) => {
     const cron = running.crons[s.id] ?? s.cron;
     return {
-      id: s.id, kind: 'builtin', label: s.id, cron, cronFrom: running.crons[s.id] ? running.workerId : null, timeZone: s.timeZone, job: s.job,
-      next: safeNext(cron, s.timeZone), lastRun: lastOf.get(s.id) ?? null,
+      id: s.id,
+      kind: 'builtin',
+      label: s.id,
+      cron,
+      cronFrom: running.crons[s.id] ? running.workerId : null,
+      timeZone: s.timeZone,
+      job: s.job,
+      next: safeNext(cron, s.timeZone),
+      lastRun: lastOf.get(s.id) ?? null,
     };
   });
   const payroll: ScheduleView[] = companies.map((c) => ({
-    id: `payroll:${c.id}`, kind: 'payroll', label: `Payroll · ${c.name}`, cron: c.payrollSchedule, cronFrom: null, timeZone: c.timeZone, job: 'payroll-fanout',
-    next: safeNext(c.payrollSchedule, c.timeZone), lastRun: lastOf.get(`payroll:${c.id}`) ?? null,
+    id: `payroll:${c.id}`,
+    kind: 'payroll',
+    label: `Payroll · ${c.name}`,
+    cron: c.payrollSchedule,
+    cronFrom: null,
+    timeZone: c.timeZone,
+    job: 'payroll-fanout',
+    next: safeNext(c.payrollSchedule, c.timeZone),
+    lastRun: lastOf.get(`payroll:${c.id}`) ?? null,
   }));
   return [...builtin, ...payroll];
 }
@@ -404,12 +593,22 @@ export async function runScheduleNow(
 
 /** A job in the CLI's `jobs list`. */
 export interface JobListRow {
-  id: number; task: string; queue: string; status: JobStatus; attempts: number; maxAttempts: number;
-  errorCode: string | null; lastError: string | null; updatedAt: Date;
+  id: number;
+  task: string;
+  queue: string;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  errorCode: string | null;
+  lastError: string | null;
+  updatedAt: Date;
 }
 
 /** Jobs in one status (optionally of one queue), last changed first, with how many there are in all. */
-export async function listJobsInStatus(pool: Pool, filter: { status: JobStatus; queue?: string | undefined; limit: number }): Promise<{ rows: JobListRow[]; total: number }> {
+export async function listJobsInStatus(
+  pool: Pool,
+  filter: { status: JobStatus; queue?: string | undefined; limit: number },
+): Promise<{ rows: JobListRow[]; total: number }> {
   const db = prismaFor(pool);
   const where = { status: filter.status, queue: filter.queue };
   const [rows, total] = await Promise.all([
@@ -424,8 +623,15 @@ export async function listJobsInStatus(pool: Pool, filter: { status: JobStatus; 
   return {
     total,
     rows: rows.map((j) => ({
-      id: Number(j.id), task: j.taskName, queue: j.queue, status: j.status, attempts: j.attempts, maxAttempts: j.maxAttempts,
-      errorCode: j.lastErrorCode, lastError: j.lastError, updatedAt: j.updatedAt,
+      id: Number(j.id),
+      task: j.taskName,
+      queue: j.queue,
+      status: j.status,
+      attempts: j.attempts,
+      maxAttempts: j.maxAttempts,
+      errorCode: j.lastErrorCode,
+      lastError: j.lastError,
+      updatedAt: j.updatedAt,
     })),
   };
 }

@@ -19,8 +19,18 @@ export const newCompanyInput = z.object({
   /** 5-field cron in the company's zone. Default: 02:00 on the 1st. */
   payrollSchedule: z.string().trim().max(100).default(DEFAULTS.payrollSchedule),
   /** Local time by which every slip must be delivered. */
-  deadline: z.string().trim().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time of day like 09:00').default(DEFAULTS.deadline),
-  replyToEmail: z.string().trim().toLowerCase().pipe(z.email('Not a valid email address')).optional().or(z.literal('').transform(() => undefined)),
+  deadline: z
+    .string()
+    .trim()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time of day like 09:00')
+    .default(DEFAULTS.deadline),
+  replyToEmail: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.email('Not a valid email address'))
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   protectSlips: z.boolean().default(false),
 });
 export type NewCompany = z.input<typeof newCompanyInput>;
@@ -80,10 +90,29 @@ const SELECT = `select c.id, c.name, c.time_zone, c.payroll_schedule, c.deadline
   (select count(*)::int from employees e where e.company_id = c.id) as employees,
   (select count(*)::int from users u where u.company_id = c.id and u.role = 'HR') as hr_users
   from companies c`;
-type Row = { id: string; name: string; time_zone: string; payroll_schedule: string; deadline: string; reply_to_email: string | null; protect_slips: boolean; created_at: Date; employees: number; hr_users: number };
+type Row = {
+  id: string;
+  name: string;
+  time_zone: string;
+  payroll_schedule: string;
+  deadline: string;
+  reply_to_email: string | null;
+  protect_slips: boolean;
+  created_at: Date;
+  employees: number;
+  hr_users: number;
+};
 const view = (r: Row): CompanyView => ({
-  id: r.id, name: r.name, timeZone: r.time_zone, payrollSchedule: r.payroll_schedule, deadline: r.deadline, replyToEmail: r.reply_to_email,
-  protectSlips: r.protect_slips, employees: r.employees, hrUsers: r.hr_users, createdAt: r.created_at,
+  id: r.id,
+  name: r.name,
+  timeZone: r.time_zone,
+  payrollSchedule: r.payroll_schedule,
+  deadline: r.deadline,
+  replyToEmail: r.reply_to_email,
+  protectSlips: r.protect_slips,
+  employees: r.employees,
+  hrUsers: r.hr_users,
+  createdAt: r.created_at,
 });
 
 export async function listCompanies(pool: Pool): Promise<CompanyView[]> {
@@ -97,7 +126,12 @@ export async function getCompany(pool: Pool, companyId: string): Promise<Company
 }
 
 /** Password-protected slips on or off for the company (its HR or an admin); audited with the old value. */
-export async function setProtectSlips(pool: Pool, companyId: string, protectSlips: boolean, actor: string): Promise<{ protectSlips: boolean; withoutDateOfBirth: number }> {
+export async function setProtectSlips(
+  pool: Pool,
+  companyId: string,
+  protectSlips: boolean,
+  actor: string,
+): Promise<{ protectSlips: boolean; withoutDateOfBirth: number }> {
   const { rows } = await pool.query<{ before: boolean }>(
     `update companies c set protect_slips = $2 from (select protect_slips as before from companies where id = $1 for update) old
      where c.id = $1 returning old.before`,
@@ -110,7 +144,9 @@ export async function setProtectSlips(pool: Pool, companyId: string, protectSlip
 
 /** Employees who cannot get a protected slip (no date of birth): the settings page warns about them. */
 export async function employeesWithoutDateOfBirth(pool: Pool, companyId: string): Promise<number> {
-  return (await pool.query<{ n: number }>(`select count(*)::int as n from employees where company_id = $1 and date_of_birth is null`, [companyId])).rows[0]?.n ?? 0;
+  return (
+    (await pool.query<{ n: number }>(`select count(*)::int as n from employees where company_id = $1 and date_of_birth is null`, [companyId])).rows[0]?.n ?? 0
+  );
 }
 
 const COMPANY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,7 +8,10 @@ import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
 import type { Pool } from './types.ts';
 
-export const dateOfBirthInput = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A date like 1990-03-05').nullable();
+export const dateOfBirthInput = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'A date like 1990-03-05')
+  .nullable();
 
 export async function employeeDateOfBirth(pool: Pool, companyId: string, employeeId: number): Promise<{ dateOfBirth: string | null; protectSlips: boolean }> {
   const { rows } = await pool.query<{ dob: string | null; protect_slips: boolean }>(
@@ -19,14 +22,25 @@ export async function employeeDateOfBirth(pool: Pool, companyId: string, employe
   return { dateOfBirth: rows[0].dob, protectSlips: rows[0].protect_slips };
 }
 
-export async function updateEmployeeDateOfBirth(pool: Pool, companyId: string, employeeId: number, dateOfBirth: string | null, actor: string): Promise<{ dateOfBirth: string | null }> {
+export async function updateEmployeeDateOfBirth(
+  pool: Pool,
+  companyId: string,
+  employeeId: number,
+  dateOfBirth: string | null,
+  actor: string,
+): Promise<{ dateOfBirth: string | null }> {
   if (dateOfBirth !== null) {
     const d = new Date(`${dateOfBirth}T00:00:00Z`);
     const valid = !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === dateOfBirth;
     const age = (Date.now() - d.getTime()) / (365.25 * 86_400_000);
-    if (!valid || age < 14 || age > 100) throw new AppError('INVALID_INPUT', 'Not a plausible date of birth', { dateOfBirth: 'Not a plausible date of birth (YYYY-MM-DD)' });
+    if (!valid || age < 14 || age > 100)
+      throw new AppError('INVALID_INPUT', 'Not a plausible date of birth', { dateOfBirth: 'Not a plausible date of birth (YYYY-MM-DD)' });
   }
-  const { rowCount } = await pool.query(`update employees set date_of_birth = $3::date, updated_at = now() where company_id = $1 and id = $2`, [companyId, employeeId, dateOfBirth]);
+  const { rowCount } = await pool.query(`update employees set date_of_birth = $3::date, updated_at = now() where company_id = $1 and id = $2`, [
+    companyId,
+    employeeId,
+    dateOfBirth,
+  ]);
   if (!rowCount) throw notFound('Employee');
   await writeAudit(pool, actor, 'update-employee-date-of-birth', { companyId, employeeId, set: dateOfBirth !== null });
   return { dateOfBirth };

@@ -9,7 +9,13 @@ import { FINAL_STATES, webhookCounts } from '@beton/payroll/events';
 import { z } from 'zod';
 import { notFound } from './errors.ts';
 
-export const deliveryCountsOutput = z.object({ delivered: z.number(), bounced: z.number(), dropped: z.number(), spamReports: z.number(), awaiting: z.number() });
+export const deliveryCountsOutput = z.object({
+  delivered: z.number(),
+  bounced: z.number(),
+  dropped: z.number(),
+  spamReports: z.number(),
+  awaiting: z.number(),
+});
 export type DeliveryCounts = z.infer<typeof deliveryCountsOutput>;
 
 /** A run's slips by delivery truth. `awaiting`: accepted (or its send's outcome unknown) with no final event yet. */
@@ -26,7 +32,14 @@ export async function runDeliveryCounts(pool: Pool, companyId: string, runId: st
   return rows[0]!;
 }
 
-export const addressToFixOutput = z.object({ employeeId: z.number(), name: z.string(), email: z.string(), state: z.string(), reason: z.string().nullable(), at: z.date().nullable() });
+export const addressToFixOutput = z.object({
+  employeeId: z.number(),
+  name: z.string(),
+  email: z.string(),
+  state: z.string(),
+  reason: z.string().nullable(),
+  at: z.date().nullable(),
+});
 
 /** Employees whose latest email bounced or was dropped, to an address they still have: HR fixes these, then resends. */
 export async function addressesToFix(pool: Pool, companyId: string): Promise<Array<z.infer<typeof addressToFixOutput>>> {
@@ -71,7 +84,12 @@ export async function emailAccountStatus(pool: Pool): Promise<z.infer<typeof ema
       `select coalesce(sum(resent_after_unknown), 0)::int as resent, count(*) filter (where outcome_unknown_since is not null)::int as unknown from email_deliveries`,
     ),
   ]);
-  return { paused: pauses.find((p) => p.queue === 'send-email') ?? null, resentAfterUnknown: sums.rows[0]!.resent, unknownNow: sums.rows[0]!.unknown, webhook: counts };
+  return {
+    paused: pauses.find((p) => p.queue === 'send-email') ?? null,
+    resentAfterUnknown: sums.rows[0]!.resent,
+    unknownNow: sums.rows[0]!.unknown,
+    webhook: counts,
+  };
 }
 
 /** The admin's "resume": the send-email queue runs again (audited). */

@@ -55,7 +55,16 @@ function escapeLike(s: string): string {
 /** One company's employees, searched and filtered in the database, one page at a time. */
 export async function listEmployees(pool: Pool, companyId: string, input: ListEmployeesInput): Promise<{ rows: EmployeeRow[]; total: number }> {
   const search = input.search?.trim() ? `%${escapeLike(input.search.trim())}%` : null;
-  type Row = { id: number; code: string; name_latin: string; name_bengali: string; email: string; slip_status: SlipStatus; last_error_code: string | null; deactivated_at: Date | null };
+  type Row = {
+    id: number;
+    code: string;
+    name_latin: string;
+    name_bengali: string;
+    email: string;
+    slip_status: SlipStatus;
+    last_error_code: string | null;
+    deactivated_at: Date | null;
+  };
   const searchSql = `($3::text is null or e.name_latin ilike $3 or e.name_bengali ilike $3 or e.code ilike $3 or e.email ilike $3)`;
   let rows: Row[];
   let total: number;
@@ -71,7 +80,10 @@ export async function listEmployees(pool: Pool, companyId: string, input: ListEm
          order by e.code`,
         [companyId, input.month, search, input.limit, input.offset],
       ),
-      pool.query<{ n: number }>(`select count(*)::int as n from employees e where e.company_id = $1 and ($2::text is null or e.name_latin ilike $2 or e.name_bengali ilike $2 or e.code ilike $2 or e.email ilike $2)`, [companyId, search]),
+      pool.query<{ n: number }>(
+        `select count(*)::int as n from employees e where e.company_id = $1 and ($2::text is null or e.name_latin ilike $2 or e.name_bengali ilike $2 or e.code ilike $2 or e.email ilike $2)`,
+        [companyId, search],
+      ),
     ]);
     rows = page.rows;
     total = count.rows[0]?.n ?? 0;
@@ -93,7 +105,16 @@ export async function listEmployees(pool: Pool, companyId: string, input: ListEm
   }
   return {
     total,
-    rows: rows.map((r) => ({ id: r.id, code: r.code, nameLatin: r.name_latin, nameBengali: r.name_bengali, email: r.email, slipStatus: r.slip_status, lastErrorCode: r.last_error_code, deactivatedAt: r.deactivated_at })),
+    rows: rows.map((r) => ({
+      id: r.id,
+      code: r.code,
+      nameLatin: r.name_latin,
+      nameBengali: r.name_bengali,
+      email: r.email,
+      slipStatus: r.slip_status,
+      lastErrorCode: r.last_error_code,
+      deactivatedAt: r.deactivated_at,
+    })),
   };
 }
 
@@ -158,21 +179,52 @@ export interface EmployeeDetail {
  */
 export async function employeeDetail(pool: Pool, companyId: string, employeeId: number): Promise<EmployeeDetail> {
   const emp = await pool.query<{ id: number; code: string; name_latin: string; name_bengali: string; email: string }>(
-    `select id, code, name_latin, name_bengali, email from employees where company_id = $1 and id = $2`, [companyId, employeeId],
+    `select id, code, name_latin, name_bengali, email from employees where company_id = $1 and id = $2`,
+    [companyId, employeeId],
   );
   const e = emp.rows[0];
   if (!e) throw notFound('Employee');
   const [jobs, attempts, slips, resends] = await Promise.all([
-    pool.query<{ id: number; task_name: string; status: string; idempotency_key: string; month: string | null; attempts: number; run_at: Date; finished_at: Date | null; last_error: string | null; last_error_code: string | null; superseded_by: string | null }>(
+    pool.query<{
+      id: number;
+      task_name: string;
+      status: string;
+      idempotency_key: string;
+      month: string | null;
+      attempts: number;
+      run_at: Date;
+      finished_at: Date | null;
+      last_error: string | null;
+      last_error_code: string | null;
+      superseded_by: string | null;
+    }>(
       `select id, task_name, status, idempotency_key, payload->>'month' as month, attempts, run_at, finished_at, last_error, last_error_code, superseded_by
-       from jobs where employee_id = $1 order by id desc limit 200`, [employeeId]),
-    pool.query<{ job_id: number; attempt: number; started_at: Date; finished_at: Date | null; duration_ms: number | null; outcome: string; worker_id: string | null; error_code: string | null; error_message: string | null }>(
+       from jobs where employee_id = $1 order by id desc limit 200`,
+      [employeeId],
+    ),
+    pool.query<{
+      job_id: number;
+      attempt: number;
+      started_at: Date;
+      finished_at: Date | null;
+      duration_ms: number | null;
+      outcome: string;
+      worker_id: string | null;
+      error_code: string | null;
+      error_message: string | null;
+    }>(
       `select a.job_id, a.attempt, a.started_at, a.finished_at, a.duration_ms, a.outcome, a.worker_id, a.error_code, a.error_message
-       from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.started_at, a.id`, [employeeId]),
+       from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.started_at, a.id`,
+      [employeeId],
+    ),
     pool.query<{ id: number; month: string; key: string; bytes: number; created_at: Date }>(
-      `select id, month, key, bytes, created_at from slips where employee_id = $1 order by month desc, id desc`, [employeeId]),
+      `select id, month, key, bytes, created_at from slips where employee_id = $1 order by month desc, id desc`,
+      [employeeId],
+    ),
     pool.query<{ month: string; n: number; copy: boolean; requested_by: string; requested_at: Date; job_id: number }>(
-      `select month, n, copy, requested_by, requested_at, job_id from slip_resends where employee_id = $1 order by month desc, n`, [employeeId]),
+      `select month, n, copy, requested_by, requested_at, job_id from slip_resends where employee_id = $1 order by month desc, n`,
+      [employeeId],
+    ),
   ]);
   const months = new Map<string, EmployeeDetail['months'][number]>();
   const monthOf = (m: string | null) => {
@@ -182,23 +234,48 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
   };
   for (const j of jobs.rows) {
     monthOf(j.month).jobs.push({
-      id: j.id, taskName: j.task_name, status: j.status, idempotencyKey: j.idempotency_key, month: j.month, attempts: j.attempts, runAt: j.run_at,
+      id: j.id,
+      taskName: j.task_name,
+      status: j.status,
+      idempotencyKey: j.idempotency_key,
+      month: j.month,
+      attempts: j.attempts,
+      runAt: j.run_at,
       supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
-      finishedAt: j.finished_at, lastError: j.last_error, lastErrorCode: j.last_error_code,
-      attemptLog: attempts.rows.filter((a) => a.job_id === j.id).map((a) => ({
-        attempt: a.attempt, startedAt: a.started_at, finishedAt: a.finished_at, durationMs: a.duration_ms, outcome: a.outcome,
-        workerId: a.worker_id, errorCode: a.error_code, errorMessage: a.error_message,
-      })),
+      finishedAt: j.finished_at,
+      lastError: j.last_error,
+      lastErrorCode: j.last_error_code,
+      attemptLog: attempts.rows
+        .filter((a) => a.job_id === j.id)
+        .map((a) => ({
+          attempt: a.attempt,
+          startedAt: a.started_at,
+          finishedAt: a.finished_at,
+          durationMs: a.duration_ms,
+          outcome: a.outcome,
+          workerId: a.worker_id,
+          errorCode: a.error_code,
+          errorMessage: a.error_message,
+        })),
     });
   }
   for (const s of slips.rows) monthOf(s.month).slips.push({ id: s.id, key: s.key, bytes: s.bytes, createdAt: s.created_at });
-  for (const r of resends.rows) monthOf(r.month).resends.push({ n: r.n, copy: r.copy, requestedBy: r.requested_by, requestedAt: r.requested_at, jobId: r.job_id });
-  await Promise.all([...months.values()].filter((m) => MONTH_PATTERN.test(m.month)).map(async (m) => {
-    const d = await slipDelivery(pool, employeeId, m.month);
-    m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
-  }));
+  for (const r of resends.rows)
+    monthOf(r.month).resends.push({ n: r.n, copy: r.copy, requestedBy: r.requested_by, requestedAt: r.requested_at, jobId: r.job_id });
+  await Promise.all(
+    [...months.values()]
+      .filter((m) => MONTH_PATTERN.test(m.month))
+      .map(async (m) => {
+        const d = await slipDelivery(pool, employeeId, m.month);
+        m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
+      }),
+  );
   return {
-    id: e.id, code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email,
+    id: e.id,
+    code: e.code,
+    nameLatin: e.name_latin,
+    nameBengali: e.name_bengali,
+    email: e.email,
     months: [...months.values()].sort((a, b) => b.month.localeCompare(a.month)),
   };
 }
@@ -212,7 +289,8 @@ export const employeeEmail = z.string().trim().toLowerCase().pipe(z.email('Not a
  */
 export async function updateEmployeeEmail(pool: Pool, companyId: string, employeeId: number, email: string, actor: string): Promise<{ email: string }> {
   const parsed = employeeEmail.safeParse(email);
-  if (!parsed.success) throw new AppError('INVALID_INPUT', 'Not a valid email address', { email: parsed.error.issues[0]?.message ?? 'Not a valid email address' });
+  if (!parsed.success)
+    throw new AppError('INVALID_INPUT', 'Not a valid email address', { email: parsed.error.issues[0]?.message ?? 'Not a valid email address' });
   return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ old: string }>(
       `update employees e set email = $3, updated_at = now() from (select id, email as old from employees where company_id = $1 and id = $2 for update) o
@@ -245,9 +323,16 @@ export async function slipPdf(pool: Pool, companyId: string | null, slipId: numb
  * An operator reads one slip (`beton slips export`): audited with the reason before the bytes
  * are handed over (README "Least privilege"). Null: no such slip.
  */
-export async function exportSlip(pool: Pool, slipId: number, actor: string, reason: string): Promise<{ pdf: Buffer; month: string; employeeId: number } | null> {
+export async function exportSlip(
+  pool: Pool,
+  slipId: number,
+  actor: string,
+  reason: string,
+): Promise<{ pdf: Buffer; month: string; employeeId: number } | null> {
   const { rows } = await pool.query<{ pdf: Buffer; month: string; employee_id: number; company_id: string }>(
-    `select s.pdf, s.month, s.employee_id, e.company_id from slips s join employees e on e.id = s.employee_id where s.id = $1`, [slipId]);
+    `select s.pdf, s.month, s.employee_id, e.company_id from slips s join employees e on e.id = s.employee_id where s.id = $1`,
+    [slipId],
+  );
   const row = rows[0];
   if (!row) return null;
   await writeAudit(pool, actor, 'export-slip', { slipId, employeeId: row.employee_id, companyId: row.company_id, month: row.month, reason });
@@ -286,7 +371,14 @@ export interface SlipJobStatus {
 
 /** Live status of a resend: the render job and the email job it leads to. */
 export async function slipJobStatus(pool: Pool, companyId: string, jobId: number): Promise<SlipJobStatus> {
-  const { rows } = await pool.query<{ status: JobStatus; started: boolean; last_error: string | null; email_status: JobStatus | null; email_error: string | null; superseded_by: string | null }>(
+  const { rows } = await pool.query<{
+    status: JobStatus;
+    started: boolean;
+    last_error: string | null;
+    email_status: JobStatus | null;
+    email_error: string | null;
+    superseded_by: string | null;
+  }>(
     `select j.status, j.started_at is not null as started, j.last_error, e.status as email_status, e.last_error as email_error,
             coalesce(e.superseded_by, j.superseded_by) as superseded_by
      from jobs j left join jobs e on e.idempotency_key = j.idempotency_key || ':email'

@@ -27,8 +27,18 @@ export type MonthSummary = z.infer<typeof monthSummaryOutput>;
 
 export async function listMonths(pool: Pool, companyId: string): Promise<MonthSummary[]> {
   const { rows } = await pool.query<{
-    id: string; month: string; status: string; employee_count: number; started_at: Date; completed_at: Date | null; approved_at: Date | null;
-    sent: number; failed: number; pending: number; submitted: number; credited: number;
+    id: string;
+    month: string;
+    status: string;
+    employee_count: number;
+    started_at: Date;
+    completed_at: Date | null;
+    approved_at: Date | null;
+    sent: number;
+    failed: number;
+    pending: number;
+    submitted: number;
+    credited: number;
   }>(
     `select r.id, r.month, r.status, r.employee_count, r.started_at, r.completed_at, r.approved_at,
             coalesce((select sum(n) from run_job_counts c where c.payroll_run_id = r.id and c.task_name = 'send-slip-email' and c.status = 'done'), 0)::int as sent,
@@ -47,8 +57,16 @@ export async function listMonths(pool: Pool, companyId: string): Promise<MonthSu
     [companyId],
   );
   return rows.map((r) => ({
-    month: r.month, runId: r.id, status: r.status, employeeCount: r.employee_count, startedAt: r.started_at, completedAt: r.completed_at, approvedAt: r.approved_at,
-    slipsSent: r.sent, slipsFailed: r.failed, transfers: { pending: r.pending, submitted: r.submitted, credited: r.credited },
+    month: r.month,
+    runId: r.id,
+    status: r.status,
+    employeeCount: r.employee_count,
+    startedAt: r.started_at,
+    completedAt: r.completed_at,
+    approvedAt: r.approved_at,
+    slipsSent: r.sent,
+    slipsFailed: r.failed,
+    transfers: { pending: r.pending, submitted: r.submitted, credited: r.credited },
   }));
 }
 
@@ -71,7 +89,10 @@ export const monthDetailOutput = z.object({
 });
 
 export async function monthDetail(
-  pool: Pool, companyId: string, month: string, page: { search?: string | undefined; limit: number; offset: number },
+  pool: Pool,
+  companyId: string,
+  month: string,
+  page: { search?: string | undefined; limit: number; offset: number },
 ): Promise<z.infer<typeof monthDetailOutput>> {
   const summary = (await listMonths(pool, companyId)).find((m) => m.month === month);
   if (!summary) throw notFound('Payroll month');
@@ -80,8 +101,16 @@ export async function monthDetail(
     summary,
     total,
     employees: rows.map((r) => ({
-      id: r.id, code: r.code, nameLatin: r.nameLatin, nameBengali: r.nameBengali, net: r.net, slipStatus: r.slipStatus, slipId: r.slipId,
-      transferStatus: r.transferStatus, transferAmount: r.transferAmount, creditedAt: r.creditedAt,
+      id: r.id,
+      code: r.code,
+      nameLatin: r.nameLatin,
+      nameBengali: r.nameBengali,
+      net: r.net,
+      slipStatus: r.slipStatus,
+      slipId: r.slipId,
+      transferStatus: r.transferStatus,
+      transferAmount: r.transferAmount,
+      creditedAt: r.creditedAt,
     })),
   };
 }

@@ -17,7 +17,8 @@ export const queuePauseOutput = z.object({ queue: z.string(), reason: z.string()
 export type QueuePauseView = z.infer<typeof queuePauseOutput>;
 
 function knownQueue(queue: string): void {
-  if (!(QUEUES as readonly string[]).includes(queue)) throw new AppError('INVALID_INPUT', `No queue named "${queue}"`, { queue: `one of ${QUEUES.join(', ')}` });
+  if (!(QUEUES as readonly string[]).includes(queue))
+    throw new AppError('INVALID_INPUT', `No queue named "${queue}"`, { queue: `one of ${QUEUES.join(', ')}` });
 }
 
 /** Every paused queue with why and since when. */

@@ -159,7 +159,17 @@ export function estimate(p: {
 }): Eta {
   const passedMs = Math.max(0, p.now.getTime() - p.deadline.getTime());
   const facts = (c: EtaFacts['case'], finishAt: Date | null = null, marginMs: number | null = null): EtaFacts => ({
-    case: c, total: p.total, failed: p.failed, completedAt: p.completedAt, deadline: p.deadline, timeZone: p.timeZone, passedMs, basis: p.basis, rate: p.rate, finishAt, marginMs,
+    case: c,
+    total: p.total,
+    failed: p.failed,
+    completedAt: p.completedAt,
+    deadline: p.deadline,
+    timeZone: p.timeZone,
+    passedMs,
+    basis: p.basis,
+    rate: p.rate,
+    finishAt,
+    marginMs,
   });
   const total = p.total.toLocaleString('en-US');
   const deadline = localWhen(p.deadline, p.timeZone);
@@ -168,28 +178,46 @@ export function estimate(p: {
     const attention = p.failed ? `; ${p.failed.toLocaleString('en-US')} need attention` : '';
     const attentionBn = p.failed ? `; ${p.failed.toLocaleString('en-US')}টিতে মনোযোগ দরকার` : '';
     return {
-      kind: 'done', facts: facts('done'),
+      kind: 'done',
+      facts: facts('done'),
       text: `All ${total} slips handled${at ? ` (completed at ${at.en})` : ''}${attention}`,
       textBn: `সব ${total}টি স্লিপ সম্পন্ন${at ? ` (${at.bn}-এ শেষ)` : ''}${attentionBn}`,
     };
   }
   const passed = p.now.getTime() - p.deadline.getTime();
-  const passedText = passed > 0 ? { en: `The ${deadline.en} deadline passed ${formatDuration(passed)} ago. `, bn: `${deadline.bn}-এর সময়সীমা ${formatDurationBn(passed)} আগে পেরিয়ে গেছে। ` } : { en: '', bn: '' };
+  const passedText =
+    passed > 0
+      ? {
+          en: `The ${deadline.en} deadline passed ${formatDuration(passed)} ago. `,
+          bn: `${deadline.bn}-এর সময়সীমা ${formatDurationBn(passed)} আগে পেরিয়ে গেছে। `,
+        }
+      : { en: '', bn: '' };
   if ((!p.finishAt || !p.rate) && p.measuring) {
-    return { kind: 'idle', facts: facts('measuring'), text: `${passedText.en}Its first slips are going out; measuring the rate…`, textBn: `${passedText.bn}প্রথম স্লিপগুলো যাচ্ছে; গতি মাপা হচ্ছে…` };
+    return {
+      kind: 'idle',
+      facts: facts('measuring'),
+      text: `${passedText.en}Its first slips are going out; measuring the rate…`,
+      textBn: `${passedText.bn}প্রথম স্লিপগুলো যাচ্ছে; গতি মাপা হচ্ছে…`,
+    };
   }
   if (!p.finishAt || !p.rate) {
     return {
-      kind: 'idle', facts: facts('no-rate'),
+      kind: 'idle',
+      facts: facts('no-rate'),
       text: `${passedText.en}No slip sent in the last 5 minutes, so no estimate yet`,
       textBn: `${passedText.bn}গত 5 মিনিটে কোনো স্লিপ পাঠানো হয়নি, তাই এখনও অনুমান নেই`,
     };
   }
   const rate = p.rate.toFixed(p.rate < 10 ? 1 : 0);
-  const how = p.basis === 'run-rate' ? { en: `At this run's rate (${rate} slips/s)`, bn: `এই রানের গতিতে (${rate} স্লিপ/সেকেন্ড)` } : { en: `From the queue ahead (${rate} slips/s sent now)`, bn: `সামনের সারি থেকে (এখন ${rate} স্লিপ/সেকেন্ড)` };
+  const how =
+    p.basis === 'run-rate'
+      ? { en: `At this run's rate (${rate} slips/s)`, bn: `এই রানের গতিতে (${rate} স্লিপ/সেকেন্ড)` }
+      : { en: `From the queue ahead (${rate} slips/s sent now)`, bn: `সামনের সারি থেকে (এখন ${rate} স্লিপ/সেকেন্ড)` };
   if (p.finishAt.getTime() - p.now.getTime() > MAX_ESTIMATE_MS) {
     return {
-      kind: 'late', finishAt: p.finishAt, facts: facts('over-a-week', p.finishAt),
+      kind: 'late',
+      finishAt: p.finishAt,
+      facts: facts('over-a-week', p.finishAt),
       text: `Warning: ${how.en.toLowerCase()} it would take more than a week; the deadline is ${deadline.en}`,
       textBn: `সতর্কতা: ${how.bn} এক সপ্তাহের বেশি লাগবে; সময়সীমা ${deadline.bn}`,
     };
@@ -198,15 +226,19 @@ export function estimate(p: {
   const margin = p.deadline.getTime() - p.finishAt.getTime();
   return margin >= 0
     ? {
-      kind: 'on-time', finishAt: p.finishAt, facts: facts('on-time', p.finishAt, margin),
-      text: `${how.en} finishes at ${at.en}, ${formatDuration(margin)} before the deadline (${deadline.en})`,
-      textBn: `${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} আগে`,
-    }
+        kind: 'on-time',
+        finishAt: p.finishAt,
+        facts: facts('on-time', p.finishAt, margin),
+        text: `${how.en} finishes at ${at.en}, ${formatDuration(margin)} before the deadline (${deadline.en})`,
+        textBn: `${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} আগে`,
+      }
     : {
-      kind: 'late', finishAt: p.finishAt, facts: facts('late', p.finishAt, margin),
-      text: `${passedText.en}Warning: ${how.en.toLowerCase()} finishes at ${at.en}, ${formatDuration(margin)} after the deadline (${deadline.en})`,
-      textBn: `${passedText.bn}সতর্কতা: ${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} পরে`,
-    };
+        kind: 'late',
+        finishAt: p.finishAt,
+        facts: facts('late', p.finishAt, margin),
+        text: `${passedText.en}Warning: ${how.en.toLowerCase()} finishes at ${at.en}, ${formatDuration(margin)} after the deadline (${deadline.en})`,
+        textBn: `${passedText.bn}সতর্কতা: ${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} পরে`,
+      };
 }
 
 /**
@@ -229,8 +261,16 @@ export function queueAhead(run: { open: number; total: number }, others: Array<{
 }
 
 interface RunRow {
-  id: string; month: string; status: string; started_at: Date; completed_at: Date | null; approved_at: Date | null; approved_by: string | null;
-  employee_count: number; time_zone: string; deadline: string;
+  id: string;
+  month: string;
+  status: string;
+  started_at: Date;
+  completed_at: Date | null;
+  approved_at: Date | null;
+  approved_by: string | null;
+  employee_count: number;
+  time_zone: string;
+  deadline: string;
 }
 
 // The run lookups stay SQL: Prisma Client made the same one-row lookup ×2.9 slower (bench:prisma,
@@ -321,74 +361,111 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
 
   // Stranded slip jobs, only for runs that have jobs waiting (the counters say so): read from
   // the wake-ups no worker will take (a few rows), not from the run's jobs.
-  const waitingRuns = ids.filter((id) => counts.rows.some((r) => r.run === id && r.task !== REMINDER_TASK && (r.status === 'queued' || r.status === 'retrying') && r.n > 0));
-  const stranded = waitingRuns.length === 0 ? [] : (await pool.query<{ run: string; n: number }>(
-    `select j.payroll_run_id as run, count(*)::int as n from ${strandedWaitingFrom(t)}
+  const waitingRuns = ids.filter((id) =>
+    counts.rows.some((r) => r.run === id && r.task !== REMINDER_TASK && (r.status === 'queued' || r.status === 'retrying') && r.n > 0),
+  );
+  const stranded =
+    waitingRuns.length === 0
+      ? []
+      : (
+          await pool.query<{ run: string; n: number }>(
+            `select j.payroll_run_id as run, count(*)::int as n from ${strandedWaitingFrom(t)}
        and ($1::uuid is null or j.company_id = $1) and j.payroll_run_id = any($2::uuid[]) and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
      group by 1`,
-    [companyId, waitingRuns],
-  )).rows;
+            [companyId, waitingRuns],
+          )
+        ).rows;
 
-  return Promise.all(runs.map(async (run) => {
-    const render = emptyCounts();
-    const email = emptyCounts();
-    const reminders = emptyCounts();
-    for (const row of counts.rows) {
-      if (row.run !== run.id) continue;
-      (row.task === SLIP_EMAIL_TASK ? email : row.task === REMINDER_TASK ? reminders : render)[row.status] += row.n;
-    }
-    const runningTooLong = tooLong.rows.find((r) => r.run === run.id)?.n ?? 0;
-    const total = run.employee_count;
-    const { slips, withoutJob } = slipStages(render, email, total);
-    const sent = slips.done;
-    const failed = slips.failed;
-    const strandedJobs = stranded.find((r) => r.run === run.id)?.n ?? 0;
-    const stuck = failed + runningTooLong + strandedJobs;
-    const remaining = slips.queued + slips.running + slips.retrying;
-    const [sentText, stuckText] = [sent.toLocaleString('en-US'), stuck.toLocaleString('en-US')];
-    const deadline = slipDeadline(run.month, run.time_zone, run.deadline);
-    const deadlineWhen = localWhen(deadline, run.time_zone);
-
-    const own = sending.rows.find((r) => r.run === run.id);
-    const firstSentAt = own?.first_sent ?? null;
-    const ownRate = rateOf(own?.recent ?? 0, own?.recent_from ?? null, now);
-    const measuring = !ownRate && (own?.recent ?? 0) > 0;
-    const schedule: RunSchedule = { firstSentAt, expectedStartAt: null, expectedFinishAt: null, basis: 'none', measuring, slipsAhead: null };
-    let rate: number | null = null;
-    const at = (slips: number, perSecond: number) => new Date(now.getTime() + Math.min(MAX_ESTIMATE_MS + 1, (slips / perSecond) * 1000));
-    if (remaining > 0 && ownRate) {
-      rate = ownRate;
-      schedule.basis = 'run-rate';
-      schedule.expectedFinishAt = at(remaining, ownRate);
-    } else if (remaining > 0 && !firstSentAt) {
-      // Nothing of this run sent yet: where it stands in the queue, at the rate of all sending.
-      const others = active.rows.filter((r) => r.run !== run.id);
-      const ahead = queueAhead({ open: remaining, total }, others);
-      schedule.slipsAhead = ahead.first;
-      const all = await allRate();
-      if (all) {
-        rate = all;
-        schedule.basis = 'queue';
-        schedule.expectedStartAt = at(ahead.first, all);
-        schedule.expectedFinishAt = at(ahead.last, all);
+  return Promise.all(
+    runs.map(async (run) => {
+      const render = emptyCounts();
+      const email = emptyCounts();
+      const reminders = emptyCounts();
+      for (const row of counts.rows) {
+        if (row.run !== run.id) continue;
+        (row.task === SLIP_EMAIL_TASK ? email : row.task === REMINDER_TASK ? reminders : render)[row.status] += row.n;
       }
-    }
-    return {
-      id: run.id, month: run.month, status: run.status, startedAt: run.started_at, completedAt: run.completed_at,
-      approvedAt: run.approved_at, approvedBy: run.approved_by,
-      remindersAt: run.approved_at ? remindersAt(run.approved_at) : null, reminders,
-      employeeCount: total, render, email, slips, withoutJob, sent, stuck, failed, runningTooLong, stranded: strandedJobs, remaining,
-      line: `${sentText} sent, ${stuckText} stuck`,
-      lineBn: `${sentText}টি পাঠানো হয়েছে, ${stuckText}টি আটকে আছে`,
-      throughputPerSecond: ownRate,
-      deadline, deadlineText: deadlineWhen.en, deadlineTextBn: deadlineWhen.bn, timeZone: run.time_zone,
-      schedule,
-      eta: estimate({
-        remaining, finishAt: schedule.expectedFinishAt, basis: schedule.basis, rate, deadline, now, timeZone: run.time_zone, total,
-        completedAt: run.completed_at, failed, measuring,
-      }),
-    };
-  }));
+      const runningTooLong = tooLong.rows.find((r) => r.run === run.id)?.n ?? 0;
+      const total = run.employee_count;
+      const { slips, withoutJob } = slipStages(render, email, total);
+      const sent = slips.done;
+      const failed = slips.failed;
+      const strandedJobs = stranded.find((r) => r.run === run.id)?.n ?? 0;
+      const stuck = failed + runningTooLong + strandedJobs;
+      const remaining = slips.queued + slips.running + slips.retrying;
+      const [sentText, stuckText] = [sent.toLocaleString('en-US'), stuck.toLocaleString('en-US')];
+      const deadline = slipDeadline(run.month, run.time_zone, run.deadline);
+      const deadlineWhen = localWhen(deadline, run.time_zone);
+
+      const own = sending.rows.find((r) => r.run === run.id);
+      const firstSentAt = own?.first_sent ?? null;
+      const ownRate = rateOf(own?.recent ?? 0, own?.recent_from ?? null, now);
+      const measuring = !ownRate && (own?.recent ?? 0) > 0;
+      const schedule: RunSchedule = { firstSentAt, expectedStartAt: null, expectedFinishAt: null, basis: 'none', measuring, slipsAhead: null };
+      let rate: number | null = null;
+      const at = (slips: number, perSecond: number) => new Date(now.getTime() + Math.min(MAX_ESTIMATE_MS + 1, (slips / perSecond) * 1000));
+      if (remaining > 0 && ownRate) {
+        rate = ownRate;
+        schedule.basis = 'run-rate';
+        schedule.expectedFinishAt = at(remaining, ownRate);
+      } else if (remaining > 0 && !firstSentAt) {
+        // Nothing of this run sent yet: where it stands in the queue, at the rate of all sending.
+        const others = active.rows.filter((r) => r.run !== run.id);
+        const ahead = queueAhead({ open: remaining, total }, others);
+        schedule.slipsAhead = ahead.first;
+        const all = await allRate();
+        if (all) {
+          rate = all;
+          schedule.basis = 'queue';
+          schedule.expectedStartAt = at(ahead.first, all);
+          schedule.expectedFinishAt = at(ahead.last, all);
+        }
+      }
+      return {
+        id: run.id,
+        month: run.month,
+        status: run.status,
+        startedAt: run.started_at,
+        completedAt: run.completed_at,
+        approvedAt: run.approved_at,
+        approvedBy: run.approved_by,
+        remindersAt: run.approved_at ? remindersAt(run.approved_at) : null,
+        reminders,
+        employeeCount: total,
+        render,
+        email,
+        slips,
+        withoutJob,
+        sent,
+        stuck,
+        failed,
+        runningTooLong,
+        stranded: strandedJobs,
+        remaining,
+        line: `${sentText} sent, ${stuckText} stuck`,
+        lineBn: `${sentText}টি পাঠানো হয়েছে, ${stuckText}টি আটকে আছে`,
+        throughputPerSecond: ownRate,
+        deadline,
+        deadlineText: deadlineWhen.en,
+        deadlineTextBn: deadlineWhen.bn,
+        timeZone: run.time_zone,
+        schedule,
+        eta: estimate({
+          remaining,
+          finishAt: schedule.expectedFinishAt,
+          basis: schedule.basis,
+          rate,
+          deadline,
+          now,
+          timeZone: run.time_zone,
+          total,
+          completedAt: run.completed_at,
+          failed,
+          measuring,
+        }),
+      };
+    }),
+  );
 }
 
 /**
@@ -420,7 +497,8 @@ export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array
 /** Guards the approve action: the run must belong to the company. Returns its month. */
 export async function runForApproval(pool: Pool, companyId: string, runId: string): Promise<{ month: string; approvedAt: Date | null }> {
   const { rows } = await pool.query<{ month: string; approved_at: Date | null }>(
-    `select month, approved_at from payroll_runs where company_id = $1 and id = $2`, [companyId, runId],
+    `select month, approved_at from payroll_runs where company_id = $1 and id = $2`,
+    [companyId, runId],
   );
   if (!rows[0]) throw notFound('Payroll run');
   return { month: rows[0].month, approvedAt: rows[0].approved_at };

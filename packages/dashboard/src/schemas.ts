@@ -8,19 +8,52 @@ const counts = z.object(Object.fromEntries(JOB_STATUSES.map((s) => [s, z.number(
 const stages = z.object(Object.fromEntries(SLIP_STAGES.map((s) => [s, z.number()])) as Record<(typeof SLIP_STAGES)[number], z.ZodNumber>);
 const etaFacts = z.object({
   case: z.enum(['done', 'measuring', 'no-rate', 'over-a-week', 'on-time', 'late']),
-  total: z.number(), failed: z.number(), completedAt: z.date().nullable(), deadline: z.date(), timeZone: z.string(), passedMs: z.number(),
-  basis: z.enum(['run-rate', 'queue', 'none']), rate: z.number().nullable(), finishAt: z.date().nullable(), marginMs: z.number().nullable(),
+  total: z.number(),
+  failed: z.number(),
+  completedAt: z.date().nullable(),
+  deadline: z.date(),
+  timeZone: z.string(),
+  passedMs: z.number(),
+  basis: z.enum(['run-rate', 'queue', 'none']),
+  rate: z.number().nullable(),
+  finishAt: z.date().nullable(),
+  marginMs: z.number().nullable(),
 });
 
 export const runProgressOutput = z.object({
-  id: z.string(), month: z.string(), status: z.string(), startedAt: z.date(), completedAt: z.date().nullable(), approvedAt: z.date().nullable(), approvedBy: z.string().nullable(),
-  remindersAt: z.date().nullable(), reminders: counts,
-  employeeCount: z.number(), render: counts, email: counts, slips: stages, withoutJob: z.number(), sent: z.number(), stuck: z.number(), failed: z.number(), runningTooLong: z.number(), stranded: z.number(),
-  remaining: z.number(), line: z.string(), lineBn: z.string(), throughputPerSecond: z.number().nullable(),
-  deadline: z.date(), deadlineText: z.string(), deadlineTextBn: z.string(), timeZone: z.string(),
+  id: z.string(),
+  month: z.string(),
+  status: z.string(),
+  startedAt: z.date(),
+  completedAt: z.date().nullable(),
+  approvedAt: z.date().nullable(),
+  approvedBy: z.string().nullable(),
+  remindersAt: z.date().nullable(),
+  reminders: counts,
+  employeeCount: z.number(),
+  render: counts,
+  email: counts,
+  slips: stages,
+  withoutJob: z.number(),
+  sent: z.number(),
+  stuck: z.number(),
+  failed: z.number(),
+  runningTooLong: z.number(),
+  stranded: z.number(),
+  remaining: z.number(),
+  line: z.string(),
+  lineBn: z.string(),
+  throughputPerSecond: z.number().nullable(),
+  deadline: z.date(),
+  deadlineText: z.string(),
+  deadlineTextBn: z.string(),
+  timeZone: z.string(),
   schedule: z.object({
-    firstSentAt: z.date().nullable(), expectedStartAt: z.date().nullable(), expectedFinishAt: z.date().nullable(),
-    basis: z.enum(['run-rate', 'queue', 'none']), slipsAhead: z.number().nullable(),
+    firstSentAt: z.date().nullable(),
+    expectedStartAt: z.date().nullable(),
+    expectedFinishAt: z.date().nullable(),
+    basis: z.enum(['run-rate', 'queue', 'none']),
+    slipsAhead: z.number().nullable(),
   }),
   eta: z.union([
     z.object({ kind: z.enum(['done', 'idle']), text: z.string(), textBn: z.string(), facts: etaFacts }),
@@ -30,46 +63,91 @@ export const runProgressOutput = z.object({
 
 export const employeeListOutput = z.object({
   total: z.number(),
-  rows: z.array(z.object({
-    id: z.number(), code: z.string(), nameLatin: z.string(), nameBengali: z.string(), email: z.string(),
-    slipStatus: z.enum(SLIP_STATUSES), lastErrorCode: z.string().nullable(),
-    /** A leaver: when HR deactivated them (null while active). */
-    deactivatedAt: z.date().nullable(),
-  })),
+  rows: z.array(
+    z.object({
+      id: z.number(),
+      code: z.string(),
+      nameLatin: z.string(),
+      nameBengali: z.string(),
+      email: z.string(),
+      slipStatus: z.enum(SLIP_STATUSES),
+      lastErrorCode: z.string().nullable(),
+      /** A leaver: when HR deactivated them (null while active). */
+      deactivatedAt: z.date().nullable(),
+    }),
+  ),
 });
 
 const attempt = z.object({
-  attempt: z.number(), startedAt: z.date(), finishedAt: z.date().nullable(), durationMs: z.number().nullable(), outcome: z.string(),
-  workerId: z.string().nullable(), errorCode: z.string().nullable(), errorMessage: z.string().nullable(),
+  attempt: z.number(),
+  startedAt: z.date(),
+  finishedAt: z.date().nullable(),
+  durationMs: z.number().nullable(),
+  outcome: z.string(),
+  workerId: z.string().nullable(),
+  errorCode: z.string().nullable(),
+  errorMessage: z.string().nullable(),
 });
 
 export const employeeDetailOutput = z.object({
-  id: z.number(), code: z.string(), nameLatin: z.string(), nameBengali: z.string(), email: z.string(),
-  months: z.array(z.object({
-    month: z.string(),
-    jobs: z.array(z.object({
-      id: z.number(), taskName: z.string(), status: z.string(), supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
-      idempotencyKey: z.string(), month: z.string().nullable(), attempts: z.number(),
-      runAt: z.date(), finishedAt: z.date().nullable(), lastError: z.string().nullable(), lastErrorCode: z.string().nullable(), attemptLog: z.array(attempt),
-    })),
-    slips: z.array(z.object({ id: z.number(), key: z.string(), bytes: z.number(), createdAt: z.date() })),
-    resends: z.array(z.object({ n: z.number(), copy: z.boolean(), requestedBy: z.string(), requestedAt: z.date(), jobId: z.number() })),
-    delivered: z.object({ key: z.string(), label: z.string(), sentAt: z.date().nullable(), to: z.string() }).nullable(),
-  })),
+  id: z.number(),
+  code: z.string(),
+  nameLatin: z.string(),
+  nameBengali: z.string(),
+  email: z.string(),
+  months: z.array(
+    z.object({
+      month: z.string(),
+      jobs: z.array(
+        z.object({
+          id: z.number(),
+          taskName: z.string(),
+          status: z.string(),
+          supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
+          idempotencyKey: z.string(),
+          month: z.string().nullable(),
+          attempts: z.number(),
+          runAt: z.date(),
+          finishedAt: z.date().nullable(),
+          lastError: z.string().nullable(),
+          lastErrorCode: z.string().nullable(),
+          attemptLog: z.array(attempt),
+        }),
+      ),
+      slips: z.array(z.object({ id: z.number(), key: z.string(), bytes: z.number(), createdAt: z.date() })),
+      resends: z.array(z.object({ n: z.number(), copy: z.boolean(), requestedBy: z.string(), requestedAt: z.date(), jobId: z.number() })),
+      delivered: z.object({ key: z.string(), label: z.string(), sentAt: z.date().nullable(), to: z.string() }).nullable(),
+    }),
+  ),
 });
 
 export const slipJobStatusOutput = z.object({
-  render: z.enum(JOB_STATUSES), email: z.enum(JOB_STATUSES).nullable(), overall: z.enum(RESEND_STAGES), retrying: z.boolean(), error: z.string().nullable(),
+  render: z.enum(JOB_STATUSES),
+  email: z.enum(JOB_STATUSES).nullable(),
+  overall: z.enum(RESEND_STAGES),
+  retrying: z.boolean(),
+  error: z.string().nullable(),
   supersededBy: z.string().nullable(),
 });
 
 export const failedListOutput = z.object({
   total: z.number(),
-  rows: z.array(z.object({
-    id: z.number(), taskName: z.string(), queue: z.string(), companyId: z.string().nullable(), companyName: z.string().nullable(),
-    employeeId: z.number().nullable(), attempts: z.number(), lastErrorCode: z.string().nullable(), lastErrorKind: z.string().nullable(),
-    lastError: z.string().nullable(), finishedAt: z.date().nullable(), supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
-  })),
+  rows: z.array(
+    z.object({
+      id: z.number(),
+      taskName: z.string(),
+      queue: z.string(),
+      companyId: z.string().nullable(),
+      companyName: z.string().nullable(),
+      employeeId: z.number().nullable(),
+      attempts: z.number(),
+      lastErrorCode: z.string().nullable(),
+      lastErrorKind: z.string().nullable(),
+      lastError: z.string().nullable(),
+      finishedAt: z.date().nullable(),
+      supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
+    }),
+  ),
 });
 
 export const failedFacetsOutput = z.object({
@@ -79,46 +157,105 @@ export const failedFacetsOutput = z.object({
 });
 
 export const jobDetailOutput = z.object({
-  id: z.number(), taskName: z.string(), queue: z.string(), status: z.string(), payload: z.unknown(), attempts: z.number(), maxAttempts: z.number(),
-  idempotencyKey: z.string(), runAt: z.date(), finishedAt: z.date().nullable(), lastError: z.string().nullable(), lastErrorCode: z.string().nullable(),
-  lastErrorKind: z.string().nullable(), companyId: z.string().nullable(), employeeId: z.number().nullable(), payrollRunId: z.string().nullable(),
+  id: z.number(),
+  taskName: z.string(),
+  queue: z.string(),
+  status: z.string(),
+  payload: z.unknown(),
+  attempts: z.number(),
+  maxAttempts: z.number(),
+  idempotencyKey: z.string(),
+  runAt: z.date(),
+  finishedAt: z.date().nullable(),
+  lastError: z.string().nullable(),
+  lastErrorCode: z.string().nullable(),
+  lastErrorKind: z.string().nullable(),
+  companyId: z.string().nullable(),
+  employeeId: z.number().nullable(),
+  payrollRunId: z.string().nullable(),
   supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
-  attemptLog: z.array(z.object({
-    attempt: z.number(), workerId: z.string().nullable(), startedAt: z.date(), finishedAt: z.date().nullable(), durationMs: z.number().nullable(),
-    outcome: z.string(), errorKind: z.string().nullable(), errorCode: z.string().nullable(), errorMessage: z.string().nullable(),
-    errorStack: z.string().nullable(), retryDelayMs: z.number().nullable(),
-  })),
+  attemptLog: z.array(
+    z.object({
+      attempt: z.number(),
+      workerId: z.string().nullable(),
+      startedAt: z.date(),
+      finishedAt: z.date().nullable(),
+      durationMs: z.number().nullable(),
+      outcome: z.string(),
+      errorKind: z.string().nullable(),
+      errorCode: z.string().nullable(),
+      errorMessage: z.string().nullable(),
+      errorStack: z.string().nullable(),
+      retryDelayMs: z.number().nullable(),
+    }),
+  ),
 });
 
 export const queuesOutput = z.object({
-  queues: z.array(z.object({
-    queue: z.string(), counts, delayed: z.number(), oldestWaitingSeconds: z.number().nullable(),
-    perMinute: z.array(z.object({ minute: z.date(), done: z.number(), failed: z.number() })),
-  })),
+  queues: z.array(
+    z.object({
+      queue: z.string(),
+      counts,
+      delayed: z.number(),
+      oldestWaitingSeconds: z.number().nullable(),
+      perMinute: z.array(z.object({ minute: z.date(), done: z.number(), failed: z.number() })),
+    }),
+  ),
   delayed: z.array(z.object({ queue: z.string(), task: z.string(), dueAt: z.date(), n: z.number() })),
   limits: z.array(z.object({ key: z.string(), inUse: z.number(), max: z.number() })),
   rates: z.array(z.object({ key: z.string(), perSecond: z.number(), inUsePerSecond: z.number() })),
   rateWindowSeconds: z.number(),
-  limitDefs: z.array(z.object({
-    queue: z.string(),
-    limits: z.object({
-      concurrency: z.object({ key: z.string(), max: z.number(), reserved: z.number().optional() }).optional(),
-      rate: z.object({ key: z.string(), perSecond: z.number() }).optional(),
+  limitDefs: z.array(
+    z.object({
+      queue: z.string(),
+      limits: z.object({
+        concurrency: z.object({ key: z.string(), max: z.number(), reserved: z.number().optional() }).optional(),
+        rate: z.object({ key: z.string(), perSecond: z.number() }).optional(),
+      }),
     }),
-  })),
+  ),
 });
 
-export const workersOutput = z.array(z.object({
-  id: z.string(), host: z.string(), pid: z.number(), queue: z.string(), startedAt: z.date(), lastSeen: z.date(), stoppedAt: z.date().nullable(),
-  state: z.enum(['alive', 'stalled', 'silent', 'stopped']), silentAfterMs: z.number(),
-  stalledSince: z.date().nullable(), stallReason: z.string().nullable(), runnerDeaths: z.number(),
-}));
+export const workersOutput = z.array(
+  z.object({
+    id: z.string(),
+    host: z.string(),
+    pid: z.number(),
+    queue: z.string(),
+    startedAt: z.date(),
+    lastSeen: z.date(),
+    stoppedAt: z.date().nullable(),
+    state: z.enum(['alive', 'stalled', 'silent', 'stopped']),
+    silentAfterMs: z.number(),
+    stalledSince: z.date().nullable(),
+    stallReason: z.string().nullable(),
+    runnerDeaths: z.number(),
+  }),
+);
 
-export const stuckJobsOutput = z.array(z.object({
-  id: z.number(), taskName: z.string(), queue: z.string(), status: z.string(), workerId: z.string().nullable(), startedAt: z.date(), heartbeatAt: z.date().nullable(), reason: z.string(),
-}));
+export const stuckJobsOutput = z.array(
+  z.object({
+    id: z.number(),
+    taskName: z.string(),
+    queue: z.string(),
+    status: z.string(),
+    workerId: z.string().nullable(),
+    startedAt: z.date(),
+    heartbeatAt: z.date().nullable(),
+    reason: z.string(),
+  }),
+);
 
-export const schedulesOutput = z.array(z.object({
-  id: z.string(), kind: z.enum(['payroll', 'builtin']), label: z.string(), cron: z.string(), cronFrom: z.string().nullable(), timeZone: z.string(), job: z.string(),
-  next: z.array(z.date()), lastRun: z.date().nullable(),
-}));
+export const schedulesOutput = z.array(
+  z.object({
+    id: z.string(),
+    kind: z.enum(['payroll', 'builtin']),
+    label: z.string(),
+    cron: z.string(),
+    cronFrom: z.string().nullable(),
+    timeZone: z.string(),
+    job: z.string(),
+    next: z.array(z.date()),
+    lastRun: z.date().nullable(),
+  }),
+);

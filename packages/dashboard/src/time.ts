@@ -41,7 +41,10 @@ export const CONSOLE_TIME_ZONE = 'Asia/Dhaka';
 /** The first instant of a 'YYYY-MM-DD' day in `timeZone`; `plusDays` moves to a later day. */
 export function dayStart(day: string, timeZone: string, plusDays = 0): Date {
   // Calendar days, not 24-hour steps: the day after a spring-forward starts 23 hours later.
-  return valid(DateTime.fromISO(day, { zone: timeZone }), day, timeZone).plus({ days: plusDays }).startOf('day').toJSDate();
+  return valid(DateTime.fromISO(day, { zone: timeZone }), day, timeZone)
+    .plus({ days: plusDays })
+    .startOf('day')
+    .toJSDate();
 }
 
 function durationParts(ms: number, units: { d: string; h: string; min: string; s: string }): string {

@@ -7,7 +7,6 @@ import { ERROR_KINDS, JOB_STATUSES, type ErrorKind, type JobStatus } from '@beto
 export { ERROR_KINDS, JOB_STATUSES, type ErrorKind, type JobStatus };
 export type StatusCounts = Record<JobStatus, number>;
 
-
 export function emptyCounts(): StatusCounts {
   return { queued: 0, running: 0, retrying: 0, done: 0, failed: 0, superseded: 0 };
 }

@@ -18,7 +18,19 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { buildMonthExport, EXPORT_FORMATS, ExportContinues, listMonthExports, listMonths, monthDetail, openMonthExport, readExportParts, REGISTER_COLUMNS, requestMonthExport, type ExportKind } from '../src/index.ts';
+import {
+  buildMonthExport,
+  EXPORT_FORMATS,
+  ExportContinues,
+  listMonthExports,
+  listMonths,
+  monthDetail,
+  openMonthExport,
+  readExportParts,
+  REGISTER_COLUMNS,
+  requestMonthExport,
+  type ExportKind,
+} from '../src/index.ts';
 import { buildMonthExportHandler } from '../src/jobs/build-month-export/handler.ts';
 
 const MONTH = '2026-11';
@@ -39,7 +51,10 @@ function listZip(buffer: Buffer): Promise<Map<string, Buffer>> {
           if (e) return reject(e);
           const chunks: Buffer[] = [];
           stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => { entries.set(entry.fileName, Buffer.concat(chunks)); zip.readEntry(); });
+          stream.on('end', () => {
+            entries.set(entry.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
         });
       });
       zip.on('end', () => resolve(entries));
@@ -57,7 +72,10 @@ async function readXlsx(buffer: Buffer) {
   const rows: unknown[][] = [];
   sheet.eachRow({ includeEmpty: true }, (row) => rows.push((row.values as unknown[]).slice(1)));
   return {
-    name: sheet.name, creator: workbook.creator, frozen: sheet.views.map((v) => [v.state, 'ySplit' in v ? v.ySplit : null]), rows,
+    name: sheet.name,
+    creator: workbook.creator,
+    frozen: sheet.views.map((v) => [v.state, 'ySplit' in v ? v.ySplit : null]),
+    rows,
     columns: REGISTER_COLUMNS.map((_, i) => [sheet.getColumn(i + 1).width, sheet.getCell(2, i + 1).numFmt ?? null]),
     headerBold: sheet.getCell('A1').font?.bold,
   };
@@ -74,7 +92,10 @@ describe('month exports', () => {
     db = await createTestDatabase('month_exports');
     companyId = (await db.pool.query<{ id: string }>(`insert into companies (name) values ('Exports Ltd') returning id`)).rows[0]!.id;
     otherCompany = (await db.pool.query<{ id: string }>(`insert into companies (name) values ('Other Ltd') returning id`)).rows[0]!.id;
-    await db.pool.query(`insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, $2, 'completed', 7, 'test')`, [companyId, MONTH]);
+    await db.pool.query(`insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, $2, 'completed', 7, 'test')`, [
+      companyId,
+      MONTH,
+    ]);
     // 7 employees of the month (6 with a slip, one without), one employee not in the month.
     for (let i = 1; i <= 8; i++) {
       const salary = { basic: 20000 + i, houseRent: 10000, medical: 2000, conveyance: 1000, tax: 500 * i, providentFund: 2000 };
@@ -94,10 +115,23 @@ describe('month exports', () => {
       await db.pool.query(
         `insert into jobs (task_name, queue, payload, status, max_attempts, idempotency_key, company_id, employee_id, last_error_code, last_error_kind)
          values ('send-slip-email', 'send-email', $1, $2::"JobStatus", 8, $3, $4, $5, $6, $7::"ErrorKind")`,
-        [payload, n === 6 ? 'failed' : 'done', `slip:${MONTH}:emp-${id}:email`, companyId, id, n === 6 ? 'invalid_recipient' : null, n === 6 ? 'permanent' : null],
+        [
+          payload,
+          n === 6 ? 'failed' : 'done',
+          `slip:${MONTH}:emp-${id}:email`,
+          companyId,
+          id,
+          n === 6 ? 'invalid_recipient' : null,
+          n === 6 ? 'permanent' : null,
+        ],
       );
       if (n < 6) {
-        await db.pool.query(`insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, 'x', 10)`, [id, MONTH, `slip:${MONTH}:emp-${id}`, Buffer.from(`%PDF-slip-of-${id}`)]);
+        await db.pool.query(`insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, 'x', 10)`, [
+          id,
+          MONTH,
+          `slip:${MONTH}:emp-${id}`,
+          Buffer.from(`%PDF-slip-of-${id}`),
+        ]);
       }
       // Transfers: 0–1 credited, 2–3 submitted, 4 pending, 5–6 none.
       if (n <= 4) {
@@ -109,7 +143,12 @@ describe('month exports', () => {
       }
     }
     // An extra copy of employee 1's slip: never the month's slip in the ZIP.
-    await db.pool.query(`insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, 'x', 10)`, [ids[0], MONTH, `slip:${MONTH}:emp-${ids[0]}:copy-1`, Buffer.from('%PDF-copy')]);
+    await db.pool.query(`insert into slips (employee_id, month, key, pdf, sha256, bytes) values ($1, $2, $3, $4, 'x', 10)`, [
+      ids[0],
+      MONTH,
+      `slip:${MONTH}:emp-${ids[0]}:copy-1`,
+      Buffer.from('%PDF-copy'),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
@@ -154,7 +193,7 @@ describe('month exports', () => {
     expect(audit.rows).toEqual([{ actor, details: expect.objectContaining({ kind: 'slips-zip', month: MONTH }) }]);
   });
 
-  it('splits a big month\'s ZIP into volumes, each built by its own job, together every employee once', async () => {
+  it("splits a big month's ZIP into volumes, each built by its own job, together every employee once", async () => {
     const { volumes, export: first } = await requestMonthExport(db.pool, jobs(), { companyId, month: '2026-11', kind: 'slips-zip', actor, slipsPerZip: 3 });
     expect(volumes).toBe(3); // 7 employees: 3 + 3 + 1
     const vols = (await listMonthExports(db.pool, companyId, MONTH)).filter((x) => x.kind === 'slips-zip' && x.volumes === 3);
@@ -185,11 +224,27 @@ describe('month exports', () => {
     const xlsxReq = await requestMonthExport(db.pool, jobs(), { companyId, month: MONTH, kind: 'register-xlsx', actor });
     await buildMonthExport(db.pool, xlsxReq.export.id, { batchSize: 4 });
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(await fileOf(db, xlsxReq.export.id) as unknown as ArrayBuffer);
+    await workbook.xlsx.load((await fileOf(db, xlsxReq.export.id)) as unknown as ArrayBuffer);
     const sheet = workbook.worksheets[0]!;
     expect(sheet.rowCount).toBe(8);
     expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(REGISTER_COLUMNS.map((c) => c.header));
-    expect((sheet.getRow(3).values as unknown[]).slice(1)).toEqual(['EX-002', 'Employee 2', 'কর্মী 2', 20002, 10000, 2000, 1000, 33002, 1000, 2000, 3000, 30002, 'sent', 'credited', 1000]);
+    expect((sheet.getRow(3).values as unknown[]).slice(1)).toEqual([
+      'EX-002',
+      'Employee 2',
+      'কর্মী 2',
+      20002,
+      10000,
+      2000,
+      1000,
+      33002,
+      1000,
+      2000,
+      3000,
+      30002,
+      'sent',
+      'credited',
+      1000,
+    ]);
     expect(sheet.getRow(8).getCell(14).value).toBe('none');
   });
 
@@ -199,10 +254,11 @@ describe('month exports', () => {
       return e.id;
     };
     const file = (id: string) => fileOf(db, id);
-    const status = async (id: string) => (await db.pool.query<{ status: string; done: number; total: number }>(`select status, done, total from month_exports where id = $1`, [id])).rows[0]!;
+    const status = async (id: string) =>
+      (await db.pool.query<{ status: string; done: number; total: number }>(`select status, done, total from month_exports where id = $1`, [id])).rows[0]!;
 
     for (const kind of ['register-csv', 'register-xlsx'] as const) {
-      const read = async (b: Buffer) => (kind === 'register-csv' ? parseCsv(b, { bom: true }) as unknown : await readXlsx(b));
+      const read = async (b: Buffer) => (kind === 'register-csv' ? (parseCsv(b, { bom: true }) as unknown) : await readXlsx(b));
       const oneShot = await request(kind);
       await buildMonthExport(db.pool, oneShot); // all 7 employees in one batch, one call
       const reference = await file(oneShot);
@@ -226,17 +282,29 @@ describe('month exports', () => {
       // 2. An attempt fails after its second batch (a database fault): the next attempt continues.
       const failed = await request(kind);
       let n = 0;
-      await expect(buildMonthExport(db.pool, failed, { batchSize: 2, afterBatch: () => { if (++n === 2) throw new Error('connection lost'); } })).rejects.toThrow('connection lost');
+      await expect(
+        buildMonthExport(db.pool, failed, {
+          batchSize: 2,
+          afterBatch: () => {
+            if (++n === 2) throw new Error('connection lost');
+          },
+        }),
+      ).rejects.toThrow('connection lost');
       expect(await status(failed)).toEqual({ status: 'building', done: 4, total: 7 });
       await buildMonthExport(db.pool, failed, { batchSize: 3 });
 
       // 3. The building process is killed with SIGKILL after its second batch; a fresh run continues.
       const killed = await request(kind);
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/register-then-hang.ts'), db.url, killed, '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/register-then-hang.ts'), db.url, killed, '2'], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
       await new Promise<void>((resolve, reject) => {
         let out = '';
-        child.stdout.on('data', (d) => { out += d; if (out.includes('built')) resolve(); });
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('built')) resolve();
+        });
         child.once('exit', () => reject(new Error(`the building process exited early: ${out}`)));
       });
       child.kill('SIGKILL');
@@ -264,8 +332,12 @@ describe('month exports', () => {
   it('the job: a part that used its budget continues (not failed, even on the last attempt)', async () => {
     const { export: e } = await requestMonthExport(db.pool, jobs(), { companyId, month: MONTH, kind: 'register-xlsx', actor });
     const log = { info: () => {}, warn: () => {}, error: () => {} } as never;
-    const ctx = { attempt: 3, maxAttempts: 3, signal: new AbortController().signal, log } as unknown as Parameters<ReturnType<typeof buildMonthExportHandler>>[1];
-    await expect(buildMonthExportHandler({ pool: db.pool, exportTtlHours: 24, budgetMs: -1, batchSize: 3 })({ exportId: e.id, companyId }, ctx)).rejects.toBeInstanceOf(ExportContinues);
+    const ctx = { attempt: 3, maxAttempts: 3, signal: new AbortController().signal, log } as unknown as Parameters<
+      ReturnType<typeof buildMonthExportHandler>
+    >[1];
+    await expect(
+      buildMonthExportHandler({ pool: db.pool, exportTtlHours: 24, budgetMs: -1, batchSize: 3 })({ exportId: e.id, companyId }, ctx),
+    ).rejects.toBeInstanceOf(ExportContinues);
     expect((await listMonthExports(db.pool, companyId, MONTH)).find((x) => x.id === e.id)).toMatchObject({ status: 'building', error: null });
     await buildMonthExportHandler({ pool: db.pool, exportTtlHours: 24 })({ exportId: e.id, companyId }, ctx);
     expect((await listMonthExports(db.pool, companyId, MONTH)).find((x) => x.id === e.id)).toMatchObject({ status: 'ready', done: 7 });

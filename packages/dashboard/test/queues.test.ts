@@ -38,11 +38,18 @@ describe('queues overview (admin)', () => {
   it('delayed jobs have their own column and list: approved reminders are "N due at hh:mm", not queued work that looks stuck', async () => {
     await seedDatabase(db.pool, { employees: 30, companies: 2, invalidRate: 0, seed: 3 });
     const { rows: companies } = await db.pool.query<{ id: string; n: number }>(
-      `select c.id, count(e.*)::int as n from companies c join employees e on e.company_id = c.id group by c.id order by c.id`);
+      `select c.id, count(e.*)::int as n from companies c join employees e on e.company_id = c.id group by c.id order by c.id`,
+    );
     const company = companies[0]!;
-    await db.pool.query(`insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, '2026-11', 'completed', $2, 'test')`, [company.id, company.n]);
+    await db.pool.query(`insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, '2026-11', 'completed', $2, 'test')`, [
+      company.id,
+      company.n,
+    ]);
     const approvedAt = new Date(Date.now() - 5 * 60_000);
-    const { runAt } = await approvePayroll({ pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions) }, { companyId: company.id, month: '2026-11', approvedBy: 'hr:test', now: approvedAt });
+    const { runAt } = await approvePayroll(
+      { pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions) },
+      { companyId: company.id, month: '2026-11', approvedBy: 'hr:test', now: approvedAt },
+    );
     const view = await queuesOverview(db.pool);
     const email = view.queues.find((q) => q.queue === 'send-email')!;
     expect(email.delayed).toBe(company.n);

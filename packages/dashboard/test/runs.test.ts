@@ -33,7 +33,9 @@ describe('estimate', () => {
   it('warns when the rate misses the deadline (the old loop: one slip per 2 s)', () => {
     const eta = estimate({ ...base, remaining: 50_000, rate: 0.5, finishAt: finishIn(50_000, 0.5), basis: 'run-rate', total: 50_000 });
     expect(eta.kind).toBe('late');
-    expect(eta.text).toMatch(/^Warning: at this run's rate \(0\.5 slips\/s\) finishes at \d\d:\d\d on 2 Dec 2026, 21 h \d+ min after the deadline \(09:00 on 1 Dec 2026\)$/);
+    expect(eta.text).toMatch(
+      /^Warning: at this run's rate \(0\.5 slips\/s\) finishes at \d\d:\d\d on 2 Dec 2026, 21 h \d+ min after the deadline \(09:00 on 1 Dec 2026\)$/,
+    );
   });
   it('says so when the deadline has passed, with how long ago', () => {
     const later = new Date('2026-12-03T04:00:00Z'); // 3 Dec 10:00 Dhaka: a run of 2026-11 started late
@@ -47,17 +49,48 @@ describe('estimate', () => {
     expect(eta.text).toBe("Warning: at this run's rate (0.0 slips/s) it would take more than a week; the deadline is 09:00 on 1 Dec 2026");
   });
   it('from the queue ahead before the run starts; measuring at first; no estimate without sending; done with the counts', () => {
-    expect(estimate({ ...base, remaining: 100, rate: 37, finishAt: finishIn(5_000, 37), basis: 'queue', total: 100 }).text)
-      .toBe('From the queue ahead (37 slips/s sent now) finishes at 02:16 on 1 Dec 2026, 6 h 43 min before the deadline (09:00 on 1 Dec 2026)');
-    expect(estimate({ ...base, remaining: 10, rate: null, finishAt: null, basis: 'none', total: 10, measuring: true }).text).toBe('Its first slips are going out; measuring the rate…');
+    expect(estimate({ ...base, remaining: 100, rate: 37, finishAt: finishIn(5_000, 37), basis: 'queue', total: 100 }).text).toBe(
+      'From the queue ahead (37 slips/s sent now) finishes at 02:16 on 1 Dec 2026, 6 h 43 min before the deadline (09:00 on 1 Dec 2026)',
+    );
+    expect(estimate({ ...base, remaining: 10, rate: null, finishAt: null, basis: 'none', total: 10, measuring: true }).text).toBe(
+      'Its first slips are going out; measuring the rate…',
+    );
     expect(estimate({ ...base, remaining: 10, rate: null, finishAt: null, basis: 'none', total: 10 }).kind).toBe('idle');
-    const done = estimate({ ...base, remaining: 0, rate: null, finishAt: null, basis: 'none', total: 10, completedAt: new Date('2026-11-30T20:31:00Z'), failed: 2 });
-    expect(done).toEqual({
-      kind: 'done', text: 'All 10 slips handled (completed at 02:31 on 1 Dec 2026); 2 need attention', textBn: 'সব 10টি স্লিপ সম্পন্ন (1 ডিসেম্বর, 2026, 02:31-এ শেষ); 2টিতে মনোযোগ দরকার',
-      // What the console writes the line from, in the viewer's language (apps/web/src/components/eta-line.tsx).
-      facts: { case: 'done', total: 10, failed: 2, completedAt: new Date('2026-11-30T20:31:00Z'), deadline: base.deadline, timeZone: 'Asia/Dhaka', passedMs: 0, basis: 'none', rate: null, finishAt: null, marginMs: null },
+    const done = estimate({
+      ...base,
+      remaining: 0,
+      rate: null,
+      finishAt: null,
+      basis: 'none',
+      total: 10,
+      completedAt: new Date('2026-11-30T20:31:00Z'),
+      failed: 2,
     });
-    expect(estimate({ ...base, remaining: 100, rate: 37, finishAt: finishIn(5_000, 37), basis: 'queue', total: 100 }).facts).toMatchObject({ case: 'on-time', basis: 'queue', rate: 37, marginMs: deadline.getTime() - finishIn(5_000, 37).getTime() });
+    expect(done).toEqual({
+      kind: 'done',
+      text: 'All 10 slips handled (completed at 02:31 on 1 Dec 2026); 2 need attention',
+      textBn: 'সব 10টি স্লিপ সম্পন্ন (1 ডিসেম্বর, 2026, 02:31-এ শেষ); 2টিতে মনোযোগ দরকার',
+      // What the console writes the line from, in the viewer's language (apps/web/src/components/eta-line.tsx).
+      facts: {
+        case: 'done',
+        total: 10,
+        failed: 2,
+        completedAt: new Date('2026-11-30T20:31:00Z'),
+        deadline: base.deadline,
+        timeZone: 'Asia/Dhaka',
+        passedMs: 0,
+        basis: 'none',
+        rate: null,
+        finishAt: null,
+        marginMs: null,
+      },
+    });
+    expect(estimate({ ...base, remaining: 100, rate: 37, finishAt: finishIn(5_000, 37), basis: 'queue', total: 100 }).facts).toMatchObject({
+      case: 'on-time',
+      basis: 'queue',
+      rate: 37,
+      marginMs: deadline.getTime() - finishIn(5_000, 37).getTime(),
+    });
   });
 });
 
@@ -66,15 +99,23 @@ describe('estimate in Bengali', () => {
   const now = new Date('2026-11-30T20:14:00Z');
   it('says the same as the English line', () => {
     const base = { deadline, now, timeZone: 'Asia/Dhaka', completedAt: null, failed: 0, basis: 'run-rate' as const };
-    expect(estimate({ ...base, remaining: 50_000, rate: 37, finishAt: new Date(now.getTime() + (50_000 / 37) * 1000), total: 50_000 }).textBn)
-      .toBe('এই রানের গতিতে (37 স্লিপ/সেকেন্ড) 1 ডিসেম্বর, 2026, 02:36-এ শেষ হবে, সময়সীমার (1 ডিসেম্বর, 2026, 09:00) 6 ঘণ্টা 23 মিনিট আগে');
-    expect(estimate({ ...base, remaining: 50_000, rate: 0.5, finishAt: new Date(now.getTime() + 100_000_000), total: 50_000 }).textBn).toMatch(/^সতর্কতা: .* পরে$/);
+    expect(estimate({ ...base, remaining: 50_000, rate: 37, finishAt: new Date(now.getTime() + (50_000 / 37) * 1000), total: 50_000 }).textBn).toBe(
+      'এই রানের গতিতে (37 স্লিপ/সেকেন্ড) 1 ডিসেম্বর, 2026, 02:36-এ শেষ হবে, সময়সীমার (1 ডিসেম্বর, 2026, 09:00) 6 ঘণ্টা 23 মিনিট আগে',
+    );
+    expect(estimate({ ...base, remaining: 50_000, rate: 0.5, finishAt: new Date(now.getTime() + 100_000_000), total: 50_000 }).textBn).toMatch(
+      /^সতর্কতা: .* পরে$/,
+    );
   });
 });
 
 describe('queueAhead (fair share)', () => {
   it("a run that has not started stands at the queue's front: nothing of the others is ahead of its first slip", () => {
-    expect(queueAhead({ open: 100, total: 100 }, [{ open: 500, total: 1_000 }, { open: 20, total: 40 }])).toEqual({ first: 0, last: 620 });
+    expect(
+      queueAhead({ open: 100, total: 100 }, [
+        { open: 500, total: 1_000 },
+        { open: 20, total: 40 },
+      ]),
+    ).toEqual({ first: 0, last: 620 });
   });
   it('a run further along than another waits for that one to catch up to it', () => {
     // This run is 50 % through; the other only 10 %: 40 of its 90 % remaining lie ahead.
@@ -98,7 +139,10 @@ describe('slipStages', () => {
     expect(slipStages(render, email, 5)).toEqual({ slips: { done: 4, running: 0, queued: 0, retrying: 0, failed: 1 }, withoutJob: 0 });
   });
   it('a slip whose job an admin discarded is neither open nor failed (the run can complete)', () => {
-    expect(slipStages(counts({ done: 10 }), counts({ done: 9 }), 10)).toEqual({ slips: { done: 9, running: 0, queued: 0, retrying: 0, failed: 0 }, withoutJob: 1 });
+    expect(slipStages(counts({ done: 10 }), counts({ done: 9 }), 10)).toEqual({
+      slips: { done: 9, running: 0, queued: 0, retrying: 0, failed: 0 },
+      withoutJob: 1,
+    });
   });
 });
 
@@ -106,10 +150,19 @@ describe('resendStage', () => {
   it("only moves forward along the jobs' ways (render retried or handed back, email retried)", () => {
     // A resend's two jobs step by step; the email job is written before the render is marked done.
     const steps: Array<[JobStatus, boolean, JobStatus | null]> = [
-      ['queued', false, null], ['running', true, null], ['retrying', true, null], ['running', true, null],
+      ['queued', false, null],
+      ['running', true, null],
+      ['retrying', true, null],
+      ['running', true, null],
       ['queued', true, null], // handed back at a worker's shutdown
-      ['running', true, null], ['running', true, 'queued'], ['done', true, 'queued'], ['done', true, 'running'], ['done', true, 'retrying'],
-      ['done', true, 'queued'], ['done', true, 'running'], ['done', true, 'done'],
+      ['running', true, null],
+      ['running', true, 'queued'],
+      ['done', true, 'queued'],
+      ['done', true, 'running'],
+      ['done', true, 'retrying'],
+      ['done', true, 'queued'],
+      ['done', true, 'running'],
+      ['done', true, 'done'],
     ];
     const stages = steps.map(([status, started, email]) => resendStage({ status, started }, email));
     const order = stages.map((s) => RESEND_STAGES.indexOf(s));

@@ -31,7 +31,9 @@ describe('stranded jobs are counted and put back', () => {
     const renders = (await db.pool.query<{ id: number }>(`select id from jobs where task_name = 'render-slip' order by id`)).rows.map((r) => r.id);
     ids = { stranded: renders[0]!, untouched: renders[1]!, backlog: renders[2]!, missing: renders[3]! };
     // A live worker (fresh heartbeat, not stopped) whose graphile pool is 'pool-zombie'.
-    await db.pool.query(`insert into workers (id, host, pid, queue, last_seen, graphile_pool_id) values ('zombie', 'h', 1, 'pdf-render', now(), 'pool-zombie')`);
+    await db.pool.query(
+      `insert into workers (id, host, pid, queue, last_seen, graphile_pool_id) values ('zombie', 'h', 1, 'pdf-render', now(), 'pool-zombie')`,
+    );
     // Every render job fell due 2 minutes ago (a long queue: their wake-ups are free).
     await db.pool.query(`update jobs set run_at = now() - interval '2 minutes' where task_name = 'render-slip'`);
     await setWakeups(db.pool, { runAtAgoMs: 120_000 });
@@ -61,10 +63,20 @@ describe('stranded jobs are counted and put back', () => {
 
   it("HR's stuck count and the admin's stuck list include them, not the job merely waiting in the queue", async () => {
     const progress = await runProgress(db.pool, companyId, runId);
-    expect({ stuck: progress.stuck, stranded: progress.stranded, runningTooLong: progress.runningTooLong, failed: progress.failed }).toEqual({ stuck: 2, stranded: 1, runningTooLong: 1, failed: 0 });
+    expect({ stuck: progress.stuck, stranded: progress.stranded, runningTooLong: progress.runningTooLong, failed: progress.failed }).toEqual({
+      stuck: 2,
+      stranded: 1,
+      runningTooLong: 1,
+      failed: 0,
+    });
     expect(progress.line).toBe('0 sent, 2 stuck');
     const stuck = await listStuckJobs(db.pool);
-    expect(stuck.map((j) => [j.id, j.status]).sort()).toEqual([[ids.stranded, 'retrying'], [ids.untouched, 'running']].sort());
+    expect(stuck.map((j) => [j.id, j.status]).sort()).toEqual(
+      [
+        [ids.stranded, 'retrying'],
+        [ids.untouched, 'running'],
+      ].sort(),
+    );
     expect(stuck.find((j) => j.id === ids.stranded)!.reason).toMatch(/^due 1\d\d s ago; no worker can take it$/);
     expect(stuck.find((j) => j.id === ids.untouched)!.reason).toMatch(/^no heartbeat for 1\d\d s$/);
     expect(stuck.map((j) => j.id)).not.toContain(ids.backlog);
@@ -78,10 +90,15 @@ describe('stranded jobs are counted and put back', () => {
       { jobId: ids.stranded, task: 'render-slip', status: 'retrying' },
       { jobId: ids.missing, task: 'render-slip', status: 'queued' },
     ]);
-    expect(result.recovered).toEqual([{ jobId: ids.untouched, task: 'render-slip', reason: expect.stringMatching(/^not touched by worker zombie for 1\d\d s$/) }]);
+    expect(result.recovered).toEqual([
+      { jobId: ids.untouched, task: 'render-slip', reason: expect.stringMatching(/^not touched by worker zombie for 1\d\d s$/) },
+    ]);
     const wakeups = await listWakeups(db.pool, { jobIds: [ids.stranded, ids.untouched, ids.missing] });
     expect(wakeups).toHaveLength(3);
-    const { rows: jobRows } = await db.pool.query<{ id: number; wakeup_seq: number; status: string }>(`select id, wakeup_seq, status::text from jobs where id = any($1::bigint[])`, [wakeups.map((w) => w.jobId)]);
+    const { rows: jobRows } = await db.pool.query<{ id: number; wakeup_seq: number; status: string }>(
+      `select id, wakeup_seq, status::text from jobs where id = any($1::bigint[])`,
+      [wakeups.map((w) => w.jobId)],
+    );
     for (const w of wakeups) {
       const j = jobRows.find((r) => r.id === w.jobId)!;
       expect([w.seq, w.lockedAt, j.status]).toEqual([j.wakeup_seq, null, 'queued']);
@@ -95,7 +112,10 @@ describe('stranded jobs are counted and put back', () => {
 
   it("one setting: the scheduler's STUCK_RUNNING_MS decides \"stuck\" on HR's card and the admin's list as in the sweeper", async () => {
     // Running for 3 minutes, heartbeat fresh: not stuck by the default 10 minutes.
-    await db.pool.query(`update jobs set status = 'running', attempts = 1, worker_id = 'zombie', started_at = now() - interval '3 minutes', heartbeat_at = now() where id = $1`, [ids.backlog]);
+    await db.pool.query(
+      `update jobs set status = 'running', attempts = 1, worker_id = 'zombie', started_at = now() - interval '3 minutes', heartbeat_at = now() where id = $1`,
+      [ids.backlog],
+    );
     await db.pool.query(
       `insert into job_attempts (job_id, attempt, worker_id, started_at, payroll_run_id, task_name) values ($1, 1, 'zombie', now() - interval '3 minutes', $2, 'render-slip')`,
       [ids.backlog, runId],

@@ -8,8 +8,7 @@ export class DatabaseUnreachableError extends Error {
     readonly reason: string,
   ) {
     super(
-      `Cannot reach PostgreSQL at ${maskUrl(url)} (${reason}). ` +
-        'Start that server, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.',
+      `Cannot reach PostgreSQL at ${maskUrl(url)} (${reason}). ` + 'Start that server, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.',
     );
   }
 }

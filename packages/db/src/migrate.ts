@@ -49,7 +49,9 @@ export async function migrateDatabase(url: string): Promise<void> {
 /** True when every committed Prisma migration is recorded as applied (skips a ~2 s `prisma migrate deploy`). */
 export async function migrationsApplied(pool: Pick<Pool, 'query'>): Promise<boolean> {
   const dir = path.join(repoRoot, 'prisma/migrations');
-  const wanted = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const wanted = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
   try {
     const { rows } = await pool.query<{ migration_name: string }>(
       `select migration_name from _prisma_migrations where finished_at is not null and rolled_back_at is null`,

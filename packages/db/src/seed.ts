@@ -85,14 +85,19 @@ export async function seedDatabase(pool: Pool, options: SeedOptions = {}): Promi
       const name = `${pick(rand, COMPANY_WORDS)} ${pick(rand, COMPANY_KINDS)} ${i + 1}`;
       return { id: uuid(), name, slug: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'), size };
     });
-    await client.query(
-      `insert into companies (id, name) select * from unnest($1::uuid[], $2::text[])`,
-      [companyRows.map((c) => c.id), companyRows.map((c) => c.name)],
-    );
+    await client.query(`insert into companies (id, name) select * from unnest($1::uuid[], $2::text[])`, [
+      companyRows.map((c) => c.id),
+      companyRows.map((c) => c.name),
+    ]);
 
     const cols = {
-      company: [] as string[], code: [] as string[], latin: [] as string[], bengali: [] as string[],
-      email: [] as string[], salary: [] as string[], bank: [] as string[],
+      company: [] as string[],
+      code: [] as string[],
+      latin: [] as string[],
+      bengali: [] as string[],
+      email: [] as string[],
+      salary: [] as string[],
+      bank: [] as string[],
     };
     let invalid = 0;
     let n = 0;

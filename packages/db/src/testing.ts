@@ -22,7 +22,10 @@ export function testServerUrl(): string {
 export async function createTestDatabase(name = 'test'): Promise<TestDatabase> {
   const server = testServerUrl();
   const template = process.env.BETON_TEST_TEMPLATE ?? 'beton_template';
-  const database = `beton_${name.replace(/[^a-z0-9_]/gi, '_').toLowerCase().slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const database = `beton_${name
+    .replace(/[^a-z0-9_]/gi, '_')
+    .toLowerCase()
+    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
   await createDatabaseIfMissing(server, database, template);
   const url = withDatabase(server, database);
   const pool = createPool({ url, max: 10, applicationName: 'beton-test' });

@@ -32,5 +32,9 @@ export async function writeAudit(db: Pick<PoolClient, 'query'>, actor: string, a
 /** Many entries of one action in one statement (an import batch): one row per details object. */
 export async function writeAuditMany(db: Pick<PoolClient, 'query'>, actor: string, action: string, details: Array<Record<string, unknown>>): Promise<void> {
   if (!details.length) return;
-  await db.query(`insert into audit_log (actor, action, details) select $1, $2, d from unnest($3::jsonb[]) as d`, [actor, action, details.map((d) => JSON.stringify(d))]);
+  await db.query(`insert into audit_log (actor, action, details) select $1, $2, d from unnest($3::jsonb[]) as d`, [
+    actor,
+    action,
+    details.map((d) => JSON.stringify(d)),
+  ]);
 }

@@ -23,7 +23,10 @@ export type NewUser = z.input<typeof newUserInput>;
 
 export class UserInputError extends Error {
   override readonly name = 'UserInputError';
-  constructor(message: string, readonly fieldErrors: Record<string, string>) {
+  constructor(
+    message: string,
+    readonly fieldErrors: Record<string, string>,
+  ) {
     super(message);
   }
 }
@@ -37,7 +40,12 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
   const parsed = newUserInput.safeParse(input);
   if (!parsed.success) {
     const fieldErrors = Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || 'input', i.message]));
-    throw new UserInputError(Object.entries(fieldErrors).map(([k, v]) => `${k}: ${v}`).join('; '), fieldErrors);
+    throw new UserInputError(
+      Object.entries(fieldErrors)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('; '),
+      fieldErrors,
+    );
   }
   const user = parsed.data;
   const oneTimePassword = generatePassword();
@@ -61,19 +69,43 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
 }
 
 export interface UserRow {
-  id: string; email: string; name: string; role: Role; companyId: string | null; companyName: string | null;
-  mustChangePassword: boolean; createdAt: Date; activeSessions: number;
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  companyId: string | null;
+  companyName: string | null;
+  mustChangePassword: boolean;
+  createdAt: Date;
+  activeSessions: number;
 }
 
 /** Every user with their company and how many sessions are live (the admin console's list, `beton users list`). */
 export async function listUsers(pool: Pool): Promise<UserRow[]> {
-  const { rows } = await pool.query<{ id: string; email: string; name: string; role: Role; company_id: string | null; company_name: string | null; must_change_password: boolean; created_at: Date; sessions: number }>(
+  const { rows } = await pool.query<{
+    id: string;
+    email: string;
+    name: string;
+    role: Role;
+    company_id: string | null;
+    company_name: string | null;
+    must_change_password: boolean;
+    created_at: Date;
+    sessions: number;
+  }>(
     `select u.id, u.email, u.name, u.role, u.company_id, c.name as company_name, u.must_change_password, u.created_at,
             (select count(*)::int from sessions s where s.user_id = u.id and s.expires_at > now()) as sessions
      from users u left join companies c on c.id = u.company_id order by u.role, c.name nulls first, u.email`,
   );
   return rows.map((r) => ({
-    id: r.id, email: r.email, name: r.name, role: r.role, companyId: r.company_id, companyName: r.company_name,
-    mustChangePassword: r.must_change_password, createdAt: r.created_at, activeSessions: r.sessions,
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    companyId: r.company_id,
+    companyName: r.company_name,
+    mustChangePassword: r.must_change_password,
+    createdAt: r.created_at,
+    activeSessions: r.sessions,
   }));
 }

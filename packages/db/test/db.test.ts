@@ -23,15 +23,20 @@ describe('data model guarantees', () => {
   it('payroll_runs rejects a second run for the same company and month', async () => {
     const company = (await db.pool.query<{ id: string }>('select id from companies limit 1')).rows[0]!.id;
     await db.pool.query(`insert into payroll_runs (company_id, month, created_by) values ($1, '2026-11', 'server-a')`, [company]);
-    await expect(db.pool.query(`insert into payroll_runs (company_id, month, created_by) values ($1, '2026-11', 'server-b')`, [company])).rejects.toMatchObject({
-      code: '23505',
-      constraint: 'payroll_runs_company_id_month_key',
-    });
+    await expect(db.pool.query(`insert into payroll_runs (company_id, month, created_by) values ($1, '2026-11', 'server-b')`, [company])).rejects.toMatchObject(
+      {
+        code: '23505',
+        constraint: 'payroll_runs_company_id_month_key',
+      },
+    );
     await db.pool.query(`insert into payroll_runs (company_id, month, created_by) values ($1, '2026-10', 'server-b')`, [company]);
   });
 
   it('jobs.idempotency_key is unique', async () => {
-    const insert = () => db.pool.query(`insert into jobs (task_name, queue, payload, max_attempts, idempotency_key) values ('noop', 'maintenance', '{}', 6, 'slip:2026-11:emp-1')`);
+    const insert = () =>
+      db.pool.query(
+        `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key) values ('noop', 'maintenance', '{}', 6, 'slip:2026-11:emp-1')`,
+      );
     await insert();
     await expect(insert()).rejects.toMatchObject({ code: '23505' });
   });
@@ -39,16 +44,29 @@ describe('data model guarantees', () => {
   it('run_job_counts follows every insert, update, delete and truncate of jobs (the HR progress counters)', async () => {
     const [r1, r2] = ['00000000-0000-4000-a000-000000000001', '00000000-0000-4000-a000-000000000002'];
     const counts = async () =>
-      (await db.pool.query<{ k: string; n: number }>(`select payroll_run_id || ' ' || task_name || ' ' || status as k, n from run_job_counts where n <> 0 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+      (
+        await db.pool.query<{ k: string; n: number }>(
+          `select payroll_run_id || ' ' || task_name || ' ' || status as k, n from run_job_counts where n <> 0 order by 1`,
+        )
+      ).rows.map((r) => `${r.k} ${r.n}`);
     const truth = async () =>
-      (await db.pool.query<{ k: string; n: number }>(`select payroll_run_id || ' ' || task_name || ' ' || status as k, count(*)::int as n from jobs where payroll_run_id is not null group by 1 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+      (
+        await db.pool.query<{ k: string; n: number }>(
+          `select payroll_run_id || ' ' || task_name || ' ' || status as k, count(*)::int as n from jobs where payroll_run_id is not null group by 1 order by 1`,
+        )
+      ).rows.map((r) => `${r.k} ${r.n}`);
     await db.pool.query(
       `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, payroll_run_id)
        select case when i % 2 = 0 then 'render-slip' else 'send-slip-email' end, 'q', '{}', 6, 'count-' || i, case when i < 30 then $1::uuid when i < 40 then $2::uuid end
        from generate_series(0, 49) i`,
       [r1, r2],
     );
-    expect(await counts()).toEqual([`${r1} render-slip queued 15`, `${r1} send-slip-email queued 15`, `${r2} render-slip queued 5`, `${r2} send-slip-email queued 5`]);
+    expect(await counts()).toEqual([
+      `${r1} render-slip queued 15`,
+      `${r1} send-slip-email queued 15`,
+      `${r2} render-slip queued 5`,
+      `${r2} send-slip-email queued 5`,
+    ]);
     // Statements that move some rows, leave others (a heartbeat), and mix both runs.
     await db.pool.query(`update jobs set status = 'running' where idempotency_key like 'count-%' and substr(idempotency_key, 7)::int % 3 = 0`);
     await db.pool.query(`update jobs set heartbeat_at = now() where idempotency_key like 'count-%'`);
@@ -58,8 +76,12 @@ describe('data model guarantees', () => {
     expect((await counts()).join('\n')).toContain(`${r1} render-slip done 3`); // 6, 12, 18 (0 deleted)
     // Two connections moving the same run's jobs at once: no deadlock, nothing lost.
     await Promise.all([
-      db.pool.query(`update jobs set status = 'failed', last_error_code = 'x' where idempotency_key like 'count-%' and status = 'queued' and substr(idempotency_key, 7)::int % 2 = 0`),
-      db.pool.query(`update jobs set status = 'retrying' where idempotency_key like 'count-%' and status = 'queued' and substr(idempotency_key, 7)::int % 2 = 1`),
+      db.pool.query(
+        `update jobs set status = 'failed', last_error_code = 'x' where idempotency_key like 'count-%' and status = 'queued' and substr(idempotency_key, 7)::int % 2 = 0`,
+      ),
+      db.pool.query(
+        `update jobs set status = 'retrying' where idempotency_key like 'count-%' and status = 'queued' and substr(idempotency_key, 7)::int % 2 = 1`,
+      ),
     ]);
     expect(await counts()).toEqual(await truth());
     await db.pool.query(`truncate jobs cascade`);
@@ -68,9 +90,15 @@ describe('data model guarantees', () => {
 
   it('queue_job_counts follows every insert, update, delete and truncate of jobs, from many connections at once (queue depths without a scan)', async () => {
     const counts = async () =>
-      (await db.pool.query<{ k: string; n: number }>(`select queue || ' ' || status as k, sum(n)::int as n from queue_job_counts group by 1 having sum(n) <> 0 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+      (
+        await db.pool.query<{ k: string; n: number }>(
+          `select queue || ' ' || status as k, sum(n)::int as n from queue_job_counts group by 1 having sum(n) <> 0 order by 1`,
+        )
+      ).rows.map((r) => `${r.k} ${r.n}`);
     const truth = async () =>
-      (await db.pool.query<{ k: string; n: number }>(`select queue || ' ' || status as k, count(*)::int as n from jobs group by 1 order by 1`)).rows.map((r) => `${r.k} ${r.n}`);
+      (await db.pool.query<{ k: string; n: number }>(`select queue || ' ' || status as k, count(*)::int as n from jobs group by 1 order by 1`)).rows.map(
+        (r) => `${r.k} ${r.n}`,
+      );
     await db.pool.query(`truncate jobs cascade`);
     await db.pool.query(
       `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key)
@@ -79,14 +107,18 @@ describe('data model guarantees', () => {
     );
     expect(await counts()).toEqual(['maintenance queued 100', 'pdf-render queued 100', 'send-email queued 100']);
     // Eight connections claim, finish, fail and delete jobs at the same time, many statements each.
-    await Promise.all(Array.from({ length: 8 }, async (_, w) => {
-      for (let round = 0; round < 10; round++) {
-        const ids = `substr(idempotency_key, 8)::int % 80 = ${w * 10 + round}`;
-        await db.pool.query(`update jobs set status = 'running' where ${ids}`);
-        await db.pool.query(`update jobs set status = case when id % 2 = 0 then 'done'::"JobStatus" else 'failed'::"JobStatus" end, last_error_code = 'x' where ${ids}`);
-        if (round % 3 === 0) await db.pool.query(`delete from jobs where ${ids} and status = 'done'`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        for (let round = 0; round < 10; round++) {
+          const ids = `substr(idempotency_key, 8)::int % 80 = ${w * 10 + round}`;
+          await db.pool.query(`update jobs set status = 'running' where ${ids}`);
+          await db.pool.query(
+            `update jobs set status = case when id % 2 = 0 then 'done'::"JobStatus" else 'failed'::"JobStatus" end, last_error_code = 'x' where ${ids}`,
+          );
+          if (round % 3 === 0) await db.pool.query(`delete from jobs where ${ids} and status = 'done'`);
+        }
+      }),
+    );
     expect(await counts()).toEqual(await truth());
     // Each statement wrote to its own connection's stripe: several stripes, each a few rows.
     const stripes = (await db.pool.query<{ n: number }>(`select count(distinct slot)::int as n from queue_job_counts`)).rows[0]!.n;
@@ -101,7 +133,11 @@ describe('data model guarantees', () => {
       await client.query('select pg_stat_force_next_flush()');
       await client.query('select 1'); // a transaction ends: this backend's counts are flushed
       await client.query('select pg_stat_clear_snapshot()');
-      return (await client.query<{ upd: number; hot: number }>(`select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'jobs'`)).rows[0]!;
+      return (
+        await client.query<{ upd: number; hot: number }>(
+          `select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'jobs'`,
+        )
+      ).rows[0]!;
     };
     try {
       await client.query(
@@ -114,8 +150,14 @@ describe('data model guarantees', () => {
       // (running, attempt, worker, times), then done a batch later.
       const batch = (k: number) => `'slip:2026-11:hot-' || g from generate_series(${k * 20 + 1}, ${k * 20 + 20}) g`;
       for (let k = 0; k <= 20; k++) {
-        if (k < 20) await client.query(`update jobs set status = 'running', attempts = attempts + 1, worker_id = 'w', started_at = now(), heartbeat_at = now(), updated_at = now() where idempotency_key in (select ${batch(k)})`);
-        if (k > 0) await client.query(`update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now() where idempotency_key in (select ${batch(k - 1)})`);
+        if (k < 20)
+          await client.query(
+            `update jobs set status = 'running', attempts = attempts + 1, worker_id = 'w', started_at = now(), heartbeat_at = now(), updated_at = now() where idempotency_key in (select ${batch(k)})`,
+          );
+        if (k > 0)
+          await client.query(
+            `update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now() where idempotency_key in (select ${batch(k - 1)})`,
+          );
       }
       const after = await updates();
       // Statistics are counters a busy server may flush late or add to: bounds, not equalities.
@@ -130,7 +172,7 @@ describe('data model guarantees', () => {
     }
   });
 
-  it('has indexes for what the status indexes answered: failed jobs by error code, running jobs by open attempt, a run\'s recent emails', async () => {
+  it("has indexes for what the status indexes answered: failed jobs by error code, running jobs by open attempt, a run's recent emails", async () => {
     const client = await db.pool.connect();
     try {
       await client.query('begin');
@@ -139,7 +181,9 @@ describe('data model guarantees', () => {
       expect(await plan(`select count(*) from jobs where status = 'failed' and last_error_code is not null`)).toMatch(/jobs_last_error_code_idx/);
       expect(await plan(`select count(*) from job_attempts where finished_at is null`)).toMatch(/job_attempts_finished_at_idx/);
       expect(
-        await plan(`select count(*) from job_attempts where payroll_run_id = '00000000-0000-4000-a000-000000000000' and task_name = 'send-slip-email' and finished_at > now() - interval '5 minutes'`),
+        await plan(
+          `select count(*) from job_attempts where payroll_run_id = '00000000-0000-4000-a000-000000000000' and task_name = 'send-slip-email' and finished_at > now() - interval '5 minutes'`,
+        ),
       ).toMatch(/job_attempts_payroll_run_id_task_name_finished_at_idx/);
       await client.query('rollback');
     } finally {
@@ -155,8 +199,10 @@ describe('seed', () => {
       await seedDatabase(a.pool, { employees: 500, companies: 7, seed: 42 });
       await seedDatabase(b.pool, { employees: 500, companies: 7, seed: 42 });
       const dump = async (d: TestDatabase) =>
-        (await d.pool.query(`select c.id, c.name, e.code, e.name_latin, e.name_bengali, e.email, e.salary, e.bank_account
-                             from employees e join companies c on c.id = e.company_id order by c.id, e.code`)).rows;
+        (
+          await d.pool.query(`select c.id, c.name, e.code, e.name_latin, e.name_bengali, e.email, e.salary, e.bank_account
+                             from employees e join companies c on c.id = e.company_id order by c.id, e.code`)
+        ).rows;
       expect(await dump(a)).toEqual(await dump(b));
       const users = async (d: TestDatabase) => (await d.pool.query('select email, role from users order by email')).rows;
       expect(await users(a)).toEqual(await users(b));
@@ -166,17 +212,21 @@ describe('seed', () => {
     }
   });
 
-  it("the same seed never gives the same passwords: nobody can compute a login from the source", async () => {
+  it('the same seed never gives the same passwords: nobody can compute a login from the source', async () => {
     const [a, b] = await Promise.all([createTestDatabase('seed_pw_a'), createTestDatabase('seed_pw_b')]);
     try {
-      const [one, two] = [await seedDatabase(a.pool, { employees: 30, companies: 3, seed: 7 }), await seedDatabase(b.pool, { employees: 30, companies: 3, seed: 7 })];
+      const [one, two] = [
+        await seedDatabase(a.pool, { employees: 30, companies: 3, seed: 7 }),
+        await seedDatabase(b.pool, { employees: 30, companies: 3, seed: 7 }),
+      ];
       expect(one.logins.map((l) => l.email)).toEqual(two.logins.map((l) => l.email));
       const passwords = [...one.logins, ...two.logins].map((l) => l.password);
       expect(new Set(passwords).size).toBe(passwords.length);
       for (const p of passwords) expect(p).toMatch(/^[A-Za-z0-9]{16}$/);
       // Each works only where it was printed.
-      const hashOf = async (d: TestDatabase, email: string) => (await d.pool.query<{ password: string }>(
-        `select a.password from accounts a join users u on u.id = a.user_id where u.email = $1`, [email])).rows[0]!.password;
+      const hashOf = async (d: TestDatabase, email: string) =>
+        (await d.pool.query<{ password: string }>(`select a.password from accounts a join users u on u.id = a.user_id where u.email = $1`, [email])).rows[0]!
+          .password;
       const admin = one.logins[0]!;
       expect(await verifyPassword(await hashOf(a, admin.email), admin.password)).toBe(true);
       expect(await verifyPassword(await hashOf(b, admin.email), admin.password)).toBe(false);
@@ -225,8 +275,12 @@ describe('users', () => {
       const made = await createUser(db.pool, { email: ' New.HR@Example.com ', name: 'New HR', role: 'HR', companyId: company }, 'cli:ops');
       expect(made.email).toBe('new.hr@example.com');
       expect(made.oneTimePassword).toMatch(/^[A-Za-z0-9]{16}$/);
-      const { rows: [row] } = await db.pool.query<{ must_change_password: boolean; password: string; company_id: string }>(
-        `select u.must_change_password, a.password, u.company_id from users u join accounts a on a.user_id = u.id and a.provider_id = 'credential' and a.account_id = u.id::text where u.email = $1`, [made.email]);
+      const {
+        rows: [row],
+      } = await db.pool.query<{ must_change_password: boolean; password: string; company_id: string }>(
+        `select u.must_change_password, a.password, u.company_id from users u join accounts a on a.user_id = u.id and a.provider_id = 'credential' and a.account_id = u.id::text where u.email = $1`,
+        [made.email],
+      );
       expect(row).toMatchObject({ must_change_password: true, company_id: company });
       expect(row!.password).toMatch(/^\$argon2id\$/);
       expect(await verifyPassword(row!.password, made.oneTimePassword)).toBe(true);
@@ -234,12 +288,15 @@ describe('users', () => {
       expect(audit.rows).toEqual([{ actor: 'cli:ops', details: { userId: made.id, email: made.email, role: 'HR', companyId: company } }]);
       expect((await listUsers(db.pool)).find((u) => u.email === made.email)).toMatchObject({ mustChangePassword: true, role: 'HR', activeSessions: 0 });
 
-      const refused = async (input: Parameters<typeof createUser>[1]) => (await createUser(db.pool, input, 'cli:ops').catch((e: unknown) => e)) as UserInputError;
+      const refused = async (input: Parameters<typeof createUser>[1]) =>
+        (await createUser(db.pool, input, 'cli:ops').catch((e: unknown) => e)) as UserInputError;
       expect((await refused({ email: 'new.hr@example.com', name: 'Twin', role: 'HR', companyId: company })).fieldErrors).toEqual({ email: 'already a user' });
       expect((await refused({ email: 'x@example.com', name: 'X', role: 'HR' })).fieldErrors).toHaveProperty('companyId');
       expect((await refused({ email: 'x@example.com', name: 'X', role: 'ADMIN', companyId: company })).fieldErrors).toHaveProperty('companyId');
       expect((await refused({ email: 'not-an-address', name: 'X', role: 'ADMIN' })).fieldErrors).toHaveProperty('email');
-      expect((await refused({ email: 'x@example.com', name: 'X', role: 'HR', companyId: '00000000-0000-4000-8000-000000000000' })).fieldErrors).toEqual({ companyId: 'no such company' });
+      expect((await refused({ email: 'x@example.com', name: 'X', role: 'HR', companyId: '00000000-0000-4000-8000-000000000000' })).fieldErrors).toEqual({
+        companyId: 'no such company',
+      });
       expect((await db.pool.query(`select count(*)::int as n from users where email in ('x@example.com')`)).rows[0].n).toBe(0);
     } finally {
       await db.drop();
@@ -254,7 +311,10 @@ describe('embedded PostgreSQL', () => {
     const dir = path.join(parent, 'postgres');
     const canConnect = async (password: string, port: number) => {
       const client = new pg.Client({ connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres` });
-      return client.connect().then(async () => (await client.end(), true), () => false);
+      return client.connect().then(
+        async () => (await client.end(), true),
+        () => false,
+      );
     };
     try {
       let server = await startEmbeddedPostgres({ dir, port: await freePort(), fast: true });

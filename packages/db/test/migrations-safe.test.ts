@@ -72,17 +72,22 @@ export function unsafe(name: string, sql: string, later: string[]): string[] {
     const constraint = /\bADD CONSTRAINT "?([\w]+)"? (FOREIGN KEY|CHECK)\b/i.exec(s);
     if (constraint) {
       if (!/\bNOT VALID\b/i.test(s)) problems.push(`${name}: constraint ${constraint[1]} added without NOT VALID`);
-      else if (!later.some((l) => new RegExp(`VALIDATE CONSTRAINT "?${constraint[1]}"?`, 'i').test(l))) problems.push(`${name}: constraint ${constraint[1]} is never validated in a later migration`);
+      else if (!later.some((l) => new RegExp(`VALIDATE CONSTRAINT "?${constraint[1]}"?`, 'i').test(l)))
+        problems.push(`${name}: constraint ${constraint[1]} is never validated in a later migration`);
     }
     if (/^(UPDATE|DELETE FROM)\b/i.test(s)) problems.push(`${name}: a backfill in the migration (${s.slice(0, 40)}…): run it in batches outside`);
-    if (/\bALTER COLUMN "?\w+"? (SET DATA )?TYPE\b/i.test(s) || /\bSET NOT NULL\b/i.test(s)) problems.push(`${name}: rewrites or scans the table under an exclusive lock: ${s.slice(0, 80)}`);
+    if (/\bALTER COLUMN "?\w+"? (SET DATA )?TYPE\b/i.test(s) || /\bSET NOT NULL\b/i.test(s))
+      problems.push(`${name}: rewrites or scans the table under an exclusive lock: ${s.slice(0, 80)}`);
     if (/\bADD COLUMN\b[^,]*\bNOT NULL\b/i.test(s) && !/\bDEFAULT\b/i.test(s)) problems.push(`${name}: NOT NULL column without a default`);
   }
   return problems;
 }
 
 describe('migrations are safe on a large live database', () => {
-  const all = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  const all = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
   const sql = (name: string) => readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
 
   it(`every migration since ${SAFE_MIGRATIONS_SINCE} passes the checks`, () => {
@@ -95,12 +100,25 @@ describe('migrations are safe on a large live database', () => {
   it('the checks catch what locks or rewrites a large table', () => {
     expect(unsafe('m', 'CREATE INDEX "x" ON "jobs"("a");', [])).toEqual([expect.stringMatching(/not built or dropped CONCURRENTLY/)]);
     expect(unsafe('m', 'CREATE INDEX CONCURRENTLY "x" ON "jobs"("a"); CREATE INDEX CONCURRENTLY "y" ON "jobs"("b");', [])).toHaveLength(2);
-    expect(unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD CONSTRAINT "c" CHECK (a > 0);`, [])).toEqual([expect.stringMatching(/without NOT VALID/)]);
-    expect(unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD CONSTRAINT "c" FOREIGN KEY ("a") REFERENCES "t"("id") NOT VALID;`, [])).toEqual([expect.stringMatching(/never validated/)]);
-    expect(unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD CONSTRAINT "c" CHECK (a > 0) NOT VALID;`, [`SET lock_timeout = '5s'; ALTER TABLE "jobs" VALIDATE CONSTRAINT "c";`])).toEqual([]);
+    expect(unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD CONSTRAINT "c" CHECK (a > 0);`, [])).toEqual([
+      expect.stringMatching(/without NOT VALID/),
+    ]);
+    expect(unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD CONSTRAINT "c" FOREIGN KEY ("a") REFERENCES "t"("id") NOT VALID;`, [])).toEqual([
+      expect.stringMatching(/never validated/),
+    ]);
+    expect(
+      unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD CONSTRAINT "c" CHECK (a > 0) NOT VALID;`, [
+        `SET lock_timeout = '5s'; ALTER TABLE "jobs" VALIDATE CONSTRAINT "c";`,
+      ]),
+    ).toEqual([]);
     expect(unsafe('m', `UPDATE "jobs" SET a = 1;`, [])).toEqual([expect.stringMatching(/backfill/)]);
-    expect(unsafe('m', `ALTER TABLE "jobs" ALTER COLUMN "a" SET NOT NULL;`, [])).toEqual([expect.stringMatching(/lock_timeout/), expect.stringMatching(/rewrites or scans/)]);
-    expect(unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD COLUMN "b" INTEGER NOT NULL;`, [])).toEqual([expect.stringMatching(/without a default/)]);
+    expect(unsafe('m', `ALTER TABLE "jobs" ALTER COLUMN "a" SET NOT NULL;`, [])).toEqual([
+      expect.stringMatching(/lock_timeout/),
+      expect.stringMatching(/rewrites or scans/),
+    ]);
+    expect(unsafe('m', `SET lock_timeout = '5s'; ALTER TABLE "jobs" ADD COLUMN "b" INTEGER NOT NULL;`, [])).toEqual([
+      expect.stringMatching(/without a default/),
+    ]);
     // Semicolons inside a function body or a string do not split statements.
     expect(statements(`CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ select 1; select 2 $$; SELECT ';'; -- x; y\nSELECT 3`)).toHaveLength(3);
   });

@@ -16,16 +16,20 @@ describe('payroll run completion (trigger on jobs)', () => {
   afterAll(() => db?.drop());
 
   const newRun = async (month: string, status = 'running') =>
-    (await db.pool.query<{ id: string }>(
-      `insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, $2, $3::"PayrollRunStatus", 2, 'test') returning id`,
-      [companyId, month, status],
-    )).rows[0]!.id;
+    (
+      await db.pool.query<{ id: string }>(
+        `insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, $2, $3::"PayrollRunStatus", 2, 'test') returning id`,
+        [companyId, month, status],
+      )
+    ).rows[0]!.id;
   const addJob = async (runId: string, key: string, status: string, task = 'render-slip') =>
-    (await db.pool.query<{ id: string }>(
-      `insert into jobs (task_name, queue, payload, status, max_attempts, idempotency_key, payroll_run_id, last_error_code)
+    (
+      await db.pool.query<{ id: string }>(
+        `insert into jobs (task_name, queue, payload, status, max_attempts, idempotency_key, payroll_run_id, last_error_code)
        values ($1, 'pdf-render', '{}', $2::"JobStatus", 6, $3, $4, case when $2 = 'failed' then 'x' end) returning id`,
-      [task, status, key, runId],
-    )).rows[0]!.id;
+        [task, status, key, runId],
+      )
+    ).rows[0]!.id;
   const runOf = async (id: string) =>
     (await db.pool.query<{ status: string; completed_at: Date | null }>(`select status::text, completed_at from payroll_runs where id = $1`, [id])).rows[0]!;
 
@@ -65,19 +69,29 @@ describe('payroll run completion (trigger on jobs)', () => {
     const [r1, r2] = [await newRun('2026-04'), await newRun('2026-05')];
     for (let i = 0; i < 20; i++) await addJob(i < 12 ? r1 : r2, `c4:${i}`, 'queued', i % 2 === 0 ? 'render-slip' : 'send-slip-email');
     const counts = async () =>
-      (await db.pool.query<{ k: string }>(
-        `select payroll_run_id || ' ' || task_name || ' ' || status || ' ' || n as k from run_job_counts where payroll_run_id = any($1::uuid[]) and n <> 0 order by 1`,
-        [[r1, r2]],
-      )).rows.map((r) => r.k);
+      (
+        await db.pool.query<{ k: string }>(
+          `select payroll_run_id || ' ' || task_name || ' ' || status || ' ' || n as k from run_job_counts where payroll_run_id = any($1::uuid[]) and n <> 0 order by 1`,
+          [[r1, r2]],
+        )
+      ).rows.map((r) => r.k);
     const truth = async () =>
-      (await db.pool.query<{ k: string }>(
-        `select payroll_run_id || ' ' || task_name || ' ' || status || ' ' || count(*) as k from jobs where payroll_run_id = any($1::uuid[]) group by payroll_run_id, task_name, status order by 1`,
-        [[r1, r2]],
-      )).rows.map((r) => r.k);
+      (
+        await db.pool.query<{ k: string }>(
+          `select payroll_run_id || ' ' || task_name || ' ' || status || ' ' || count(*) as k from jobs where payroll_run_id = any($1::uuid[]) group by payroll_run_id, task_name, status order by 1`,
+          [[r1, r2]],
+        )
+      ).rows.map((r) => r.k);
     const queues = async () =>
-      (await db.pool.query<{ k: string }>(`select status || ' ' || sum(n) as k from queue_job_counts where queue = 'pdf-render' group by status having sum(n) <> 0 order by 1`)).rows.map((r) => r.k);
+      (
+        await db.pool.query<{ k: string }>(
+          `select status || ' ' || sum(n) as k from queue_job_counts where queue = 'pdf-render' group by status having sum(n) <> 0 order by 1`,
+        )
+      ).rows.map((r) => r.k);
     const queueTruth = async () =>
-      (await db.pool.query<{ k: string }>(`select status || ' ' || count(*) as k from jobs where queue = 'pdf-render' group by status order by 1`)).rows.map((r) => r.k);
+      (await db.pool.query<{ k: string }>(`select status || ' ' || count(*) as k from jobs where queue = 'pdf-render' group by status order by 1`)).rows.map(
+        (r) => r.k,
+      );
     const batch = `idempotency_key like 'c4:%'`;
     await db.pool.query(`update jobs set status = 'running' where ${batch}`); // the claim of a batch
     expect(await counts()).toEqual(await truth());

@@ -21,7 +21,12 @@ export async function retryFailedJobs(pool: Pool, filter: { ids?: number[]; allF
     );
     const byTask = new Map<string, typeof rows>();
     for (const r of rows) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
-    for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
+    for (const [task, list] of byTask)
+      await addWakeups(
+        client,
+        task,
+        list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })),
+      );
     if (rows.length) {
       await writeAudit(client, actor, 'retry-failed-jobs', { ids: rows.map((r) => r.id) });
     }

@@ -116,7 +116,8 @@ export function configureDefinitions<Settings>(
       ...(o.retry ? { retry: { ...def.retry, ...o.retry } } : {}),
       ...(o.schedule && def.schedule ? { schedule: { ...def.schedule, ...o.schedule } } : {}),
     };
-    if (engine.retryBaseMs) out = { ...out, retry: { ...out.retry, baseMs: engine.retryBaseMs, capMs: Math.max(engine.retryBaseMs, out.retry?.capMs ?? 300_000) } };
+    if (engine.retryBaseMs)
+      out = { ...out, retry: { ...out.retry, baseMs: engine.retryBaseMs, capMs: Math.max(engine.retryBaseMs, out.retry?.capMs ?? 300_000) } };
     return out;
   });
 }

@@ -71,7 +71,12 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
    * statement: atomic without a transaction of its own, or part of the caller's. Returns every
    * item's key and the ids of the rows written (an existing key writes nothing).
    */
-  async function write<N extends Defs[number]['name']>(name: N, items: ReadonlyArray<Item<N>>, db: Pool | PoolClient, extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'> = {}) {
+  async function write<N extends Defs[number]['name']>(
+    name: N,
+    items: ReadonlyArray<Item<N>>,
+    db: Pool | PoolClient,
+    extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'> = {},
+  ) {
     const def = definition(name);
     const rows = items.map((item) => {
       const payload = def.schema.parse(item.payload); // bad input is refused before anything is written
@@ -129,9 +134,10 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const db = options.client ?? pool;
     const { keys, insertedIds } = await write(name, items, db);
     const created = insertedIds.length;
-    const ids = created === keys.length
-      ? insertedIds
-      : (await db.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [keys])).rows.map((r) => r.id);
+    const ids =
+      created === keys.length
+        ? insertedIds
+        : (await db.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [keys])).rows.map((r) => r.id);
     // In the caller's transaction the rows are not committed yet: the caller refreshes after it commits.
     if (!options.client && created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
     return { created, existing: keys.length - created, ids, keys };

@@ -140,11 +140,7 @@ const TRANSIENT_NETWORK_CODES: Record<string, ErrorCode> = {
 };
 
 /** HTTP status → error. 408, 429 and 5xx are transient; any other 4xx is permanent. */
-export function errorFromHttpStatus(
-  status: number,
-  message: string,
-  options: { retryAfterMs?: number; code?: ErrorCode; cause?: unknown } = {},
-): JobError {
+export function errorFromHttpStatus(status: number, message: string, options: { retryAfterMs?: number; code?: ErrorCode; cause?: unknown } = {}): JobError {
   const cause = options.cause === undefined ? {} : { cause: options.cause };
   if (status === 429) {
     return new TransientError('rate_limited', message, {
@@ -212,7 +208,7 @@ export function classifyError(thrown: unknown): ClassifiedError {
   if (isDatabaseConnectionError(error)) return out('transient', 'database_unavailable');
   const code = (error as NodeJS.ErrnoException).code;
   if (typeof code === 'string' && code in TRANSIENT_NETWORK_CODES) return out('transient', TRANSIENT_NETWORK_CODES[code]!);
-  const causeCode = ((error as { cause?: NodeJS.ErrnoException }).cause)?.code;
+  const causeCode = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
   if (typeof causeCode === 'string' && causeCode in TRANSIENT_NETWORK_CODES) return out('transient', TRANSIENT_NETWORK_CODES[causeCode]!);
   return out('transient', 'unexpected');
 }

@@ -167,10 +167,7 @@ export interface BetonMetrics {
 }
 
 /** Adapts a node-postgres Pool (`totalCount`/`idleCount`/`waitingCount`) to `DbPoolStats`. */
-export function pgPoolStats(
-  pool: string,
-  p: { totalCount: number; idleCount: number; waitingCount: number },
-): DbPoolStats {
+export function pgPoolStats(pool: string, p: { totalCount: number; idleCount: number; waitingCount: number }): DbPoolStats {
   return { pool, inUse: Math.max(0, p.totalCount - p.idleCount), idle: p.idleCount, waiting: p.waitingCount };
 }
 
@@ -178,12 +175,7 @@ export function pgPoolStats(
  * Slack of a payroll run against its deadline: deadline − (now + remaining / rate), seconds.
  * Negative: at the current throughput the run finishes late. No throughput with work left: -Infinity.
  */
-export function etaSlackSeconds(input: {
-  deadlineMs: number;
-  nowMs: number;
-  remainingJobs: number;
-  jobsPerSecond: number;
-}): number {
+export function etaSlackSeconds(input: { deadlineMs: number; nowMs: number; remainingJobs: number; jobsPerSecond: number }): number {
   const untilDeadline = (input.deadlineMs - input.nowMs) / 1000;
   if (input.remainingJobs <= 0) return untilDeadline;
   if (!(input.jobsPerSecond > 0)) return Number.NEGATIVE_INFINITY;
@@ -323,7 +315,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   let lastBeatMs: number | undefined;
   const workerHeartbeatAge = new Gauge({
     name: METRIC_NAMES.workerHeartbeatAge,
-    help: "Seconds since each worker process that did not stop cleanly last wrote its heartbeat (workers table, database clock, last hour); reported by the schedulers.",
+    help: 'Seconds since each worker process that did not stop cleanly last wrote its heartbeat (workers table, database clock, last hour); reported by the schedulers.',
     labelNames: ['worker'] as const,
     registers,
     async collect() {
@@ -336,7 +328,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   });
   const payrollRunEtaSlack = new Gauge({
     name: METRIC_NAMES.payrollRunEtaSlack,
-    help: "Deadline minus estimated finish (remaining slips / emails sent per second over 5 min) of each payroll run with slips left, seconds; negative: it will be late, -Inf: nothing sent for 5 min; reported by the schedulers.",
+    help: 'Deadline minus estimated finish (remaining slips / emails sent per second over 5 min) of each payroll run with slips left, seconds; negative: it will be late, -Inf: nothing sent for 5 min; reported by the schedulers.',
     labelNames: ['company', 'run'] as const,
     registers,
     async collect() {
@@ -386,7 +378,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
 
   registry.registerMetric(collectErrors);
   // Each configured collector's error counter starts at 0 (see initialize()).
-  const collectors: Array<[string, unknown]> = [['queue_stats', options.collectQueueStats], ['db_pool', options.collectDbPool], ['payroll_eta', options.collectPayrollRunEta], ['heartbeats', options.collectHeartbeats]];
+  const collectors: Array<[string, unknown]> = [
+    ['queue_stats', options.collectQueueStats],
+    ['db_pool', options.collectDbPool],
+    ['payroll_eta', options.collectPayrollRunEta],
+    ['heartbeats', options.collectHeartbeats],
+  ];
   for (const [collector, fn] of collectors) if (fn) collectErrors.inc({ collector }, 0);
 
   return {

@@ -21,6 +21,11 @@ export async function promoteJobs(client: PoolClient, ids: readonly number[], pr
   );
   const byTask = new Map<string, typeof rows>();
   for (const r of rows.filter((r) => r.waiting)) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
-  for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: r.run_at })));
+  for (const [task, list] of byTask)
+    await addWakeups(
+      client,
+      task,
+      list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: r.run_at })),
+    );
   return rows.map((r) => r.id);
 }

@@ -58,13 +58,15 @@ export function nextDueTimes(cron: string, timeZone: string, count: number, afte
 export function definitionSchedules(definitions: readonly AnyJobDefinition[]): ScheduleEntry[] {
   return definitions.flatMap((def) =>
     def.schedule
-      ? [{
-          id: def.name,
-          cron: def.schedule.cron,
-          timeZone: def.schedule.timeZone ?? 'UTC',
-          job: def.name,
-          payload: (dueAt: Date) => def.schedule!.payload(dueAt.toISOString()),
-        }]
+      ? [
+          {
+            id: def.name,
+            cron: def.schedule.cron,
+            timeZone: def.schedule.timeZone ?? 'UTC',
+            job: def.name,
+            payload: (dueAt: Date) => def.schedule!.payload(dueAt.toISOString()),
+          },
+        ]
       : [],
   );
 }
@@ -74,9 +76,16 @@ export function definitionSchedules(definitions: readonly AnyJobDefinition[]): S
  * sweeper's stale-heartbeat threshold, so the admin's pages show the crons in force (SWEEP_CRON,
  * BANK_POLL_CRON) and call a worker silent by the sweeper's own measure.
  */
-export async function recordSchedulerSettings(pool: Pool, workerId: string, settings: { schedules: readonly ScheduleEntry[]; staleHeartbeatMs: number; stuckRunningMs?: number }): Promise<void> {
+export async function recordSchedulerSettings(
+  pool: Pool,
+  workerId: string,
+  settings: { schedules: readonly ScheduleEntry[]; staleHeartbeatMs: number; stuckRunningMs?: number },
+): Promise<void> {
   await pool.query(`update workers set schedules = $2, stale_heartbeat_ms = $3, stuck_running_ms = $4 where id = $1`, [
-    workerId, JSON.stringify(Object.fromEntries(settings.schedules.map((e) => [e.id, e.cron]))), settings.staleHeartbeatMs, settings.stuckRunningMs ?? null,
+    workerId,
+    JSON.stringify(Object.fromEntries(settings.schedules.map((e) => [e.id, e.cron]))),
+    settings.staleHeartbeatMs,
+    settings.stuckRunningMs ?? null,
   ]);
 }
 
@@ -115,13 +124,17 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
   for (const entry of entries) {
     for (const dueAt of dueTimes(entry.cron, entry.timeZone, from, now)) {
       await inTransaction(pool, undefined, async (client) => {
-        const { rowCount } = await client.query(
-          `insert into schedule_runs (schedule_id, due_at, enqueued_by) values ($1, $2, $3) on conflict do nothing`,
-          [entry.id, dueAt, by],
-        );
+        const { rowCount } = await client.query(`insert into schedule_runs (schedule_id, due_at, enqueued_by) values ($1, $2, $3) on conflict do nothing`, [
+          entry.id,
+          dueAt,
+          by,
+        ]);
         if (!rowCount) {
           // Another tick (or another scheduler) already enqueued this due time: say whose.
-          const holder = await client.query<{ enqueued_by: string }>('select enqueued_by from schedule_runs where schedule_id = $1 and due_at = $2', [entry.id, dueAt]);
+          const holder = await client.query<{ enqueued_by: string }>('select enqueued_by from schedule_runs where schedule_id = $1 and due_at = $2', [
+            entry.id,
+            dueAt,
+          ]);
           const other = holder.rows[0]?.enqueued_by;
           if (other !== undefined && other !== by) taken.push({ scheduleId: entry.id, dueAt, by: other });
           return;

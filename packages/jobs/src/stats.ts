@@ -27,7 +27,10 @@ export async function queueStats(pool: Pool): Promise<QueueStats> {
  * holds only pending wake-ups (a finished job's is deleted), so it stays as small as the work
  * left, and Beton's index on it (task, run_at) answers each task with one probe.
  */
-export async function oldestDueJobAges(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<Array<{ queue: string; seconds: number }>> {
+export async function oldestDueJobAges(
+  pool: Pool,
+  definitions: ReadonlyArray<{ name: string; queue: string }>,
+): Promise<Array<{ queue: string; seconds: number }>> {
   const rows = await oldestDueWakeups(pool);
   const queueOf = new Map(definitions.map((d) => [d.name, d.queue]));
   const oldest = new Map<string, number>();
@@ -44,7 +47,10 @@ export async function oldestDueJobAges(pool: Pool, definitions: ReadonlyArray<{ 
  * graphile-worker's table (only pending work, Beton's (task, run_at) index) whose job is
  * `queued` — a `retrying` job's wake-up is a backoff, not a delay.
  */
-export async function delayedJobs(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<Array<{ queue: string; task: string; dueAt: Date; n: number }>> {
+export async function delayedJobs(
+  pool: Pool,
+  definitions: ReadonlyArray<{ name: string; queue: string }>,
+): Promise<Array<{ queue: string; task: string; dueAt: Date; n: number }>> {
   const rows = await delayedWakeups(pool);
   const queueOf = new Map(definitions.map((d) => [d.name, d.queue]));
   return rows.flatMap((r) => {
@@ -54,7 +60,10 @@ export async function delayedJobs(pool: Pool, definitions: ReadonlyArray<{ name:
 }
 
 /** Queue depth and the oldest due job's age per queue, for the metrics endpoint. */
-export async function queueDepth(pool: Pool, definitions: ReadonlyArray<{ name: string; queue: string }>): Promise<{
+export async function queueDepth(
+  pool: Pool,
+  definitions: ReadonlyArray<{ name: string; queue: string }>,
+): Promise<{
   depth: Array<{ queue: string; status: 'queued' | 'running' | 'retrying' | 'failed'; count: number }>;
   oldestJobAgeSeconds: Array<{ queue: string; seconds: number }>;
 }> {

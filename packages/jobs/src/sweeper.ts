@@ -49,9 +49,10 @@ export interface SweepResult {
  */
 export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): Promise<SweepResult> {
   const { runningLongerThanMs = DEFAULT_STUCK_RUNNING_MS, heartbeatOlderThanMs = DEFAULT_STALE_HEARTBEAT_MS } = options;
-  return retryOnConnectionError(() => inTransaction(pool, undefined, async (client) => {
-    const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number; reason: string }>(
-      `with stuck as (
+  return retryOnConnectionError(() =>
+    inTransaction(pool, undefined, async (client) => {
+      const { rows } = await client.query<{ id: number; task_name: string; wakeup_seq: number; reason: string }>(
+        `with stuck as (
          select j.id,
                 case when w.id is null then 'worker ' || coalesce(j.worker_id, '?') || ' unknown'
                      when w.stopped_at is not null then 'worker ' || w.id || ' stopped while holding the job'
@@ -75,38 +76,47 @@ export async function recoverStuckJobs(pool: Pool, options: SweepOptions = {}): 
               last_error = 'recovered: ' || s.reason, last_error_kind = 'transient', last_error_code = 'worker_lost'
        from stuck s where j.id = s.id and j.status in ${RECOVER_FROM}
        returning j.id, j.task_name, j.wakeup_seq, s.reason`,
-      [runningLongerThanMs, heartbeatOlderThanMs],
-    );
-    // Waiting jobs no worker can take: a new wake-up (the old ones are deleted below). Their
-    // status and history stay as they are: nothing ran.
-    const stranded = await client.query<{ id: number; task_name: string; wakeup_seq: number; status: string }>(
-      // Two sets joined by UNION, not OR: with OR the planner ran the NOT EXISTS as a subplan per
-      // waiting job, a scan of every wake-up each time (500,000 waiting jobs × as many wake-ups:
-      // the sweep did not finish in 20 minutes, bench:scale); alone it is one hash anti-join.
-      `with c as (select j.id from ${strandedWaitingFrom('$1')}
+        [runningLongerThanMs, heartbeatOlderThanMs],
+      );
+      // Waiting jobs no worker can take: a new wake-up (the old ones are deleted below). Their
+      // status and history stay as they are: nothing ran.
+      const stranded = await client.query<{ id: number; task_name: string; wakeup_seq: number; status: string }>(
+        // Two sets joined by UNION, not OR: with OR the planner ran the NOT EXISTS as a subplan per
+        // waiting job, a scan of every wake-up each time (500,000 waiting jobs × as many wake-ups:
+        // the sweep did not finish in 20 minutes, bench:scale); alone it is one hash anti-join.
+        `with c as (select j.id from ${strandedWaitingFrom('$1')}
                   union select j.id from jobs j where ${wakeupMissingCondition('$1')})
        , s as (select j.id, j.status from jobs j join c on c.id = j.id for update of j skip locked)
        update jobs j set status = 'queued', wakeup_seq = j.wakeup_seq + 1, run_at = now(), updated_at = now()
        from s where j.id = s.id and j.status in ${REWAKE_FROM}
        returning j.id, j.task_name, j.wakeup_seq, s.status::text`,
-      [heartbeatOlderThanMs],
-    );
-    // Wake-ups fetched (locked) by a worker that died or stopped touching them before claiming
-    // them — waiting for a limiter slot, in graphile-worker's local queue, or fetched by a
-    // statement whose answer was lost: release the lock so another worker takes them.
-    const releasedWakeups = await releaseAbandonedWakeups(client, heartbeatsAgo('$1'), [heartbeatOlderThanMs]);
-    const again = [...rows, ...stranded.rows];
-    if (again.length > 0) {
-      // Release graphile-worker's lock: drop the old (stale) wake-ups of these jobs.
-      await deleteWakeupsOf(client, again.map((r) => r.id));
-      const byTask = new Map<string, typeof again>();
-      for (const r of again) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
-      for (const [task, list] of byTask) await addWakeups(client, task, list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })));
-    }
-    return {
-      recovered: rows.map((r) => ({ jobId: r.id, task: r.task_name, reason: r.reason })),
-      requeued: stranded.rows.map((r) => ({ jobId: r.id, task: r.task_name, status: r.status })),
-      releasedWakeups,
-    };
-  }));
+        [heartbeatOlderThanMs],
+      );
+      // Wake-ups fetched (locked) by a worker that died or stopped touching them before claiming
+      // them — waiting for a limiter slot, in graphile-worker's local queue, or fetched by a
+      // statement whose answer was lost: release the lock so another worker takes them.
+      const releasedWakeups = await releaseAbandonedWakeups(client, heartbeatsAgo('$1'), [heartbeatOlderThanMs]);
+      const again = [...rows, ...stranded.rows];
+      if (again.length > 0) {
+        // Release graphile-worker's lock: drop the old (stale) wake-ups of these jobs.
+        await deleteWakeupsOf(
+          client,
+          again.map((r) => r.id),
+        );
+        const byTask = new Map<string, typeof again>();
+        for (const r of again) byTask.set(r.task_name, [...(byTask.get(r.task_name) ?? []), r]);
+        for (const [task, list] of byTask)
+          await addWakeups(
+            client,
+            task,
+            list.map((r) => ({ jobId: r.id, seq: r.wakeup_seq, runAt: null })),
+          );
+      }
+      return {
+        recovered: rows.map((r) => ({ jobId: r.id, task: r.task_name, reason: r.reason })),
+        requeued: stranded.rows.map((r) => ({ jobId: r.id, task: r.task_name, status: r.status })),
+        releasedWakeups,
+      };
+    }),
+  );
 }

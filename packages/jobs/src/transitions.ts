@@ -74,6 +74,9 @@ export const DECLARED_EDGES = new Map<string, Array<`${JobStatus}→${JobStatus}
  */
 export function transitionSql(name: string, from: readonly JobStatus[], to: JobStatus): string {
   for (const f of from) if (f !== to) assertTransition(`(statement ${name})`, f, to);
-  DECLARED_EDGES.set(name, from.filter((f) => f !== to).map((f) => `${f}→${to}` as const));
+  DECLARED_EDGES.set(
+    name,
+    from.filter((f) => f !== to).map((f) => `${f}→${to}` as const),
+  );
   return `(${from.map((s) => `'${s}'`).join(', ')})`;
 }

@@ -86,7 +86,11 @@ const ADD_WAKEUPS = {
  * The graphile-worker wake-up jobs for Beton jobs: payload `{ jobId, seq }`, run at `runAt`,
  * with each job's own priority (read from its row, so every wake-up keeps the job's lane).
  */
-export async function addWakeups(client: Pool | PoolClient, task: string, wakeups: ReadonlyArray<{ jobId: number; seq: number; runAt: Date | null }>): Promise<void> {
+export async function addWakeups(
+  client: Pool | PoolClient,
+  task: string,
+  wakeups: ReadonlyArray<{ jobId: number; seq: number; runAt: Date | null }>,
+): Promise<void> {
   if (wakeups.length === 0) return;
   await client.query({ ...ADD_WAKEUPS, values: [task, wakeups.map((w) => w.jobId), wakeups.map((w) => w.seq), wakeups.map((w) => w.runAt)] });
 }
@@ -280,7 +284,14 @@ export async function countWakeups(pool: Pool | PoolClient, filter: WakeupFilter
        and (not $4::boolean or w.locked_at is not null)
        and ($5::float8 is null or w.locked_at < now() - make_interval(secs => $5::float8 / 1000))
        and ($6::float8 is null or w.run_at < now() - make_interval(secs => $6::float8 / 1000))`,
-    [filter.task ?? null, filter.exceptTask ?? null, filter.jobIds ?? null, filter.locked ?? false, filter.lockedLongerThanMs ?? null, filter.dueLongerThanMs ?? null],
+    [
+      filter.task ?? null,
+      filter.exceptTask ?? null,
+      filter.jobIds ?? null,
+      filter.locked ?? false,
+      filter.lockedLongerThanMs ?? null,
+      filter.dueLongerThanMs ?? null,
+    ],
   );
   return rows[0]?.n ?? 0;
 }

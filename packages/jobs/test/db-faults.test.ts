@@ -73,14 +73,20 @@ describe('database faults (issue 17)', () => {
       const jobs = createJobClient(db.pool, fixtureDefinitions(env));
       const worker = spawnWorker(db.url, env);
       const workerId = String((await worker.ready).workerId);
-      const { ids } = await jobs.enqueueMany('test-sleep', Array.from({ length: 200 }, (_, i) => ({ payload: { key: `t-${i}`, ms: 60 } })));
+      const { ids } = await jobs.enqueueMany(
+        'test-sleep',
+        Array.from({ length: 200 }, (_, i) => ({ payload: { key: `t-${i}`, ms: 60 } })),
+      );
       let terminated = 0;
       let rounds = 0;
       const killer = setInterval(() => {
-        void terminateWorkers(admin, dbName(db.url)).then((n) => {
-          terminated += n;
-          if (n > 0) rounds++;
-        }, () => {});
+        void terminateWorkers(admin, dbName(db.url)).then(
+          (n) => {
+            terminated += n;
+            if (n > 0) rounds++;
+          },
+          () => {},
+        );
       }, 500);
       try {
         await waitFor('200 jobs done', async () => (await jobStatuses(db.pool, ids)).done === 200, 90_000, 200);
@@ -127,7 +133,10 @@ describe('database faults (issue 17)', () => {
       const jobs = createJobClient(db.pool, fixtureDefinitions(env));
       const worker = spawnWorker(db.url, env);
       const workerId = String((await worker.ready).workerId);
-      const { ids } = await jobs.enqueueMany('test-sleep', Array.from({ length: 12 }, (_, i) => ({ payload: { key: `r-${i}`, ms: 700 } })));
+      const { ids } = await jobs.enqueueMany(
+        'test-sleep',
+        Array.from({ length: 12 }, (_, i) => ({ payload: { key: `r-${i}`, ms: 700 } })),
+      );
       await waitFor('4 running', async () => (await jobStatuses(db.pool, ids)).running === 4, 15_000, 20);
       // The jobs in hand finish while nothing can reach the database: their completions cannot be written.
       await admin.query(`alter database "${database}" allow_connections false`);
@@ -136,10 +145,15 @@ describe('database faults (issue 17)', () => {
       await new Promise((r) => setTimeout(r, 2500));
       await admin.query(`alter database "${database}" allow_connections true`);
       // The worker reported its runner's death as soon as it could write again, and kept no heartbeat meanwhile.
-      const stalled = await waitFor('the runner death recorded', async () => {
-        const row = await workerRow(db.pool, workerId);
-        return row.runner_deaths >= 1 ? row : null;
-      }, 15_000, 50);
+      const stalled = await waitFor(
+        'the runner death recorded',
+        async () => {
+          const row = await workerRow(db.pool, workerId);
+          return row.runner_deaths >= 1 ? row : null;
+        },
+        15_000,
+        50,
+      );
       expect(stalled.runner_deaths).toBeGreaterThanOrEqual(1);
       // A new runner takes jobs again; what could not be recorded during the outage is put back by the sweeper.
       const more = await jobs.enqueueMany('test-sleep', [{ payload: { key: 'after-outage', ms: 1 } }]);
@@ -147,11 +161,18 @@ describe('database faults (issue 17)', () => {
       expect((await workerRow(db.pool, workerId)).stalled_since).toBeNull();
       const lastSeenAfter = (await db.pool.query<{ last_seen: Date }>(`select last_seen from workers where id = $1`, [workerId])).rows[0]!.last_seen;
       expect(lastSeenAfter.getTime()).toBeGreaterThan(lastSeenBefore.getTime());
-      await waitFor('every job done', async () => {
-        await recoverStuckJobs(db.pool, { heartbeatOlderThanMs: 1000 });
-        return (await jobStatuses(db.pool, ids)).done === 12;
-      }, 30_000, 500);
-      const runs = await db.pool.query<{ key: string; completed: number }>(`select key, count(*) filter (where outcome = 'completed')::int as completed from test_runs group by key`);
+      await waitFor(
+        'every job done',
+        async () => {
+          await recoverStuckJobs(db.pool, { heartbeatOlderThanMs: 1000 });
+          return (await jobStatuses(db.pool, ids)).done === 12;
+        },
+        30_000,
+        500,
+      );
+      const runs = await db.pool.query<{ key: string; completed: number }>(
+        `select key, count(*) filter (where outcome = 'completed')::int as completed from test_runs group by key`,
+      );
       expect(runs.rows.filter((r) => r.key.startsWith('r-') && r.completed < 1)).toEqual([]);
       expect(worker.stdout() + worker.stderr()).toMatch(/job runner stopped unexpectedly/);
       expect(worker.stdout() + worker.stderr()).toMatch(/job runner started again/);

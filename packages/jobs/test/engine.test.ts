@@ -126,7 +126,7 @@ describe('job engine', () => {
     expect(await count()).toEqual({ rows: 0, orphans: 0 });
   });
 
-  it('enqueues alongside a statement of the caller in one statement: both or neither; priorityOf takes that job\'s priority now', async () => {
+  it("enqueues alongside a statement of the caller in one statement: both or neither; priorityOf takes that job's priority now", async () => {
     await db.pool.query(`create table if not exists enqueue_alongside (k text primary key)`);
     const ahead = await jobs().enqueue('test-flaky', { key: 'along-ahead', failTimes: 0 }, { runAt: new Date(Date.now() + 60_000) });
     await db.pool.query(`update jobs set priority = -1000 where id = $1`, [ahead.id]); // HR moved it ahead
@@ -154,7 +154,7 @@ describe('job engine', () => {
     expect(callTimes.get('delayed')![0]!).toBeGreaterThanOrEqual(runAt.getTime() - 5);
   });
 
-  it('never lets a worker of one queue take another queue\'s job', async () => {
+  it("never lets a worker of one queue take another queue's job", async () => {
     const job = await jobs().enqueue('test-render', { key: 'r1' });
     await new Promise((r) => setTimeout(r, 1000));
     expect((await jobRow(db.pool, job.id)).status).toBe('queued');

@@ -27,7 +27,9 @@ describe("graphile-worker's private schema (wakeups.ts)", () => {
   it('is the graphile-worker version package-lock pins, the one wakeups.ts was written against', () => {
     const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
     const pinned = lock.packages['node_modules/graphile-worker']?.version;
-    const declared = (JSON.parse(readFileSync(path.join(root, 'packages/jobs/package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['graphile-worker'];
+    const declared = (JSON.parse(readFileSync(path.join(root, 'packages/jobs/package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies[
+      'graphile-worker'
+    ];
     // The package as this workspace resolves it (its exports hide package.json): its directory's manifest.
     const entry = createRequire(path.join(root, 'packages/jobs/package.json')).resolve('graphile-worker');
     const dir = entry.slice(0, entry.lastIndexOf(`${path.sep}graphile-worker${path.sep}`) + `${path.sep}graphile-worker`.length);
@@ -40,10 +42,12 @@ describe("graphile-worker's private schema (wakeups.ts)", () => {
       `select table_name, column_name, data_type from information_schema.columns where table_schema = $1 and table_name = any($2::text[])`,
       [GRAPHILE_CONTRACT.schema, Object.keys(GRAPHILE_CONTRACT.tables)],
     );
-    const found = Object.fromEntries(Object.entries(GRAPHILE_CONTRACT.tables).map(([table, columns]) => [
-      table,
-      Object.fromEntries(Object.keys(columns).map((c) => [c, rows.find((r) => r.table_name === table && r.column_name === c)?.data_type ?? 'missing'])),
-    ]));
+    const found = Object.fromEntries(
+      Object.entries(GRAPHILE_CONTRACT.tables).map(([table, columns]) => [
+        table,
+        Object.fromEntries(Object.keys(columns).map((c) => [c, rows.find((r) => r.table_name === table && r.column_name === c)?.data_type ?? 'missing'])),
+      ]),
+    );
     expect(found).toEqual(GRAPHILE_CONTRACT.tables);
   });
 

@@ -104,7 +104,11 @@ describe('distributed lock (R11)', () => {
       for (let i = 0; i < 100; i++) expect(await lock.tryAcquire(key(i), 'crashed-holder', 50)).toBe(true);
       await new Promise((r) => setTimeout(r, 100));
       const answers = await race(racers, 100, key);
-      for (let i = 0; i < 100; i++) expect(answers.get(i)!.filter((a) => a.won), `round ${i}`).toHaveLength(1);
+      for (let i = 0; i < 100; i++)
+        expect(
+          answers.get(i)!.filter((a) => a.won),
+          `round ${i}`,
+        ).toHaveLength(1);
       for (const r of racers) r.child.send({ stop: true });
       for (const r of racers) expect((await r.exit).code).toBe(0);
     });

@@ -32,7 +32,15 @@ describe('queue pause for account faults', () => {
   beforeAll(async () => {
     db = await createTestDatabase('pause');
     for (const id of ['a', 'b']) {
-      const pause = createPauseGate({ pool: db.pool, queue: 'send-email', workerId: id, logger: silent, pollMs: 100, probeEveryMs: 300, probe: async () => !keyRevoked });
+      const pause = createPauseGate({
+        pool: db.pool,
+        queue: 'send-email',
+        workerId: id,
+        logger: silent,
+        pollMs: 100,
+        probeEveryMs: 300,
+        probe: async () => !keyRevoked,
+      });
       workers.push(
         await testWorker(db.pool, {
           definitions: [send],
@@ -62,18 +70,27 @@ describe('queue pause for account faults', () => {
 
   it('one bad key pauses both workers: 30 jobs stay queued, none failed, no attempt used; the probe resumes them', async () => {
     const jobs = createJobClient(db.pool, [send]);
-    await jobs.enqueueMany('test-send', Array.from({ length: 30 }, (_, i) => ({ payload: { key: `k${i}` } })));
+    await jobs.enqueueMany(
+      'test-send',
+      Array.from({ length: 30 }, (_, i) => ({ payload: { key: `k${i}` } })),
+    );
     await waitFor('the pause', async () => (await queuePauses(db.pool)).length === 1);
     await new Promise((r) => setTimeout(r, 500));
     const during = calls;
     await new Promise((r) => setTimeout(r, 500));
     expect(calls).toBe(during); // paused: nothing is claimed
     expect(calls).toBeLessThan(30); // the attempts in flight before every worker read the flag, not the whole queue
-    const { rows } = await db.pool.query<{ status: string; n: number; max_attempts: number }>(`select status::text, count(*)::int as n, max(attempts)::int as max_attempts from jobs group by 1`);
+    const { rows } = await db.pool.query<{ status: string; n: number; max_attempts: number }>(
+      `select status::text, count(*)::int as n, max(attempts)::int as max_attempts from jobs group by 1`,
+    );
     expect(rows).toEqual([{ status: 'queued', n: 30, max_attempts: 0 }]);
     expect((await queuePauses(db.pool))[0]).toMatchObject({ errorCode: 'provider_unauthorized', reason: 'provider answered 401: revoked' });
     keyRevoked = false; // the key is restored: the next probe passes
-    await waitFor('all done', async () => (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'done'`)).rows[0]!.n === 30, 20_000);
+    await waitFor(
+      'all done',
+      async () => (await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where status = 'done'`)).rows[0]!.n === 30,
+      20_000,
+    );
     expect(await queuePauses(db.pool)).toEqual([]);
     const resumes = await db.pool.query(`select actor from audit_log where action = 'resume-queue'`);
     expect(resumes.rows[0]!.actor).toMatch(/^probe:/);
@@ -88,7 +105,11 @@ describe('queue pause for account faults', () => {
     keyRevoked = false;
     const jobs = createJobClient(db.pool, [send]);
     const job = await jobs.enqueue('test-send', { key: 'deferring', defers: 5 });
-    await waitFor('done', async () => (await db.pool.query<{ status: string }>(`select status::text from jobs where id = $1`, [job.id])).rows[0]!.status === 'done', 20_000);
+    await waitFor(
+      'done',
+      async () => (await db.pool.query<{ status: string }>(`select status::text from jobs where id = $1`, [job.id])).rows[0]!.status === 'done',
+      20_000,
+    );
     const row = (await db.pool.query<{ attempts: number }>(`select attempts from jobs where id = $1`, [job.id])).rows[0]!;
     expect(row.attempts).toBe(1); // five deferrals, none counted
   });

@@ -22,7 +22,10 @@ export interface Spawned {
 }
 
 /** Spawns `node --import tsx file` (signals reach the script itself, not a wrapper). */
-export function spawnScript(file: string, options: { env?: Record<string, string>; args?: string[]; readyMsg?: string; ipc?: boolean; cwd?: string } = {}): Spawned {
+export function spawnScript(
+  file: string,
+  options: { env?: Record<string, string>; args?: string[]; readyMsg?: string; ipc?: boolean; cwd?: string } = {},
+): Spawned {
   const child = spawn(process.execPath, ['--import', 'tsx', file, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
@@ -132,7 +135,10 @@ export async function busiestThread(pid: number, ms: number): Promise<{ tid: num
 
 export async function threadAlive(pid: number, tid: number): Promise<boolean> {
   const { access } = await import('node:fs/promises');
-  return access(`/proc/${pid}/task/${tid}`).then(() => true, () => false);
+  return access(`/proc/${pid}/task/${tid}`).then(
+    () => true,
+    () => false,
+  );
 }
 
 export interface FakeProvider {

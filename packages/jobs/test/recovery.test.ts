@@ -52,9 +52,14 @@ async function attemptOutcomes(pool: Pool, ids: number[]) {
  * few milliseconds (a loaded CI run did). Waits up to 3 s — a dead worker's lock would stay 4 h.
  */
 async function graphileDrained(pool: Pool) {
-  await waitFor('graphile-worker jobs completed and unlocked', async () => {
-    return (await countWakeups(pool)) === 0 && (await countWakeups(pool, { locked: true })) === 0;
-  }, 3000, 20);
+  await waitFor(
+    'graphile-worker jobs completed and unlocked',
+    async () => {
+      return (await countWakeups(pool)) === 0 && (await countWakeups(pool, { locked: true })) === 0;
+    },
+    3000,
+    20,
+  );
 }
 
 describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
@@ -72,7 +77,10 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     const jobs = createJobClient(db.pool, fixtureDefinitions(env));
     const w1 = spawnWorker(db.url, env);
     const w1Id = String((await w1.ready).workerId);
-    const { ids } = await jobs.enqueueMany('test-sleep', Array.from({ length: 5 }, (_, i) => ({ payload: { key: `held-${i}`, ms: 20_000 } })));
+    const { ids } = await jobs.enqueueMany(
+      'test-sleep',
+      Array.from({ length: 5 }, (_, i) => ({ payload: { key: `held-${i}`, ms: 20_000 } })),
+    );
     await waitFor('5 running on w1', async () => (await statusCounts(db.pool, ids)).running === 5, 15_000, 20);
     // The second worker sleeps `ms × 0.01`: the 20 s jobs take 200 ms there.
     const w2 = spawnWorker(db.url, { ...env, TIME_SCALE: '0.01' });
@@ -86,7 +94,10 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     // The recurring sweeper, shortened: every 250 ms, heartbeat threshold 1 s.
     const recovered: number[] = [];
     const sweeper = setInterval(() => {
-      void recoverStuckJobs(db.pool, { heartbeatOlderThanMs: 1000 }).then((r) => recovered.push(...r.recovered.map((x) => x.jobId)), () => {});
+      void recoverStuckJobs(db.pool, { heartbeatOlderThanMs: 1000 }).then(
+        (r) => recovered.push(...r.recovered.map((x) => x.jobId)),
+        () => {},
+      );
     }, 250);
     try {
       await waitFor('all done', async () => (await statusCounts(db.pool, ids)).done === 5, 15_000, 50);
@@ -122,8 +133,14 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     const w1Id = String((await w1.ready).workerId);
     // The second worker boots meanwhile (a second or two); it runs the 20 s jobs at ×0.01.
     const w2 = spawnWorker(db.url, { ...env, TIME_SCALE: '0.01' });
-    const short = await jobs.enqueueMany('test-sleep', Array.from({ length: 10 }, (_, i) => ({ payload: { key: `short-${i}`, ms: 2000 } })));
-    const long = await jobs.enqueueMany('test-sleep', Array.from({ length: 10 }, (_, i) => ({ payload: { key: `long-${i}`, ms: 20_000 } })));
+    const short = await jobs.enqueueMany(
+      'test-sleep',
+      Array.from({ length: 10 }, (_, i) => ({ payload: { key: `short-${i}`, ms: 2000 } })),
+    );
+    const long = await jobs.enqueueMany(
+      'test-sleep',
+      Array.from({ length: 10 }, (_, i) => ({ payload: { key: `long-${i}`, ms: 20_000 } })),
+    );
     const all = [...short.ids, ...long.ids];
     await waitFor('20 running', async () => (await statusCounts(db.pool, all)).running === 20, 10_000, 10);
     const { rows: holders } = await db.pool.query(`select distinct worker_id from jobs where id = any($1)`, [all]);
@@ -132,14 +149,19 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     const termAt = Date.now();
     w1.kill('SIGTERM');
     // Long ones: back in the queue within a second, their attempt not counted.
-    await waitFor('long ones handed back', async () => {
-      const { rows } = await db.pool.query(
-        `select count(*)::int as n from jobs j where id = any($1) and (status = 'queued' or worker_id is distinct from $2)
+    await waitFor(
+      'long ones handed back',
+      async () => {
+        const { rows } = await db.pool.query(
+          `select count(*)::int as n from jobs j where id = any($1) and (status = 'queued' or worker_id is distinct from $2)
            and exists (select 1 from job_attempts a where a.job_id = j.id and a.outcome = 'handed_back')`,
-        [long.ids, w1Id],
-      );
-      return rows[0].n === 10;
-    }, 5000, 10);
+          [long.ids, w1Id],
+        );
+        return rows[0].n === 10;
+      },
+      5000,
+      10,
+    );
     // Typically ~0.1–0.3 s after the signal; bounded loosely for loaded CI machines, and — the
     // point — long before the short jobs end or the grace period does.
     const handedBackAfterMs = Date.now() - termAt;
@@ -187,7 +209,10 @@ describe('stuck-job recovery and graceful shutdown (R8, R10)', () => {
     const w1 = spawnWorker(db.url, env);
     await w1.ready;
     // 8 s each: they could finish within the 10 s grace, so the first SIGTERM lets them run.
-    const { ids } = await jobs.enqueueMany('test-sleep', Array.from({ length: 4 }, (_, i) => ({ payload: { key: `patient-${i}`, ms: 8000 } })));
+    const { ids } = await jobs.enqueueMany(
+      'test-sleep',
+      Array.from({ length: 4 }, (_, i) => ({ payload: { key: `patient-${i}`, ms: 8000 } })),
+    );
     await waitFor('4 running', async () => (await statusCounts(db.pool, ids)).running === 4, 10_000, 10);
     w1.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

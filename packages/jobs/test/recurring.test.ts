@@ -34,7 +34,12 @@ describe('a recurring job superseded by its next run', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('recurring');
-    const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).trim().split('\n')) logged.push(JSON.parse(l)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).trim().split('\n')) logged.push(JSON.parse(l));
+        done();
+      },
+    });
     worker = await testWorker(db.pool, {
       definitions: [poll],
       queue: 'maintenance',
@@ -61,8 +66,16 @@ describe('a recurring job superseded by its next run', () => {
       `select status::text, last_error, last_error_code, last_error_kind::text from jobs where id = $1`,
       [first.id],
     );
-    expect(row.rows[0]).toEqual({ status: 'done', last_error: 'superseded by the next run: bank answered 503', last_error_code: 'provider_unavailable', last_error_kind: 'transient' });
-    expect((await attemptsOf(db.pool, first.id)).map((a) => [a.outcome, a.error_code])).toEqual([['retrying', 'provider_unavailable'], ['failed', 'provider_unavailable']]);
+    expect(row.rows[0]).toEqual({
+      status: 'done',
+      last_error: 'superseded by the next run: bank answered 503',
+      last_error_code: 'provider_unavailable',
+      last_error_kind: 'transient',
+    });
+    expect((await attemptsOf(db.pool, first.id)).map((a) => [a.outcome, a.error_code])).toEqual([
+      ['retrying', 'provider_unavailable'],
+      ['failed', 'provider_unavailable'],
+    ]);
     expect((await db.pool.query(`select 1 from jobs where status = 'failed'`)).rowCount).toBe(0);
 
     // Still failing 300 ms later: the next run alerts.
@@ -72,7 +85,10 @@ describe('a recurring job superseded by its next run', () => {
     await waitFor('the alert in the log', async () => logged.find((l) => l.level === 50 && /recurring job test-poll has not succeeded for/.test(l.msg)), 5000);
     const failing = (await recurringFailingSeconds(db.pool, ['test-poll']))['test-poll']!;
     expect(failing).toBeGreaterThan(0.3);
-    const metrics = createMetrics({ defaultMetrics: false, collectRecurringFailing: async () => [{ task: 'test-poll', failingSeconds: failing, alertAfterSeconds: 0.3 }] });
+    const metrics = createMetrics({
+      defaultMetrics: false,
+      collectRecurringFailing: async () => [{ task: 'test-poll', failingSeconds: failing, alertAfterSeconds: 0.3 }],
+    });
     const text = await metrics.metrics();
     expect(text).toMatch(/beton_recurring_job_failing_seconds\{task="test-poll"\} 0\.[3-9]|beton_recurring_job_failing_seconds\{task="test-poll"\} [1-9]/);
     expect(text).toContain('beton_recurring_job_alert_after_seconds{task="test-poll"} 0.3');

@@ -37,7 +37,10 @@ describe('wake-up statistics after a bulk enqueue', () => {
   it('plans the fetch of 2,000 fresh wake-ups on the job index, where stale statistics scan and sort them all', async () => {
     const jobs = createJobClient(db.pool, [quiet, bulkInCaller, bulk]);
     // A quiet hour: a few wake-ups of another task, analyzed.
-    await jobs.enqueueMany('test-stats-quiet', Array.from({ length: 5 }, (_, i) => ({ payload: { key: `q${i}` } })));
+    await jobs.enqueueMany(
+      'test-stats-quiet',
+      Array.from({ length: 5 }, (_, i) => ({ payload: { key: `q${i}` } })),
+    );
     await wakeupTableMaintenance(db.pool, 'analyze');
 
     // 2,000 in the caller's transaction: enqueueMany cannot refresh uncommitted rows, so the

@@ -45,11 +45,19 @@ describe('timeouts (R8)', () => {
       };
       const firstSpot = spotSpinner();
       // While the loop spins in its thread, the same process keeps finishing other jobs.
-      const others = await jobs.enqueueMany('test-sleep', Array.from({ length: 6 }, (_, i) => ({ payload: { key: `meanwhile-${i}`, ms: 50 } })));
-      await waitFor('others done', async () => {
-        const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [others.ids]);
-        return rows[0].n === 6;
-      }, 10_000, 20);
+      const others = await jobs.enqueueMany(
+        'test-sleep',
+        Array.from({ length: 6 }, (_, i) => ({ payload: { key: `meanwhile-${i}`, ms: 50 } })),
+      );
+      await waitFor(
+        'others done',
+        async () => {
+          const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [others.ids]);
+          return rows[0].n === 6;
+        },
+        10_000,
+        20,
+      );
 
       await firstSpot;
       await waitFor('spin retried', async () => (await attemptsOf(db.pool, spin.id)).length === 2, 15_000, 20);
@@ -74,7 +82,16 @@ describe('timeouts (R8)', () => {
       // by its CPU use) is gone, and the pool destroyed a thread for each attempt.
       expect(spinners).toHaveLength(1);
       expect(await threadAlive(worker.pid, spinners[0]!), `spinning thread ${spinners[0]}`).toBe(false);
-      await waitFor('2 threads destroyed', async () => worker.stdout().split('\n').filter((l) => l.includes('"thread destroyed"')).length >= 2, 5000, 50);
+      await waitFor(
+        '2 threads destroyed',
+        async () =>
+          worker
+            .stdout()
+            .split('\n')
+            .filter((l) => l.includes('"thread destroyed"')).length >= 2,
+        5000,
+        50,
+      );
 
       // And it still serves jobs afterwards (the pool replaced the terminated threads).
       const after = await jobs.enqueue('test-sleep', { key: 'after', ms: 10 });
@@ -133,7 +150,10 @@ describe('timeouts (R8)', () => {
       const exit = await worker.exit;
       expect(exit.code).toBe(1);
       expect(worker.stdout()).not.toContain('worker ready');
-      const lines = worker.stderr().split('\n').filter((l) => l.trim() && !/ExperimentalWarning|--trace-warnings/.test(l));
+      const lines = worker
+        .stderr()
+        .split('\n')
+        .filter((l) => l.trim() && !/ExperimentalWarning|--trace-warnings/.test(l));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^beton-worker: Refusing to start: .*send-slip-email: timeout 30000 ms must not exceed the shutdown grace period 1000 ms/);
     });

@@ -14,10 +14,22 @@ const machine = () => JOB_STATUSES.flatMap((from) => JOB_STATUSES.filter((to) =>
 describe('job status machine (SPEC §5, transitions.ts)', () => {
   it("is the database enum's statuses, with the edges that run: the claim takes queued and retrying jobs, hand-back, admin retry, superseded (R13)", () => {
     expect([...JOB_STATUSES]).toEqual(Object.values(JobStatus));
-    expect(machine()).toEqual([
-      'failed→queued', 'queued→running', 'retrying→running', 'retrying→queued', 'running→done', 'running→failed', 'running→queued', 'running→retrying',
-      'queued→superseded', 'retrying→superseded', 'failed→superseded', 'running→superseded',
-    ].sort());
+    expect(machine()).toEqual(
+      [
+        'failed→queued',
+        'queued→running',
+        'retrying→running',
+        'retrying→queued',
+        'running→done',
+        'running→failed',
+        'running→queued',
+        'running→retrying',
+        'queued→superseded',
+        'retrying→superseded',
+        'failed→superseded',
+        'running→superseded',
+      ].sort(),
+    );
     // Final like done: a superseded job never runs again.
     expect(JOB_STATUSES.filter((to) => canTransition('superseded', to))).toEqual([]);
   });
@@ -30,7 +42,14 @@ describe('job status machine (SPEC §5, transitions.ts)', () => {
 
   it('no other statement sets jobs.status (every one goes through transitionSql)', () => {
     const src = path.resolve(import.meta.dirname, '../../');
-    const allowed = new Set(['jobs/src/engine/sql/claim.ts', 'jobs/src/engine/sql/finish.ts', 'jobs/src/engine/sql/hand-back.ts', 'jobs/src/sweeper.ts', 'jobs/src/admin.ts', 'jobs/src/supersede.ts']);
+    const allowed = new Set([
+      'jobs/src/engine/sql/claim.ts',
+      'jobs/src/engine/sql/finish.ts',
+      'jobs/src/engine/sql/hand-back.ts',
+      'jobs/src/sweeper.ts',
+      'jobs/src/admin.ts',
+      'jobs/src/supersede.ts',
+    ]);
     const offenders: string[] = [];
     const walk = (dir: string): void => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -112,7 +112,10 @@ export async function resendSlip(
       const job = open.at(-1)!;
       const renderKey = job.idempotency_key.replace(/:email$/, '');
       const render = attempts.find((j) => j.task_name === 'render-slip' && j.idempotency_key === renderKey) ?? job;
-      const promoted = await promoteJobs(client, open.map((j) => j.id));
+      const promoted = await promoteJobs(
+        client,
+        open.map((j) => j.id),
+      );
       await audit({ outcome: 'in-progress', jobId: render.id, promoted: promoted.length });
       return { outcome: 'in-progress', jobId: render.id, resend: render.resend, created: false, promoted: promoted.length > 0 };
     }
@@ -151,7 +154,8 @@ export async function sendSlipCopy(
   return inTransaction(deps.pool, undefined, async (client) => {
     const companyId = await lockEmployee(client, input.employeeId, input.companyId);
     const delivered = await slipDelivery(client, input.employeeId, input.month);
-    if (!delivered) throw new SlipActionRefused(`The ${input.month} slip has not been delivered yet: "Resend slip" sends it; a copy is only for a slip that arrived`);
+    if (!delivered)
+      throw new SlipActionRefused(`The ${input.month} slip has not been delivered yet: "Resend slip" sends it; a copy is only for a slip that arrived`);
     const to = (await client.query<{ email: string }>('select email from employees where id = $1', [input.employeeId])).rows[0]!.email;
     const pending = await client.query<{ id: number; copy: number }>(
       `select id::int, (payload->>'resend')::int as copy from jobs
@@ -161,7 +165,11 @@ export async function sendSlipCopy(
     );
     if (pending.rows[0]) return { jobId: pending.rows[0].id, copy: pending.rows[0].copy, created: false, to };
     const copy = await nextResendNumber(client, input.employeeId, input.month);
-    const job = await deps.jobs.enqueue('render-slip', { companyId, employeeId: input.employeeId, month: input.month, resend: copy, copy: true }, { client, priority: INTERACTIVE_PRIORITY });
+    const job = await deps.jobs.enqueue(
+      'render-slip',
+      { companyId, employeeId: input.employeeId, month: input.month, resend: copy, copy: true },
+      { client, priority: INTERACTIVE_PRIORITY },
+    );
     await client.query(`insert into slip_resends (employee_id, month, n, requested_by, job_id, copy) values ($1, $2, $3, $4, $5, true)`, [
       input.employeeId,
       input.month,

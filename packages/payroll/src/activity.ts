@@ -59,10 +59,14 @@ export function createActivityLookup(deps: { mailer: Mailer; limiter: LimiterSto
       return new Promise((resolve) => {
         const entry: Pending = { ...email, resolve };
         pending.push(entry);
-        signal?.addEventListener('abort', () => {
-          pending = pending.filter((p) => p !== entry);
-          resolve('unknown');
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            pending = pending.filter((p) => p !== entry);
+            resolve('unknown');
+          },
+          { once: true },
+        );
         void drain();
       });
     },

@@ -141,7 +141,11 @@ export interface BankPollDeps {
  * the poll takes a lock per due time, records the due time once, and the email's key is per
  * company and poll window.
  */
-export async function pollBankCredits(deps: BankPollDeps, dueAt: string, signal?: AbortSignal): Promise<{ status: 'polled' | 'locked' | 'done-before'; credited: number; companies: number }> {
+export async function pollBankCredits(
+  deps: BankPollDeps,
+  dueAt: string,
+  signal?: AbortSignal,
+): Promise<{ status: 'polled' | 'locked' | 'done-before'; credited: number; companies: number }> {
   const key = `lock:bank-poll:${dueAt}`;
   if (!(await deps.lock.tryAcquire(key, deps.by, 10 * 60_000))) return { status: 'locked', credited: 0, companies: 0 };
   try {
@@ -164,7 +168,11 @@ export async function pollBankCredits(deps: BankPollDeps, dueAt: string, signal?
       // Every company's status email in one statement (one enqueue per company was 600 round
       // trips in a window at 600 companies: bench:scale).
       if (updated.rows.length) {
-        await deps.jobs.enqueueMany('send-bank-status-email', updated.rows.map((row) => ({ payload: { companyId: row.company_id, pollWindow: dueAt, credited: row.n } })), { client });
+        await deps.jobs.enqueueMany(
+          'send-bank-status-email',
+          updated.rows.map((row) => ({ payload: { companyId: row.company_id, pollWindow: dueAt, credited: row.n } })),
+          { client },
+        );
       }
       const credited = updated.rows.reduce((a, r) => a + r.n, 0);
       await client.query('insert into bank_polls (due_at, as_of, credited) values ($1, $2, $3)', [dueAt, asOf, credited]);

@@ -53,7 +53,8 @@ export function parseCosts(raw: unknown, where = 'costs'): MeasuredCosts {
   need(typeof o === 'object' && o !== null, 'not a JSON object');
   const c = o!.cpuMsPerSlip;
   need(typeof c === 'object' && c !== null, 'no cpuMsPerSlip');
-  for (const k of ['render', 'email', 'scheduler', 'postgres', 'web'] as const) need(Number.isFinite(c![k]) && c![k] >= 0, `cpuMsPerSlip.${k} must be a number >= 0`);
+  for (const k of ['render', 'email', 'scheduler', 'postgres', 'web'] as const)
+    need(Number.isFinite(c![k]) && c![k] >= 0, `cpuMsPerSlip.${k} must be a number >= 0`);
   for (const k of ['renderJobMs', 'sendMs', 'slipsPerSecond', 'wallSeconds', 'employees', 'providerRate', 'emailConcurrency', 'renderThreads'] as const) {
     need(Number.isFinite(o![k]) && (o![k] as number) > 0, `${k} must be a number > 0`);
   }
@@ -117,7 +118,16 @@ const ceil = (x: number) => Math.max(1, Math.ceil(x - 1e-9));
 
 /** Plans a payroll night of `employees` slips from measured per-slip costs. */
 export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
-  const input = { coresPerMachine: 8, machineHourCost: 40, maxLoad: 0.75, slotsPerEmailProcess: 1000, poolPerProcess: 10, margin: 1.25, slipsPerSecond: 'deadline' as const, ...raw };
+  const input = {
+    coresPerMachine: 8,
+    machineHourCost: 40,
+    maxLoad: 0.75,
+    slotsPerEmailProcess: 1000,
+    poolPerProcess: 10,
+    margin: 1.25,
+    slipsPerSecond: 'deadline' as const,
+    ...raw,
+  };
   for (const [k, v] of Object.entries(input)) {
     if (typeof v === 'string' && k === 'slipsPerSecond' && (v === 'fastest' || v === 'deadline')) continue;
     if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new CostsError(`${k} must be a number >= 0, got ${v}`);
@@ -135,9 +145,11 @@ export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
   const workerCoresPerRate = (c.render + c.email + c.scheduler + c.web) / 1000 / input.maxLoad;
   const machinesForDeadline = ceil((workerCoresPerRate * needed * input.margin) / input.coresPerMachine);
   const wanted =
-    input.slipsPerSecond === 'fastest' ? input.providerRate
-    : input.slipsPerSecond === 'deadline' ? (machinesForDeadline * input.coresPerMachine) / workerCoresPerRate
-    : input.slipsPerSecond;
+    input.slipsPerSecond === 'fastest'
+      ? input.providerRate
+      : input.slipsPerSecond === 'deadline'
+        ? (machinesForDeadline * input.coresPerMachine) / workerCoresPerRate
+        : input.slipsPerSecond;
   if (!(wanted > 0)) throw new CostsError(`the throughput to plan for must be > 0, got ${wanted}`);
   const rate = Math.min(input.providerRate, wanted);
   const cores = (cpuMs: number) => (rate * cpuMs) / 1000 / input.maxLoad;
@@ -158,7 +170,14 @@ export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
   const runSeconds = input.employees / rate + latencyS;
   const machineHours = ((workerMachines + databaseMachines) * runSeconds) / 3600;
   return {
-    costs: { measuredAt: costs.measuredAt, cores: costs.machine.cores, loaded: costs.machine.loaded ?? false, cpuMsPerSlip: c.total ?? c.render + c.email + c.scheduler + c.web + c.postgres, renderJobMs: costs.renderJobMs, sendMs: costs.sendMs },
+    costs: {
+      measuredAt: costs.measuredAt,
+      cores: costs.machine.cores,
+      loaded: costs.machine.loaded ?? false,
+      cpuMsPerSlip: c.total ?? c.render + c.email + c.scheduler + c.web + c.postgres,
+      renderJobMs: costs.renderJobMs,
+      sendMs: costs.sendMs,
+    },
     input,
     fastestRunSeconds: input.employees / input.providerRate + latencyS,
     slipsPerSecond: rate,
@@ -170,7 +189,12 @@ export function planNight(costs: MeasuredCosts, raw: NightInput): NightPlan {
     email: { cores: emailCores, processes: emailProcesses, concurrencyLimit: inFlight },
     scheduler: { cores: schedulerCores, processes: schedulerProcesses },
     web: { cores: webCores },
-    database: { cores: dbCores, connections: processes * input.poolPerProcess, statementsPerSecond: costs.statementsPerSlip ? rate * costs.statementsPerSlip : null, beyondOneServer: dbCores > 32 },
+    database: {
+      cores: dbCores,
+      connections: processes * input.poolPerProcess,
+      statementsPerSecond: costs.statementsPerSlip ? rate * costs.statementsPerSlip : null,
+      beyondOneServer: dbCores > 32,
+    },
     workerMachines,
     databaseMachines,
     machineHours,

@@ -113,21 +113,26 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     const accepted = await findEvidence(deps, email, options.signal);
     if (accepted !== null) return markAccepted(pool, key, accepted, true);
     if (leftAgeMs < windowMs) {
-      throw new DeferError('outcome_unknown', `the provider may have accepted ${key} ${Math.round(leftAgeMs / 1000)} s ago; waiting for its evidence (settle window ${Math.round(windowMs / 1000)} s)`, {
-        retryAfterMs: Math.min(windowMs - leftAgeMs, recheckMs),
-      });
+      throw new DeferError(
+        'outcome_unknown',
+        `the provider may have accepted ${key} ${Math.round(leftAgeMs / 1000)} s ago; waiting for its evidence (settle window ${Math.round(windowMs / 1000)} s)`,
+        {
+          retryAfterMs: Math.min(windowMs - leftAgeMs, recheckMs),
+        },
+      );
     }
     resend = true; // the policy: no evidence within the window
   }
 
   // Record the attempt before the call: from here its outcome is unknown until it answers (a new
   // key's insert recorded it already).
-  if (!delivery.inserted) await pool.query(
-    `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = now(), request_left_at = null,
+  if (!delivery.inserted)
+    await pool.query(
+      `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = now(), request_left_at = null,
             resent_after_unknown = resent_after_unknown + case when $3 then 1 else 0 end
      where idempotency_key = $1`,
-    [key, email.to, resend],
-  );
+      [key, email.to, resend],
+    );
   let leftAt: number | undefined;
   let release: (() => void) | undefined;
   const beforeRequest = async () => {
@@ -135,7 +140,10 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     const timeLeft = options.timeLeftMs?.() ?? Infinity;
     if (timeLeft < mailer.requestTimeoutMs + 1000) {
-      throw new TransientError('no_time_to_send', `only ${Math.round(timeLeft)} ms left in this attempt: a request needs up to ${mailer.requestTimeoutMs} ms; not sent`);
+      throw new TransientError(
+        'no_time_to_send',
+        `only ${Math.round(timeLeft)} ms left in this attempt: a request needs up to ${mailer.requestTimeoutMs} ms; not sent`,
+      );
     }
     release = options.hold?.();
     leftAt = performance.now();
@@ -158,7 +166,14 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
               outcome_unknown_since = case when $4 then null else outcome_unknown_since end,
               request_left_at = case when $6 then ${leftSql} else null end
        where idempotency_key = $1`,
-      [key, (error as Error).message, performance.now() - (leftAt ?? performance.now()), definite, (error as { kind?: string }).kind === 'permanent', leftAt !== undefined],
+      [
+        key,
+        (error as Error).message,
+        performance.now() - (leftAt ?? performance.now()),
+        definite,
+        (error as { kind?: string }).kind === 'permanent',
+        leftAt !== undefined,
+      ],
     );
     if (definite) throw error;
     // The request left and no answer came back. Wait in this attempt for the evidence (the
@@ -167,10 +182,14 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     const accepted = await awaitEvidence(deps, email, waitMs, options.signal);
     if (accepted !== null) return markAccepted(pool, key, accepted, false);
     const sinceLeft = performance.now() - leftAt!;
-    throw new DeferError('outcome_unknown', `no answer from the provider for ${key} (${(error as Error).message}); waiting for the evidence of its acceptance`, {
-      cause: error,
-      retryAfterMs: Math.max(0, Math.min(windowMs - sinceLeft, recheckMs)),
-    });
+    throw new DeferError(
+      'outcome_unknown',
+      `no answer from the provider for ${key} (${(error as Error).message}); waiting for the evidence of its acceptance`,
+      {
+        cause: error,
+        retryAfterMs: Math.max(0, Math.min(windowMs - sinceLeft, recheckMs)),
+      },
+    );
   }
 }
 

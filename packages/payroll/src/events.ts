@@ -16,12 +16,30 @@ import { z } from 'zod';
 export const DELIVERY_STATES = ['processed', 'deferred', 'delivered', 'bounced', 'dropped', 'spam_report'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 export const DELIVERY_STATE_RANK: Record<DeliveryState, number> = { processed: 1, deferred: 2, delivered: 3, bounced: 4, dropped: 4, spam_report: 5 };
-const FROM_SENDGRID: Record<string, DeliveryState> = { processed: 'processed', deferred: 'deferred', delivered: 'delivered', bounce: 'bounced', dropped: 'dropped', spamreport: 'spam_report' };
+const FROM_SENDGRID: Record<string, DeliveryState> = {
+  processed: 'processed',
+  deferred: 'deferred',
+  delivered: 'delivered',
+  bounce: 'bounced',
+  dropped: 'dropped',
+  spamreport: 'spam_report',
+};
 /** States after which nothing more is expected: "received" or "not received". */
 export const FINAL_STATES: readonly DeliveryState[] = ['delivered', 'bounced', 'dropped', 'spam_report'];
 
 /** What the webhook endpoint counts (email_webhook_counts), per request or per event. */
-export const WEBHOOK_OUTCOMES = ['stored', 'duplicate', 'unknown_event', 'unknown_key', 'malformed_event', 'bad_signature', 'stale_timestamp', 'too_large', 'malformed', 'no_public_key'] as const;
+export const WEBHOOK_OUTCOMES = [
+  'stored',
+  'duplicate',
+  'unknown_event',
+  'unknown_key',
+  'malformed_event',
+  'bad_signature',
+  'stale_timestamp',
+  'too_large',
+  'malformed',
+  'no_public_key',
+] as const;
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 const eventSchema = z.object({
@@ -87,7 +105,15 @@ export async function storeEventBatch(db: Pool | PoolClient, batch: unknown[]): 
       continue;
     }
     seen.add(e.sg_event_id);
-    rows.push({ id: e.sg_event_id, key: e.idempotency_key, event: e.event, email: e.email, at: new Date(e.timestamp * 1000).toISOString(), reason: e.reason ?? e.response ?? null, payload: JSON.stringify(raw) });
+    rows.push({
+      id: e.sg_event_id,
+      key: e.idempotency_key,
+      event: e.event,
+      email: e.email,
+      at: new Date(e.timestamp * 1000).toISOString(),
+      reason: e.reason ?? e.response ?? null,
+      payload: JSON.stringify(raw),
+    });
   }
   let ids: string[] = [];
   if (rows.length > 0) {
@@ -100,7 +126,15 @@ export async function storeEventBatch(db: Pool | PoolClient, batch: unknown[]): 
        select ev.id as sg_event_id, exists (select 1 from known where known.id = ev.id) as known,
               exists (select 1 from ins where ins.sg_event_id = ev.id) as stored
        from ev`,
-      [rows.map((r) => r.id), rows.map((r) => r.key), rows.map((r) => r.event), rows.map((r) => r.email), rows.map((r) => r.at), rows.map((r) => r.reason), rows.map((r) => r.payload)],
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.key),
+        rows.map((r) => r.event),
+        rows.map((r) => r.email),
+        rows.map((r) => r.at),
+        rows.map((r) => r.reason),
+        rows.map((r) => r.payload),
+      ],
     );
     for (const r of inserted as Array<{ sg_event_id: string; known: boolean; stored: boolean }>) {
       if (!r.known) add('unknown_key');
@@ -116,8 +150,14 @@ export async function storeEventBatch(db: Pool | PoolClient, batch: unknown[]): 
 }
 
 /** The rank of a state column or expression, in SQL (one source: DELIVERY_STATE_RANK). */
-const rankSql = (expr: string) => `case ${expr} ${Object.entries(DELIVERY_STATE_RANK).map(([k, v]) => `when '${k}' then ${v}`).join(' ')} else 0 end`;
-const stateSql = (expr: string) => `case ${expr} ${Object.entries(FROM_SENDGRID).map(([k, v]) => `when '${k}' then '${v}'`).join(' ')} end`;
+const rankSql = (expr: string) =>
+  `case ${expr} ${Object.entries(DELIVERY_STATE_RANK)
+    .map(([k, v]) => `when '${k}' then ${v}`)
+    .join(' ')} else 0 end`;
+const stateSql = (expr: string) =>
+  `case ${expr} ${Object.entries(FROM_SENDGRID)
+    .map(([k, v]) => `when '${k}' then '${v}'`)
+    .join(' ')} end`;
 
 /**
  * Applies stored events to their deliveries: the highest-ranked event of each key wins if it

@@ -14,10 +14,7 @@ export interface FanoutDeps {
   lockTtlMs?: number;
 }
 
-export type FanoutResult =
-  | { status: 'created'; runId: string; enqueued: number; ms: number }
-  | { status: 'exists'; runId: string }
-  | { status: 'locked' };
+export type FanoutResult = { status: 'created'; runId: string; enqueued: number; ms: number } | { status: 'exists'; runId: string } | { status: 'locked' };
 
 export class CompanyNotFoundError extends Error {
   override readonly name = 'CompanyNotFoundError';
@@ -104,9 +101,7 @@ export async function runPayroll(
 ): Promise<PayrollRunSummary> {
   assertMonth(month);
   const started = performance.now();
-  const ids = options.companyId
-    ? [options.companyId]
-    : (await deps.pool.query<{ id: string }>('select id from companies order by name')).rows.map((r) => r.id);
+  const ids = options.companyId ? [options.companyId] : (await deps.pool.query<{ id: string }>('select id from companies order by name')).rows.map((r) => r.id);
   const summary: PayrollRunSummary = { month, companies: ids.length, created: 0, existing: 0, locked: 0, enqueued: 0, ms: 0 };
   let next = 0;
   let done = 0;

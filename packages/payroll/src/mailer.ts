@@ -135,7 +135,8 @@ export function providerError(thrown: unknown): Error {
     const fields = errors.map((x) => x.field ?? '');
     let error: Error;
     if (e.code === 401) error = new AccountFaultError('provider_unauthorized', message, 'SENDGRID_API_KEY', { cause: thrown });
-    else if ((e.code === 403 || e.code === 400) && fields.some((f) => SENDER_FIELD.test(f))) error = new AccountFaultError('sender_not_verified', message, 'EMAIL_FROM', { cause: thrown });
+    else if ((e.code === 403 || e.code === 400) && fields.some((f) => SENDER_FIELD.test(f)))
+      error = new AccountFaultError('sender_not_verified', message, 'EMAIL_FROM', { cause: thrown });
     else if (e.code === 403) error = new AccountFaultError('provider_forbidden', message, 'SENDGRID_API_KEY', { cause: thrown });
     else {
       const invalidRecipient = e.code === 400 && fields.some((f) => RECIPIENT_FIELD.test(f));
@@ -168,12 +169,16 @@ export function mailSendBody(email: OutgoingEmail, from: { email: string; name: 
     personalizations: [{ to: [{ email: email.to }] }],
     ...(email.attachment
       ? {
-          attachments: [{
-            filename: email.attachment.filename,
-            type: email.attachment.type,
-            disposition: 'attachment',
-            content: Buffer.from(email.attachment.content.buffer, email.attachment.content.byteOffset, email.attachment.content.byteLength).toString('base64'),
-          }],
+          attachments: [
+            {
+              filename: email.attachment.filename,
+              type: email.attachment.type,
+              disposition: 'attachment',
+              content: Buffer.from(email.attachment.content.buffer, email.attachment.content.byteOffset, email.attachment.content.byteLength).toString(
+                'base64',
+              ),
+            },
+          ],
         }
       : {}),
     content: [
@@ -243,7 +248,10 @@ export function createMailer(options: MailerOptions): Mailer {
       if (byRecipient.size !== emails.length) throw new Error('findAccepted: one query needs distinct recipients');
       // One query for many keys (the feed allows 6 requests a minute): k1 OR k2 OR …
       const query = emails.map((e) => `unique_args['idempotency_key']="${e.key.replaceAll('"', '\\"')}"`).join(' OR ');
-      const [, body] = (await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1000, query } }))) as [unknown, unknown];
+      const [, body] = (await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1000, query } }))) as [
+        unknown,
+        unknown,
+      ];
       for (const m of (body as { messages?: Array<{ msg_id?: string; to_email?: string }> }).messages ?? []) {
         const key = m.to_email ? byRecipient.get(m.to_email.toLowerCase()) : undefined;
         if (key && m.msg_id) found.set(key, m.msg_id.split('.')[0]!);
@@ -262,8 +270,13 @@ export function createMailer(options: MailerOptions): Mailer {
       try {
         const [, body] = (await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/scopes' }))) as [unknown, unknown];
         const scopes = (body as { scopes?: string[] }).scopes ?? [];
-        if (!scopes.includes('mail.send')) problems.push({ setting: 'SENDGRID_API_KEY', message: `the API key lacks the mail.send scope (it has: ${scopes.join(', ') || 'none'})` });
-        if (check.activity && !scopes.includes('messages.read')) problems.push({ setting: 'EMAIL_ACTIVITY_API', message: 'the API key may not read the Email Activity API (no messages.read scope); set EMAIL_ACTIVITY_API=off or give the key the scope' });
+        if (!scopes.includes('mail.send'))
+          problems.push({ setting: 'SENDGRID_API_KEY', message: `the API key lacks the mail.send scope (it has: ${scopes.join(', ') || 'none'})` });
+        if (check.activity && !scopes.includes('messages.read'))
+          problems.push({
+            setting: 'EMAIL_ACTIVITY_API',
+            message: 'the API key may not read the Email Activity API (no messages.read scope); set EMAIL_ACTIVITY_API=off or give the key the scope',
+          });
       } catch (error) {
         verdict(error, 'the API key');
       }
@@ -286,7 +299,11 @@ export function createMailer(options: MailerOptions): Mailer {
         try {
           await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1, query: `msg_id="beton-account-check"` } }));
         } catch (error) {
-          if (error instanceof AccountFaultError) problems.push({ setting: 'EMAIL_ACTIVITY_API', message: `the Email Activity API answered: ${error.message}; set EMAIL_ACTIVITY_API=off or buy the add-on` });
+          if (error instanceof AccountFaultError)
+            problems.push({
+              setting: 'EMAIL_ACTIVITY_API',
+              message: `the Email Activity API answered: ${error.message}; set EMAIL_ACTIVITY_API=off or buy the add-on`,
+            });
           else inconclusive.push(`the Email Activity API: ${(error as Error).message}`);
         }
       }

@@ -50,9 +50,13 @@ export async function sendSlipOnce(deps: MailDeps, payload: RenderSlipPayload): 
           throw new SupersededError(r.accepted, `not sent: this slip was already delivered by ${attemptLabel(r.accepted)} (${r.accepted})`);
         }
         if (r.in_flight) {
-          throw new TransientError('slip_in_flight', `not sent yet: ${attemptLabel(r.in_flight)} of this slip (${r.in_flight}) is being sent and its outcome is not known yet`, {
-            retryAfterMs: IN_FLIGHT_RETRY_MS,
-          });
+          throw new TransientError(
+            'slip_in_flight',
+            `not sent yet: ${attemptLabel(r.in_flight)} of this slip (${r.in_flight}) is being sent and its outcome is not known yet`,
+            {
+              retryAfterMs: IN_FLIGHT_RETRY_MS,
+            },
+          );
         }
         await beforeSend?.();
       },

@@ -262,7 +262,9 @@ export function formatPlan(plan: CapacityPlan): string[] {
     `  ${render.workersPerMachine} per machine × ${input.machines} = ${render.workers} workers → ${num(render.perSecond)} slips/s → ${int(input.employees)} in ${formatDuration(render.seconds)}`,
     `send-email (IO-bound, ${num(input.sendCpuMs)} ms CPU + ${num(email.waitMs)} ms waiting): workers ≈ cores × (1 + wait/CPU)`,
     `  ${input.cores} × (1 + ${num(email.waitMs)}/${num(input.sendCpuMs)}) = ${int(email.workersPerMachine)} per machine (${int(email.workers)} in all) — but the shared limits decide:`,
-    ...email.limits.map((l, i) => `    ${i === 0 ? '→' : ' '} ${l.name.padEnd(17)} ${l.formula.padEnd(28)} = ${num(l.perSecond)}/s${i === 0 ? '  (binding)' : ''}`),
+    ...email.limits.map(
+      (l, i) => `    ${i === 0 ? '→' : ' '} ${l.name.padEnd(17)} ${l.formula.padEnd(28)} = ${num(l.perSecond)}/s${i === 0 ? '  (binding)' : ''}`,
+    ),
     `  binding limit: ${email.binding.name}, ${num(email.perSecond)} emails/s → ${int(input.employees)} in ${formatDuration(email.seconds)}` +
       ` (at most ${email.maxInFlightUnderProviderRate} in flight stay under ${num(input.providerRate)}/s)`,
     '',

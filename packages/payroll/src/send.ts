@@ -21,7 +21,14 @@ export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Prom
   const slip = await deps.pool.query<{ pdf: Buffer; encrypted: boolean }>('select pdf, encrypted from slips where key = $1', [key]);
   const pdf = slip.rows[0]?.pdf;
   if (!pdf) throw new PermanentError('slip_missing', `No rendered slip stored for ${key}`);
-  const content = slipEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: payload.month, netPay: data.netPay, passwordProtected: slip.rows[0]!.encrypted });
+  const content = slipEmail({
+    nameLatin: data.employee.nameLatin,
+    nameBengali: data.employee.nameBengali,
+    company: data.company.name,
+    month: payload.month,
+    netPay: data.netPay,
+    passwordProtected: slip.rows[0]!.encrypted,
+  });
   return deliverEmail(
     deps,
     {
@@ -38,15 +45,30 @@ export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Prom
 
 export async function sendReminder(deps: MailDeps, payload: { employeeId: number; month: string }, key: string): Promise<DeliveryResult> {
   const data = await loadSlipData(deps.pool, payload.employeeId, payload.month);
-  const content = reminderEmail({ nameLatin: data.employee.nameLatin, nameBengali: data.employee.nameBengali, company: data.company.name, month: payload.month });
+  const content = reminderEmail({
+    nameLatin: data.employee.nameLatin,
+    nameBengali: data.employee.nameBengali,
+    company: data.company.name,
+    month: payload.month,
+  });
   return deliverEmail(
     deps,
-    { to: data.employee.email, ...content, idempotencyKey: key, ...(data.replyTo ? { replyTo: data.replyTo } : {}), links: { companyId: data.companyId, employeeId: payload.employeeId } },
+    {
+      to: data.employee.email,
+      ...content,
+      idempotencyKey: key,
+      ...(data.replyTo ? { replyTo: data.replyTo } : {}),
+      links: { companyId: data.companyId, employeeId: payload.employeeId },
+    },
     deps.delivery,
   );
 }
 
-export async function sendBankStatus(deps: MailDeps, payload: { companyId: string; pollWindow: string; credited: number }, key: string): Promise<DeliveryResult | null> {
+export async function sendBankStatus(
+  deps: MailDeps,
+  payload: { companyId: string; pollWindow: string; credited: number },
+  key: string,
+): Promise<DeliveryResult | null> {
   const { rows } = await deps.pool.query<{ name: string; email: string }>(
     `select c.name, u.email from companies c join users u on u.company_id = c.id and u.role = 'HR' where c.id = $1 order by u.created_at limit 1`,
     [payload.companyId],

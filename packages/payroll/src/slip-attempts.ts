@@ -90,6 +90,11 @@ export async function supersedeOtherAttempts(pool: Pool, input: { employeeId: nu
        order by id for update`,
       [input.employeeId, input.month, SLIP_TASKS, input.deliveredKey],
     );
-    return supersedeJobs(client, rows.map((r) => Number(r.id)), input.deliveredKey, `superseded: the slip was delivered by ${attemptLabel(input.deliveredKey)}`);
+    return supersedeJobs(
+      client,
+      rows.map((r) => Number(r.id)),
+      input.deliveredKey,
+      `superseded: the slip was delivered by ${attemptLabel(input.deliveredKey)}`,
+    );
   });
 }

@@ -34,8 +34,24 @@ export function netPay(salary: Salary): number {
 }
 
 /** What a slip of `month` prints: the employee row and the salary components in force that month (packages/people). */
-export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<SlipData & { companyId: string; replyTo: string | null; protectSlips: boolean; password: string | null }> {
-  const { rows } = await db.query<{ company_id: string; company: string; reply_to: string | null; protect_slips: boolean; password: string | null; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary }>(
+export async function loadSlipData(
+  db: Pool | PoolClient,
+  employeeId: number,
+  month: string,
+): Promise<SlipData & { companyId: string; replyTo: string | null; protectSlips: boolean; password: string | null }> {
+  const { rows } = await db.query<{
+    company_id: string;
+    company: string;
+    reply_to: string | null;
+    protect_slips: boolean;
+    password: string | null;
+    code: string;
+    name_latin: string;
+    name_bengali: string;
+    email: string;
+    bank_account: string;
+    salary: Salary;
+  }>(
     `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password,
             e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
             ${salaryInMonthSql('e', '$2')} as salary

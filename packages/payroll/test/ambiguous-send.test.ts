@@ -44,10 +44,21 @@ describe('an answer cut while the provider is still working (R7, issue 16 path a
   beforeAll(async () => {
     db = await createTestDatabase('ambiguous');
     // 2 s to answer (our own standard allows up to 20 s); the activity feed lags 3 s behind.
-    provider = await startProviderSimulator({ latencyMs: 2000, latencySpreadMs: 0, ratePerSecond: 1000, activityApi: true, activityPerMinute: 1000, activityDelayMs: 3000 });
+    provider = await startProviderSimulator({
+      latencyMs: 2000,
+      latencySpreadMs: 0,
+      ratePerSecond: 1000,
+      activityApi: true,
+      activityPerMinute: 1000,
+      activityDelayMs: 3000,
+    });
     proxy = await cuttingProxy(new URL(provider.url));
     mailer = createMailer({ apiKey: 'SG.beton-dev', baseUrl: proxy.url, timeoutMs: 3000 });
-    activity = createActivityLookup({ mailer: createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url }), limiter: new PostgresLimiterStore(db.pool), perMinute: 600 });
+    activity = createActivityLookup({
+      mailer: createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url }),
+      limiter: new PostgresLimiterStore(db.pool),
+      perMinute: 600,
+    });
   });
   afterAll(async () => {
     await proxy?.close();

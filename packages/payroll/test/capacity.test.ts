@@ -33,7 +33,7 @@ describe('planNight — a payroll night on measured costs', () => {
     // (8 + 2.67 + 0.67 + 0.67) = 12 worker cores → 2 machines; 4 database cores → 1.
     expect(p.workerMachines).toBe(2);
     expect(p.databaseMachines).toBe(1);
-    expect(p.cost).toBeCloseTo((3 * p.runSeconds / 3600) * 40, 5);
+    expect(p.cost).toBeCloseTo(((3 * p.runSeconds) / 3600) * 40, 5);
   });
 
   it("by default fills the machines the deadline needs, and says when the provider's rate cannot make it", () => {

@@ -125,7 +125,10 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(sender).toMatchObject({ code: 'sender_not_verified', setting: 'EMAIL_FROM' });
     expect(classifyError(sender)).toMatchObject({ action: 'pause', kind: 'transient' });
     const badKey = createMailer({ apiKey: 'SG.wrong', baseUrl: provider.url });
-    expect(await deliverEmail({ pool: db.pool, mailer: badKey }, email('k:key')).catch((e) => e)).toMatchObject({ code: 'provider_unauthorized', setting: 'SENDGRID_API_KEY' });
+    expect(await deliverEmail({ pool: db.pool, mailer: badKey }, email('k:key')).catch((e) => e)).toMatchObject({
+      code: 'provider_unauthorized',
+      setting: 'SENDGRID_API_KEY',
+    });
     provider.setFaults({ credits: 0 });
     const credits = await deliverEmail({ pool: db.pool, mailer }, email('k:credits')).catch((e) => e);
     expect(credits).toMatchObject({ code: 'provider_unauthorized', message: expect.stringMatching(/Maximum credits exceeded/) });
@@ -149,13 +152,31 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
   it("the mail-send body is @sendgrid/mail's for the same message, built once (no clone), and the provider accepts it", async () => {
     const from = { email: 'payroll@beton.example', name: 'Beton Payroll / বেতন' };
     const pdf = new Uint8Array(Buffer.from('%PDF-1.7 slip')).subarray(1); // a view at an offset, as a pool's buffers are
-    const outgoing = { to: 'rahim@acme.example', subject: 'বেতন স্লিপ', text: 't', html: '<p>t</p>', idempotencyKey: 'k:body', replyTo: 'hr@acme.example', attachment: { filename: 's.pdf', content: pdf, type: 'application/pdf' } };
+    const outgoing = {
+      to: 'rahim@acme.example',
+      subject: 'বেতন স্লিপ',
+      text: 't',
+      html: '<p>t</p>',
+      idempotencyKey: 'k:body',
+      replyTo: 'hr@acme.example',
+      attachment: { filename: 's.pdf', content: pdf, type: 'application/pdf' },
+    };
     // What @sendgrid/mail puts on the wire for the message the mailer sent before (its client's request body).
     let reference: unknown;
     const service = new MailService();
-    service.setClient({ request: (request: { body: unknown }) => ((reference = request.body), Promise.resolve([{ statusCode: 202, headers: {} }, {}])) } as never);
-    await service.send({ to: outgoing.to, from, replyTo: outgoing.replyTo, subject: outgoing.subject, text: outgoing.text, html: outgoing.html, customArgs: { idempotency_key: outgoing.idempotencyKey },
-      attachments: [{ filename: 's.pdf', type: 'application/pdf', disposition: 'attachment', content: Buffer.from(pdf).toString('base64') }] });
+    service.setClient({
+      request: (request: { body: unknown }) => ((reference = request.body), Promise.resolve([{ statusCode: 202, headers: {} }, {}])),
+    } as never);
+    await service.send({
+      to: outgoing.to,
+      from,
+      replyTo: outgoing.replyTo,
+      subject: outgoing.subject,
+      text: outgoing.text,
+      html: outgoing.html,
+      customArgs: { idempotency_key: outgoing.idempotencyKey },
+      attachments: [{ filename: 's.pdf', type: 'application/pdf', disposition: 'attachment', content: Buffer.from(pdf).toString('base64') }],
+    });
     expect(JSON.parse(JSON.stringify(mailSendBody(outgoing, from)))).toEqual(JSON.parse(JSON.stringify(reference)));
     const sender = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url, from });
     expect(await sender.send(outgoing)).toMatch(/\S/);

@@ -25,16 +25,32 @@ describe('payroll with deactivation and dated salaries', () => {
   const ids: Record<string, number> = {};
   const deps = () => ({ pool: db.pool, jobs: createJobClient(db.pool, payrollJobs), lock: new PostgresLock(db.pool), by: 'test' });
   const rendered = async (month: string) =>
-    (await db.pool.query<{ id: number }>(`select employee_id as id from jobs where task_name = 'render-slip' and payload->>'month' = $1 order by employee_id`, [month])).rows.map((r) => r.id);
+    (
+      await db.pool.query<{ id: number }>(
+        `select employee_id as id from jobs where task_name = 'render-slip' and payload->>'month' = $1 order by employee_id`,
+        [month],
+      )
+    ).rows.map((r) => r.id);
 
   beforeAll(async () => {
     db = await createTestDatabase('payroll_people');
     companyId = (await db.pool.query<{ id: string }>(`insert into companies (name, time_zone) values ('Dhaka Ltd', 'Asia/Dhaka') returning id`)).rows[0]!.id;
     for (const code of ['STAY', 'LEFT-OCT', 'LEFT-NOV-DHAKA']) {
-      ids[code] = (await createEmployee(db.pool, {
-        companyId, actor: HR,
-        input: { code, nameLatin: `Employee ${code}`, nameBengali: 'কর্মচারী', email: `${code.toLowerCase()}@payroll.example`, bankAccount: '101-0000012345', salary, effectiveMonth: '2026-01' },
-      })).id;
+      ids[code] = (
+        await createEmployee(db.pool, {
+          companyId,
+          actor: HR,
+          input: {
+            code,
+            nameLatin: `Employee ${code}`,
+            nameBengali: 'কর্মচারী',
+            email: `${code.toLowerCase()}@payroll.example`,
+            bankAccount: '101-0000012345',
+            salary,
+            effectiveMonth: '2026-01',
+          },
+        })
+      ).id;
     }
     // Left on 15 October; the other at 02:00 on 1 November in Dhaka (still 31 October in UTC): a November leaver.
     await db.pool.query(`update employees set deactivated_at = '2026-10-15T10:00:00Z' where id = $1`, [ids['LEFT-OCT']]);
@@ -67,15 +83,26 @@ describe('payroll with deactivation and dated salaries', () => {
     const id = ids.STAY!;
     // November was paid: its slip delivered (the provider accepted it).
     await db.pool.query(`update jobs set status = 'done', finished_at = now() where employee_id = $1 and payload->>'month' = '2026-11'`, [id]);
-    await db.pool.query(`insert into email_deliveries (idempotency_key, recipient, status, sent_at) values ($1, 'stay@payroll.example', 'sent', now())`, [slipKey({ month: '2026-11', employeeId: id })]);
-    const result = await changeSalary(db.pool, { companyId, employeeId: id, actor: HR, input: { effectiveMonth: '2026-11', salary: { ...salary, medical: 2500 } } });
+    await db.pool.query(`insert into email_deliveries (idempotency_key, recipient, status, sent_at) values ($1, 'stay@payroll.example', 'sent', now())`, [
+      slipKey({ month: '2026-11', employeeId: id }),
+    ]);
+    const result = await changeSalary(db.pool, {
+      companyId,
+      employeeId: id,
+      actor: HR,
+      input: { effectiveMonth: '2026-11', salary: { ...salary, medical: 2500 } },
+    });
     // November and December were paid with the old salary; January has its own change.
     expect(result).toEqual({ changed: true, paidMonths: ['2026-11', '2026-12'] });
 
     const corrected = await resendCorrectedSlip(deps(), { companyId, employeeId: id, month: '2026-11', requestedBy: HR });
     expect(corrected).toMatchObject({ outcome: 'copy', to: 'stay@payroll.example' });
-    const job = (await db.pool.query<{ payload: { companyId: string; employeeId: number; month: string; resend: number; copy: true }; idempotency_key: string }>(
-      `select payload, idempotency_key from jobs where id = $1`, [corrected.jobId])).rows[0]!;
+    const job = (
+      await db.pool.query<{ payload: { companyId: string; employeeId: number; month: string; resend: number; copy: true }; idempotency_key: string }>(
+        `select payload, idempotency_key from jobs where id = $1`,
+        [corrected.jobId],
+      )
+    ).rows[0]!;
     // The render job runs as a worker runs it, with the real renderer.
     await renderSlipAndQueueEmail({ pool: db.pool, jobs: createJobClient(db.pool, payrollJobs), render: renderSlip }, job.payload, job.idempotency_key);
     const pdf = (await db.pool.query<{ pdf: Buffer }>(`select pdf from slips where key = $1`, [job.idempotency_key])).rows[0]!.pdf;

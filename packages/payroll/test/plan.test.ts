@@ -70,7 +70,18 @@ describe('planCapacity — the story figures', () => {
 
   it('prints the arithmetic', () => {
     const text = formatPlan(plan).join('\n');
-    for (const s of ['24 workers', '30 slips/s', '27.8 min', '480 per machine', '37.5/s  (binding)', '22.2 min', '02:28', '100,000 s', '27.8 h', '12,600 slips']) {
+    for (const s of [
+      '24 workers',
+      '30 slips/s',
+      '27.8 min',
+      '480 per machine',
+      '37.5/s  (binding)',
+      '22.2 min',
+      '02:28',
+      '100,000 s',
+      '27.8 h',
+      '12,600 slips',
+    ]) {
       expect(text).toContain(s);
     }
   });

@@ -74,7 +74,11 @@ describe('protected slips', () => {
   it('with the setting off the slip is stored unencrypted', async () => {
     await db.pool.query(`update companies set protect_slips = false where id = $1`, [companyId]);
     const jobs = createJobClient(db.pool, payrollJobs);
-    const result = await renderSlipAndQueueEmail({ pool: db.pool, jobs, render }, { companyId, employeeId: without, month: '2026-10' }, `slip:2026-10:emp-${without}`);
+    const result = await renderSlipAndQueueEmail(
+      { pool: db.pool, jobs, render },
+      { companyId, employeeId: without, month: '2026-10' },
+      `slip:2026-10:emp-${without}`,
+    );
     expect(result.encrypted).toBe(false);
     const pdf = (await db.pool.query<{ pdf: Buffer }>(`select pdf from slips where key = $1`, [`slip:2026-10:emp-${without}`])).rows[0]!.pdf;
     expect(mupdf.Document.openDocument(pdf, 'application/pdf').needsPassword()).toBe(false);

@@ -81,24 +81,47 @@ describe('retention pass', () => {
     expect(await one(`select count(*)::int as n from bank_polls`)).toBe(1); // the newest stays: the next poll's start
     expect((await db.pool.query<{ id: string }>(`select id from workers order by id`)).rows.map((r) => r.id)).toEqual(['alive']);
     // The counters still equal the rows.
-    const counters = (await db.pool.query<{ k: string }>(`select queue || ' ' || status || ' ' || sum(n) as k from queue_job_counts group by queue, status having sum(n) <> 0 order by 1`)).rows.map((r) => r.k);
-    const truth = (await db.pool.query<{ k: string }>(`select queue || ' ' || status || ' ' || count(*) as k from jobs group by queue, status order by 1`)).rows.map((r) => r.k);
+    const counters = (
+      await db.pool.query<{ k: string }>(
+        `select queue || ' ' || status || ' ' || sum(n) as k from queue_job_counts group by queue, status having sum(n) <> 0 order by 1`,
+      )
+    ).rows.map((r) => r.k);
+    const truth = (
+      await db.pool.query<{ k: string }>(`select queue || ' ' || status || ' ' || count(*) as k from jobs group by queue, status order by 1`)
+    ).rows.map((r) => r.k);
     expect(counters).toEqual(truth);
     expect(await one(`select count(*)::int as n from run_job_counts where payroll_run_id = '00000000-0000-4000-a000-0000000000aa'`)).toBe(0);
     // A second pass finds nothing.
-    expect((await purgeHistory(db.pool, { now, batchSize: 7 })).deleted).toEqual({ jobs: 0, email_deliveries: 0, month_exports: 0, slips: 0, schedule_runs: 0, bank_polls: 0, workers: 0 });
+    expect((await purgeHistory(db.pool, { now, batchSize: 7 })).deleted).toEqual({
+      jobs: 0,
+      email_deliveries: 0,
+      month_exports: 0,
+      slips: 0,
+      schedule_runs: 0,
+      bank_polls: 0,
+      workers: 0,
+    });
   });
 
   it('completes a run from before the completion trigger with nothing open, never one with a slip job open', async () => {
     const company = (await db.pool.query<{ id: string }>(`insert into companies (name) values ('Old Runs Ltd') returning id`)).rows[0]!.id;
-    const run = async (month: string) => (await db.pool.query<{ id: string }>(
-      `insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, $2, 'running', 1, 'test') returning id`, [company, month])).rows[0]!.id;
+    const run = async (month: string) =>
+      (
+        await db.pool.query<{ id: string }>(
+          `insert into payroll_runs (company_id, month, status, employee_count, created_by) values ($1, $2, 'running', 1, 'test') returning id`,
+          [company, month],
+        )
+      ).rows[0]!.id;
     const [idle, open] = [await run('2025-01'), await run('2025-02')];
-    await db.pool.query(`insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, status, payroll_run_id) values ('render-slip', 'pdf-render', '{}', 6, 'old-run-open', 'queued', $1)`, [open]);
+    await db.pool.query(
+      `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, status, payroll_run_id) values ('render-slip', 'pdf-render', '{}', 6, 'old-run-open', 'queued', $1)`,
+      [open],
+    );
     expect(await one(`select payroll_run_open_slip_jobs('${open}')::int as n`)).toBe(1);
     expect(await one(`select payroll_run_open_slip_jobs('${idle}')::int as n`)).toBe(0);
     await purgeHistory(db.pool, { now });
-    const status = async (id: string) => (await db.pool.query<{ status: string; completed_at: Date | null }>(`select status::text, completed_at from payroll_runs where id = $1`, [id])).rows[0]!;
+    const status = async (id: string) =>
+      (await db.pool.query<{ status: string; completed_at: Date | null }>(`select status::text, completed_at from payroll_runs where id = $1`, [id])).rows[0]!;
     expect(await status(idle)).toMatchObject({ status: 'completed', completed_at: expect.any(Date) });
     expect(await status(open)).toMatchObject({ status: 'running', completed_at: null });
   });

@@ -49,8 +49,7 @@ async function measure(renderer: SlipRenderer, from: number, count: number, cold
     cpuTimes.push((cpu.user + cpu.system) / 1000);
     bytes += pdf.length;
   }
-  const quantile = (list: number[], q: number) =>
-    [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))] ?? Number.NaN;
+  const quantile = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))] ?? Number.NaN;
   return {
     median: quantile(times, 0.5),
     p99: quantile(times, 0.99),

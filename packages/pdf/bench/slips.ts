@@ -8,16 +8,40 @@ import { sampleSlip } from '../src/index.ts';
 import type { SlipData } from '../src/index.ts';
 
 const GIVEN: Array<[string, string]> = [
-  ['Mohammad', 'মোহাম্মদ'], ['Abdul', 'আব্দুল'], ['Nusrat', 'নুসরাত'], ['Farhana', 'ফারহানা'],
-  ['Tanvir', 'তানভীর'], ['Sakib', 'সাকিব'], ['Arpita', 'অর্পিতা'], ['Sharmila', 'শর্মিলা'],
-  ['Rakib', 'রাকিব'], ['Mahmud', 'মাহমুদ'], ['Jannatul', 'জান্নাতুল'], ['Ferdous', 'ফেরদৌস'],
-  ['Sumaiya', 'সুমাইয়া'], ['Imran', 'ইমরান'], ['Taslima', 'তাসলিমা'], ['Priyanka', 'প্রিয়াঙ্কা'],
-  ['Dipankar', 'দীপঙ্কর'], ['Soumitra', 'সৌমিত্র'], ['Krishna', 'কৃষ্ণ'], ['Shakti', 'শক্তি'],
+  ['Mohammad', 'মোহাম্মদ'],
+  ['Abdul', 'আব্দুল'],
+  ['Nusrat', 'নুসরাত'],
+  ['Farhana', 'ফারহানা'],
+  ['Tanvir', 'তানভীর'],
+  ['Sakib', 'সাকিব'],
+  ['Arpita', 'অর্পিতা'],
+  ['Sharmila', 'শর্মিলা'],
+  ['Rakib', 'রাকিব'],
+  ['Mahmud', 'মাহমুদ'],
+  ['Jannatul', 'জান্নাতুল'],
+  ['Ferdous', 'ফেরদৌস'],
+  ['Sumaiya', 'সুমাইয়া'],
+  ['Imran', 'ইমরান'],
+  ['Taslima', 'তাসলিমা'],
+  ['Priyanka', 'প্রিয়াঙ্কা'],
+  ['Dipankar', 'দীপঙ্কর'],
+  ['Soumitra', 'সৌমিত্র'],
+  ['Krishna', 'কৃষ্ণ'],
+  ['Shakti', 'শক্তি'],
 ];
 const FAMILY: Array<[string, string]> = [
-  ['Chowdhury', 'চৌধুরী'], ['Rahman', 'রহমান'], ['Hossain', 'হোসেন'], ['Akter', 'আক্তার'],
-  ['Islam', 'ইসলাম'], ['Sarkar', 'সরকার'], ['Bhattacharya', 'ভট্টাচার্য'], ['Chakraborty', 'চক্রবর্তী'],
-  ['Das', 'দাস'], ['Majumder', 'মজুমদার'], ['Khatun', 'খাতুন'], ['Talukder', 'তালুকদার'],
+  ['Chowdhury', 'চৌধুরী'],
+  ['Rahman', 'রহমান'],
+  ['Hossain', 'হোসেন'],
+  ['Akter', 'আক্তার'],
+  ['Islam', 'ইসলাম'],
+  ['Sarkar', 'সরকার'],
+  ['Bhattacharya', 'ভট্টাচার্য'],
+  ['Chakraborty', 'চক্রবর্তী'],
+  ['Das', 'দাস'],
+  ['Majumder', 'মজুমদার'],
+  ['Khatun', 'খাতুন'],
+  ['Talukder', 'তালুকদার'],
 ];
 const CONSONANTS = ['ক', 'খ', 'গ', 'চ', 'জ', 'ত', 'দ', 'ন', 'প', 'ব', 'ম', 'র', 'ল', 'শ', 'স', 'হ', 'ন্ত', 'র্ম', 'স্ব', 'ক্ষ', 'প্র'];
 const VOWEL_SIGNS = ['', 'া', 'ি', 'ী', 'ু', 'ে', 'ো', 'ৌ'];

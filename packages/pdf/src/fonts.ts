@@ -9,9 +9,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 /** Absolute path of the TTF. */
-export const BENGALI_FONT_PATH: string = require.resolve(
-  '@expo-google-fonts/noto-sans-bengali/400Regular/NotoSansBengali_400Regular.ttf',
-);
+export const BENGALI_FONT_PATH: string = require.resolve('@expo-google-fonts/noto-sans-bengali/400Regular/NotoSansBengali_400Regular.ttf');
 
 let fontBytes: Uint8Array | undefined;
 

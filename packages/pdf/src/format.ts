@@ -78,16 +78,10 @@ export function formatTakaBilingual(amount: number): string {
   return `${TAKA_SIGN} ${latin} (${toBengaliDigits(latin)})`;
 }
 
-const MONTHS_EN = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
-] as const;
+const MONTHS_EN = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
 
 /** Gregorian month names as written in Bangladesh (NFC: য় is য + nukta). */
-const MONTHS_BN = [
-  'জানুয়ারি', 'ফেব্রুয়ারি', 'মার্চ', 'এপ্রিল', 'মে', 'জুন',
-  'জুলাই', 'আগস্ট', 'সেপ্টেম্বর', 'অক্টোবর', 'নভেম্বর', 'ডিসেম্বর',
-] as const;
+const MONTHS_BN = ['জানুয়ারি', 'ফেব্রুয়ারি', 'মার্চ', 'এপ্রিল', 'মে', 'জুন', 'জুলাই', 'আগস্ট', 'সেপ্টেম্বর', 'অক্টোবর', 'নভেম্বর', 'ডিসেম্বর'] as const;
 
 /** All English month names, e.g. to warm a layout cache. */
 export const ENGLISH_MONTH_NAMES: readonly string[] = MONTHS_EN;

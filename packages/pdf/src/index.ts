@@ -12,13 +12,5 @@ export {
   type SlipRendererOptions,
   type UnsupportedText,
 } from './slip.ts';
-export {
-  toBengaliDigits,
-  formatAmount,
-  formatTaka,
-  formatTakaBilingual,
-  monthNames,
-  TAKA_SIGN,
-  type MonthNames,
-} from './format.ts';
+export { toBengaliDigits, formatAmount, formatTaka, formatTakaBilingual, monthNames, TAKA_SIGN, type MonthNames } from './format.ts';
 export { sampleSlip, type SlipOverrides } from './fixtures.ts';

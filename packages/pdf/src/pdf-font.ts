@@ -41,12 +41,7 @@ export function fontMetrics(font: ShapingFont): FontMetrics {
   const os2 = view('OS/2');
   const post = view('post');
   const scale = (v: number) => Math.round(v * k);
-  const bbox: FontMetrics['bbox'] = [
-    scale(head.getInt16(36)),
-    scale(head.getInt16(38)),
-    scale(head.getInt16(40)),
-    scale(head.getInt16(42)),
-  ];
+  const bbox: FontMetrics['bbox'] = [scale(head.getInt16(36)), scale(head.getInt16(38)), scale(head.getInt16(40)), scale(head.getInt16(42))];
   const capHeight = os2.getUint16(0) >= 2 ? scale(os2.getInt16(88)) : bbox[3];
   const italicAngle = post.getInt32(4) / 65536;
   const fixedPitch = post.getUint32(12) !== 0;
@@ -98,16 +93,16 @@ export function clusterEnd(shaped: ShapedText, i: number): number {
  * non-ASCII suffix).
  */
 export function actualText(
-font: ShapingFont,
-shaped: ShapedText,
-start: number,
-end: number,
-text: string,
+  font: ShapingFont,
+  shaped: ShapedText,
+  start: number,
+  end: number,
+  text: string,
 ): { start: number; end: number; text: string } | undefined {
-const mapped = (i: number) => {
-  const cp = font.codePointOf(shaped.glyphs[i] as number);
-  return cp === undefined ? '' : String.fromCodePoint(cp);
-};
+  const mapped = (i: number) => {
+    const cp = font.codePointOf(shaped.glyphs[i] as number);
+    return cp === undefined ? '' : String.fromCodePoint(cp);
+  };
   let from = 0;
   let to = text.length;
   let a = start;

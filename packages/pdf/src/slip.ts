@@ -12,28 +12,10 @@
  * microseconds each) and hb-subset cuts the font down to the slip's glyphs.
  */
 import { deflateSync } from 'node:zlib';
-import {
-  PDFDocument,
-  PDFRawStream,
-  PageSizes,
-  TextRenderingMode,
-  degrees,
-  drawLine,
-  drawRectangle,
-  rgb,
-  setFillingColor,
-  setStrokingColor,
-} from 'pdf-lib';
+import { PDFDocument, PDFRawStream, PageSizes, TextRenderingMode, degrees, drawLine, drawRectangle, rgb, setFillingColor, setStrokingColor } from 'pdf-lib';
 import type { Color, PDFContext, PDFName, PDFOperator, PDFPage } from 'pdf-lib';
 import { bengaliFontBytes } from './fonts.ts';
-import {
-  BENGALI_MONTH_NAMES,
-  ENGLISH_MONTH_NAMES,
-  formatAmount,
-  formatTakaBilingual,
-  monthNames,
-  toPaisa,
-} from './format.ts';
+import { BENGALI_MONTH_NAMES, ENGLISH_MONTH_NAMES, formatAmount, formatTakaBilingual, monthNames, toPaisa } from './format.ts';
 import { PdfFont, actualText, clusterEnd, fontMetrics, hex4, pdfTextString } from './pdf-font.ts';
 import type { FontMetrics } from './pdf-font.ts';
 import { ShapingFont } from './shaping.ts';
@@ -125,8 +107,18 @@ export const BENGALI_LABELS = {
 
 /** Constant Latin strings, shaped once per renderer too. */
 export const LATIN_LABELS = [
-  'SALARY SLIP', 'EMPLOYEE', 'Employee code', 'Pay period', 'Bank account', 'Description', 'Amount (BDT)',
-  'Earnings', 'Total earnings', 'Deductions', 'Total deductions', 'Net pay',
+  'SALARY SLIP',
+  'EMPLOYEE',
+  'Employee code',
+  'Pay period',
+  'Bank account',
+  'Description',
+  'Amount (BDT)',
+  'Earnings',
+  'Total earnings',
+  'Deductions',
+  'Total deductions',
+  'Net pay',
   "Every employee's salary information is confidential.",
 ] as const;
 
@@ -220,8 +212,7 @@ export function validateSlipData(data: SlipData): { earningsPaisa: number; deduc
   const net = paisaOf(data.netPay, 'netPay');
   if (net !== earningsPaisa - deductionsPaisa) {
     fail(
-      `netPay ${formatAmount(data.netPay)} is not earnings ${formatAmount(earningsPaisa / 100)}` +
-        ` minus deductions ${formatAmount(deductionsPaisa / 100)}`,
+      `netPay ${formatAmount(data.netPay)} is not earnings ${formatAmount(earningsPaisa / 100)}` + ` minus deductions ${formatAmount(deductionsPaisa / 100)}`,
     );
   }
   return { earningsPaisa, deductionsPaisa };
@@ -289,13 +280,7 @@ class SlipPage {
   readonly #report: (text: string, characters: string[]) => void;
   readonly #content: string[] = [];
 
-  constructor(
-    page: PDFPage,
-    shaper: ShapingFont,
-    fonts: DocumentFonts,
-    positioned: boolean,
-    report: (text: string, characters: string[]) => void,
-  ) {
+  constructor(page: PDFPage, shaper: ShapingFont, fonts: DocumentFonts, positioned: boolean, report: (text: string, characters: string[]) => void) {
     this.#page = page;
     this.#shaper = shaper;
     this.#font = fonts.font;
@@ -495,7 +480,7 @@ class SlipPage {
       penX += shaped.xAdvance[g] as number;
     }
     let pen = 0; // where a text extractor's pen is, font units
-    for (let i = 0; i < n; ) {
+    for (let i = 0; i < n;) {
       let end = i + 1;
       while (end < n && shaped.clusters[end] === shaped.clusters[i]) end++;
       const span = actualText(this.#shaper, shaped, i, end, shaped.text.slice(shaped.clusters[i], clusterEnd(shaped, i)));
@@ -503,7 +488,7 @@ class SlipPage {
       for (let g = i; g < end; g++) {
         if (span && carriers && g >= span.start && g < span.end) {
           const j = carriers.glyphs.indexOf(g);
-          pieces[g] = j < 0 ? '' : (carriers.pieces[j]);
+          pieces[g] = j < 0 ? '' : carriers.pieces[j];
           if (j >= 0) pen = (xs[g] as number) + width(g);
         } else if (width(g) > 0) {
           pen = (xs[g] as number) + width(g);
@@ -639,14 +624,7 @@ function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; 
   p.text('Amount (BDT)', RIGHT - 8, y + 14, { size: 9.5, bold: true, align: 'right' });
   y += 20;
 
-  const section = (
-    titleEn: string,
-    titleBn: string,
-    lines: readonly SlipLine[],
-    totalEn: string,
-    totalBn: string,
-    totalPaisa: number,
-  ): void => {
+  const section = (titleEn: string, titleBn: string, lines: readonly SlipLine[], totalEn: string, totalBn: string, totalPaisa: number): void => {
     y += 20;
     p.text(titleEn, MARGIN + 8, y, { size: 10.5, bold: true, color: ACCENT });
     p.text(titleBn, COL_BN, y, { size: 11, color: ACCENT });
@@ -701,10 +679,7 @@ function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; 
  */
 function useNativeDeflate(context: PDFContext): void {
   context.flateStream = (contents, dict = {}) =>
-    PDFRawStream.of(
-      context.obj({ ...dict, Filter: 'FlateDecode' }),
-      deflateSync(typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents),
-    );
+    PDFRawStream.of(context.obj({ ...dict, Filter: 'FlateDecode' }), deflateSync(typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents));
 }
 
 /** What one thread loads once: the font in HarfBuzz's shaper and in hb-subset. */
@@ -740,8 +715,7 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
       const font = new PdfFont(doc.context, loaded.shaper, loaded.subsetter, loaded.metrics);
       const key = page.node.newFontDictionary(loaded.shaper.postScriptName, font.ref);
       const keyInSpan = page.node.newFontDictionary(`${loaded.shaper.postScriptName}-ActualText`, font.refInSpan);
-      const report = (text: string, characters: string[]) =>
-        options.onUnsupportedText?.({ employeeCode: data.employee.code, text, characters });
+      const report = (text: string, characters: string[]) => options.onUnsupportedText?.({ employeeCode: data.employee.code, text, characters });
       const slipPage = new SlipPage(page, loaded.shaper, { font, shown, key, keyInSpan }, positioned, report);
       drawSlip(slipPage, data, totals);
       slipPage.finish(doc.context);

@@ -51,7 +51,9 @@ describe('encryptPdf', () => {
   it('leaves nothing personal in clear: no name, code, account or amount in the bytes, strings included', async () => {
     const data = sampleSlip();
     const bytes = Buffer.from(await encryptPdf(await renderer.render(data), PASSWORD)).toString('latin1');
-    for (const secret of [data.employee.nameLatin, data.employee.code, data.employee.email, data.employee.bankAccount ?? '', data.company.name].filter(Boolean)) {
+    for (const secret of [data.employee.nameLatin, data.employee.code, data.employee.email, data.employee.bankAccount ?? '', data.company.name].filter(
+      Boolean,
+    )) {
       expect(bytes).not.toContain(secret);
       expect(bytes.toUpperCase()).not.toContain(utf16Hex(secret));
     }

@@ -50,7 +50,15 @@ function harfbuzz(text: string): Array<{ gid: number; x: number; y: number }> {
   return out.map((g) => ({ gid: g.gid, x: g.x - x0, y: g.y - y0 }));
 }
 
-const corpus = [...new Set([...BENGALI_CORPUS, ...BENGALI_MONTH_NAMES, ...Object.values(BENGALI_LABELS), ...sampleSlip().earnings.map((l) => l.labelBn), ...sampleSlip().deductions.map((l) => l.labelBn)])];
+const corpus = [
+  ...new Set([
+    ...BENGALI_CORPUS,
+    ...BENGALI_MONTH_NAMES,
+    ...Object.values(BENGALI_LABELS),
+    ...sampleSlip().earnings.map((l) => l.labelBn),
+    ...sampleSlip().deductions.map((l) => l.labelBn),
+  ]),
+];
 
 async function check(renderer: SlipRenderer, text: string): Promise<string[]> {
   const pdf = await renderer.render(sampleSlip({ employee: { nameBengali: text, code: 'EMP-টঢ' } }));

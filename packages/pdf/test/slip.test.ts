@@ -13,16 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import {
-  SlipDataError,
-  createSlipRenderer,
-  formatAmount,
-  formatTaka,
-  formatTakaBilingual,
-  renderSlip,
-  sampleSlip,
-  toBengaliDigits,
-} from '../src/index.ts';
+import { SlipDataError, createSlipRenderer, formatAmount, formatTaka, formatTakaBilingual, renderSlip, sampleSlip, toBengaliDigits } from '../src/index.ts';
 import type { SlipData, UnsupportedText } from '../src/index.ts';
 import { BENGALI_FONT_PATH } from '../src/fonts.ts';
 import { drawnGlyphs, extractText, fontNames, rasterise } from './read-pdf.ts';
@@ -207,7 +198,11 @@ describe('bad input', () => {
   const renderer = createSlipRenderer();
   const cases: Array<[string, SlipData, RegExp]> = [
     ['negative amount', sampleSlip({ deductions: [{ labelEn: 'Tax', labelBn: 'কর', amount: -5 }] }), /deductions\[0\]\.amount must not be negative/],
-    ['NaN amount', sampleSlip({ earnings: [{ labelEn: 'Basic', labelBn: 'মূল', amount: Number.NaN }], netPay: 0 }), /earnings\[0\]\.amount must be a finite number/],
+    [
+      'NaN amount',
+      sampleSlip({ earnings: [{ labelEn: 'Basic', labelBn: 'মূল', amount: Number.NaN }], netPay: 0 }),
+      /earnings\[0\]\.amount must be a finite number/,
+    ],
     ['NaN net pay', sampleSlip({ netPay: Number.NaN }), /netPay must be a finite number/],
     ['3 decimals', sampleSlip({ netPay: 52300.001 }), /netPay must have at most 2 decimals/],
     ['month 2026-13', sampleSlip({ month: '2026-13' }), /month must look like 'YYYY-MM'/],

@@ -48,7 +48,17 @@ export interface EmployeeRecord {
 
 /** An employee with everything HR edits (details, active or not, the salary and its history). */
 export async function employeeRecord(pool: Pool | PoolClient, companyId: string, employeeId: number): Promise<EmployeeRecord> {
-  const { rows } = await pool.query<{ id: number; code: string; name_latin: string; name_bengali: string; email: string; bank_account: string; deactivated_at: Date | null; current_month: string; salary: Salary }>(
+  const { rows } = await pool.query<{
+    id: number;
+    code: string;
+    name_latin: string;
+    name_bengali: string;
+    email: string;
+    bank_account: string;
+    deactivated_at: Date | null;
+    current_month: string;
+    salary: Salary;
+  }>(
     `select e.id, e.code, e.name_latin, e.name_bengali, e.email, e.bank_account, e.deactivated_at, m.month as current_month,
             ${salaryInMonthSql('e', 'm.month')} as salary
      from employees e join companies c on c.id = e.company_id
@@ -63,8 +73,15 @@ export async function employeeRecord(pool: Pool | PoolClient, companyId: string,
     [employeeId],
   );
   return {
-    id: e.id, code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email, bankAccount: e.bank_account,
-    deactivatedAt: e.deactivated_at, currentMonth: e.current_month, salary: e.salary,
+    id: e.id,
+    code: e.code,
+    nameLatin: e.name_latin,
+    nameBengali: e.name_bengali,
+    email: e.email,
+    bankAccount: e.bank_account,
+    deactivatedAt: e.deactivated_at,
+    currentMonth: e.current_month,
+    salary: e.salary,
     salaryHistory: history.rows.map((h) => ({ effectiveMonth: h.effective_month, components: h.components, createdBy: h.created_by, updatedAt: h.updated_at })),
   };
 }
@@ -81,8 +98,19 @@ export async function createEmployee(pool: Pool, opts: { companyId: string; acto
     );
     const id = inserted.rows[0]?.id;
     if (!id) throw new PeopleError('CONFLICT', `Employee code ${input.code} is taken`, { code: 'code.taken' });
-    await client.query(`insert into salary_components (employee_id, effective_month, components, created_by) values ($1, $2, $3, $4)`, [id, input.effectiveMonth, salary, opts.actor]);
-    await writeAudit(client, opts.actor, 'create-employee', { companyId: opts.companyId, employeeId: id, code: input.code, effectiveMonth: input.effectiveMonth, salary: input.salary });
+    await client.query(`insert into salary_components (employee_id, effective_month, components, created_by) values ($1, $2, $3, $4)`, [
+      id,
+      input.effectiveMonth,
+      salary,
+      opts.actor,
+    ]);
+    await writeAudit(client, opts.actor, 'create-employee', {
+      companyId: opts.companyId,
+      employeeId: id,
+      code: input.code,
+      effectiveMonth: input.effectiveMonth,
+      salary: input.salary,
+    });
     return { id };
   });
 }
@@ -98,7 +126,10 @@ async function lockEmployee(client: PoolClient, companyId: string, employeeId: n
 }
 
 /** HR edits an employee's details; the audit entry holds each changed field, before and after. */
-export async function updateEmployeeDetails(pool: Pool, opts: { companyId: string; employeeId: number; actor: string; input: unknown }): Promise<{ changed: string[] }> {
+export async function updateEmployeeDetails(
+  pool: Pool,
+  opts: { companyId: string; employeeId: number; actor: string; input: unknown },
+): Promise<{ changed: string[] }> {
   const input = parse(employeeDetailsSchema, opts.input);
   return inTransaction(pool, undefined, async (client) => {
     const before = await lockEmployee(client, opts.companyId, opts.employeeId);
@@ -110,7 +141,8 @@ export async function updateEmployeeDetails(pool: Pool, opts: { companyId: strin
       [opts.companyId, opts.employeeId, input.nameLatin, input.nameBengali, input.email, input.bankAccount],
     );
     await writeAudit(client, opts.actor, 'update-employee', {
-      companyId: opts.companyId, employeeId: opts.employeeId,
+      companyId: opts.companyId,
+      employeeId: opts.employeeId,
       changes: Object.fromEntries(changed.map((f) => [f, { from: old[f], to: input[f] }])),
     });
     return { changed };
@@ -122,7 +154,10 @@ export async function updateEmployeeDetails(pool: Pool, opts: { companyId: strin
  * the fan-out skips them from the next month) or reactivates an employee deactivated by mistake.
  * Doing it twice changes nothing the second time.
  */
-export async function setEmployeeActive(pool: Pool, opts: { companyId: string; employeeId: number; actor: string; active: boolean }): Promise<{ deactivatedAt: Date | null; changed: boolean }> {
+export async function setEmployeeActive(
+  pool: Pool,
+  opts: { companyId: string; employeeId: number; actor: string; active: boolean },
+): Promise<{ deactivatedAt: Date | null; changed: boolean }> {
   return inTransaction(pool, undefined, async (client) => {
     const before = await lockEmployee(client, opts.companyId, opts.employeeId);
     if ((before.deactivated_at === null) === opts.active) return { deactivatedAt: before.deactivated_at, changed: false };
@@ -130,7 +165,10 @@ export async function setEmployeeActive(pool: Pool, opts: { companyId: string; e
       `update employees set deactivated_at = case when $3 then null else now() end, updated_at = now() where id = $1 and company_id = $2 returning deactivated_at`,
       [opts.employeeId, opts.companyId, opts.active],
     );
-    await writeAudit(client, opts.actor, opts.active ? 'reactivate-employee' : 'deactivate-employee', { companyId: opts.companyId, employeeId: opts.employeeId });
+    await writeAudit(client, opts.actor, opts.active ? 'reactivate-employee' : 'deactivate-employee', {
+      companyId: opts.companyId,
+      employeeId: opts.employeeId,
+    });
     return { deactivatedAt: rows[0]!.deactivated_at, changed: true };
   });
 }
@@ -154,7 +192,10 @@ export async function changeSalary(pool: Pool, opts: { companyId: string; employ
   const salary = componentsOf(input.salary);
   return inTransaction(pool, undefined, async (client) => {
     await lockEmployee(client, opts.companyId, opts.employeeId);
-    const before = await client.query<{ salary: Salary }>(`select ${salaryInMonthSql('e', '$2')} as salary from employees e where e.id = $1`, [opts.employeeId, input.effectiveMonth]);
+    const before = await client.query<{ salary: Salary }>(`select ${salaryInMonthSql('e', '$2')} as salary from employees e where e.id = $1`, [
+      opts.employeeId,
+      input.effectiveMonth,
+    ]);
     const from = before.rows[0]!.salary;
     // The month already pays exactly this: nothing to change, nothing to audit.
     if (sameSalary(from, salary)) return { changed: false, paidMonths: [] };
@@ -163,7 +204,13 @@ export async function changeSalary(pool: Pool, opts: { companyId: string; employ
        on conflict (employee_id, effective_month) do update set components = excluded.components, created_by = excluded.created_by, updated_at = now()`,
       [opts.employeeId, input.effectiveMonth, JSON.stringify(salary), opts.actor],
     );
-    await writeAudit(client, opts.actor, 'change-salary', { companyId: opts.companyId, employeeId: opts.employeeId, effectiveMonth: input.effectiveMonth, from, to: salary });
+    await writeAudit(client, opts.actor, 'change-salary', {
+      companyId: opts.companyId,
+      employeeId: opts.employeeId,
+      effectiveMonth: input.effectiveMonth,
+      from,
+      to: salary,
+    });
     const paid = await client.query<{ month: string }>(
       `select r.month from payroll_runs r
        where r.company_id = $1 and r.month >= $3

@@ -47,7 +47,11 @@ export const codeSchema = text('code.required', (s) => (CODE.test(s) ? null : 'c
 export const nameLatinSchema = text('nameLatin.required', (s) => (s.length > 100 ? 'nameLatin.tooLong' : null));
 export const nameBengaliSchema = text('nameBengali.required', (s) => (s.length > 100 ? 'nameBengali.tooLong' : BENGALI.test(s) ? null : 'nameBengali.script'));
 /** zod's own email pattern; stored lower-cased. */
-export const emailSchema = text('email.invalid', (s) => (z.regexes.email.test(s) ? null : 'email.invalid'), (s) => s.toLowerCase());
+export const emailSchema = text(
+  'email.invalid',
+  (s) => (z.regexes.email.test(s) ? null : 'email.invalid'),
+  (s) => s.toLowerCase(),
+);
 export const bankAccountSchema = text('bankAccount.invalid', (s) => (BANK_ACCOUNT.test(s) ? null : 'bankAccount.invalid'));
 
 /** The reason an amount in taka is refused, or null. */

@@ -11,14 +11,26 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { employeeRows, toCsv, toXlsx } from '../../../scripts/lib/employee-file.ts';
-import { applyImport, BATCH_ROWS, createImport, errorReportCsv, importView, requestApply, validateImport, type ImportEmployeesPayload, type ImportFormat } from '../src/index.ts';
+import {
+  applyImport,
+  BATCH_ROWS,
+  createImport,
+  errorReportCsv,
+  importView,
+  requestApply,
+  validateImport,
+  type ImportEmployeesPayload,
+  type ImportFormat,
+} from '../src/index.ts';
 
 const HR = 'hr:hr@import.example';
 
 describe('employee import job', () => {
   let db: TestDatabase;
   const queued: ImportEmployeesPayload[] = [];
-  const enqueue = async (_client: unknown, p: ImportEmployeesPayload) => { queued.push(p); };
+  const enqueue = async (_client: unknown, p: ImportEmployeesPayload) => {
+    queued.push(p);
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase('people_import');
@@ -45,7 +57,11 @@ describe('employee import job', () => {
     return rows;
   }
   const importAudits = async (companyId: string) =>
-    (await db.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action = 'import-employee' and details->>'companyId' = $1`, [companyId])).rows[0]!.n;
+    (
+      await db.pool.query<{ n: number }>(`select count(*)::int as n from audit_log where action = 'import-employee' and details->>'companyId' = $1`, [
+        companyId,
+      ])
+    ).rows[0]!.n;
 
   it('dry run: counts, preview and a bilingual error report; no employee written', async () => {
     const acme = await company('Acme');
@@ -58,16 +74,31 @@ describe('employee import job', () => {
     expect(await validateImport(db.pool, id)).toEqual({ status: 'validated', rows: 2_501, done: true });
     const view = await importView(db.pool, acme, id);
     expect(view).toMatchObject({ status: 'validated', rowsTotal: 2_501, phaseRows: 2_501, counts: { new: 2_497, changed: 0, unchanged: 0, errors: 4 } });
-    expect(view.preview.slice(0, 5).map((p) => [p.row, p.code, p.action])).toEqual([[2, 'IMP-000001', 'new'], [3, 'IMP-000002', 'new'], [4, 'IMP-000003', 'new'], [5, '', 'error'], [6, 'IMP-000005', 'new']]);
+    expect(view.preview.slice(0, 5).map((p) => [p.row, p.code, p.action])).toEqual([
+      [2, 'IMP-000001', 'new'],
+      [3, 'IMP-000002', 'new'],
+      [4, 'IMP-000003', 'new'],
+      [5, '', 'error'],
+      [6, 'IMP-000005', 'new'],
+    ]);
     // Row numbers as a spreadsheet shows them: the header is row 1.
-    expect(view.errors.map((e) => [e.row, e.column])).toEqual([[5, 'email'], [12, 'basic'], [12, 'name_bengali'], [2_002, 'effective_month'], [2_502, 'code']]);
+    expect(view.errors.map((e) => [e.row, e.column])).toEqual([
+      [5, 'email'],
+      [12, 'basic'],
+      [12, 'name_bengali'],
+      [2_002, 'effective_month'],
+      [2_502, 'code'],
+    ]);
     expect(view.errors[0]).toMatchObject({ reasonEn: 'Not a valid email address', reasonBn: 'সঠিক ইমেইল ঠিকানা নয়' });
     expect(view.errors.at(-1)).toMatchObject({ reasonEn: 'This code is already on an earlier row of the file' });
     expect((await db.pool.query(`select count(*)::int as n from employees where company_id = $1`, [acme])).rows[0].n).toBe(0);
 
     const report = (await errorReportCsv(db.pool, acme, id))!;
     expect(report.filename).toBe('staff-errors.csv');
-    const lines = report.csv.replace(/^\uFEFF/, '').trim().split('\n');
+    const lines = report.csv
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\n');
     expect(report.csv.startsWith('\uFEFF')).toBe(true);
     expect(lines[0]).toBe('row,column,reason,কারণ');
     expect(lines[1]).toBe('5,email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়');
@@ -81,14 +112,22 @@ describe('employee import job', () => {
     expect(await importView(db.pool, acme, id)).toMatchObject({ status: 'applied', applied: { rows: 2_501, new: 2_497, changed: 0 } });
     const after = await state(acme);
     expect(after).toHaveLength(2_497);
-    expect(after[0]).toMatchObject({ code: 'IMP-000001', name_bengali: 'রহিম উদ্দিন', email: 'rahim.uddin.1@import.example', history: [{ m: '2026-12', c: expect.objectContaining({ basic: 20000 }) }] });
+    expect(after[0]).toMatchObject({
+      code: 'IMP-000001',
+      name_bengali: 'রহিম উদ্দিন',
+      email: 'rahim.uddin.1@import.example',
+      history: [{ m: '2026-12', c: expect.objectContaining({ basic: 20000 }) }],
+    });
     expect(await importAudits(acme)).toBe(2_497);
 
     // The same file again: all unchanged, nothing to apply, nothing written.
     const again = await upload(acme, toCsv(rows));
     await validateImport(db.pool, again);
     expect(await importView(db.pool, acme, again)).toMatchObject({ counts: { new: 0, changed: 0, unchanged: 2_497, errors: 4 } });
-    await expect(requestApply(db.pool, { companyId: acme, importId: again, actor: HR, enqueue })).rejects.toMatchObject({ code: 'CONFLICT', message: /Nothing to apply/ });
+    await expect(requestApply(db.pool, { companyId: acme, importId: again, actor: HR, enqueue })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: /Nothing to apply/,
+    });
 
     // A raise for everyone from January, and a new address for one: changed, with the fields named
     // (the rows refused before are correct in this file: new).
@@ -105,7 +144,10 @@ describe('employee import job', () => {
     const [clean, thrown, killed] = [await company('Clean'), await company('Thrown'), await company('Killed')];
     // The same starting point everywhere: 100 of the employees exist, 10 of them with other details.
     for (const c of [clean, thrown, killed]) {
-      const first = await upload(c, toCsv(employeeRows(100, { broken: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [i * 7, { email: `old.${i}@import.example` }])) })));
+      const first = await upload(
+        c,
+        toCsv(employeeRows(100, { broken: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [i * 7, { email: `old.${i}@import.example` }])) })),
+      );
       await validateImport(db.pool, first);
       await requestApply(db.pool, { companyId: c, importId: first, actor: HR, enqueue });
       await applyImport(db.pool, first);
@@ -121,7 +163,13 @@ describe('employee import job', () => {
     await validateImport(db.pool, thrownId);
     await requestApply(db.pool, { companyId: thrown, importId: thrownId, actor: HR, enqueue });
     let n = 0;
-    await expect(applyImport(db.pool, thrownId, { afterBatch: () => { if (++n === 2) throw new Error('connection lost'); } })).rejects.toThrow('connection lost');
+    await expect(
+      applyImport(db.pool, thrownId, {
+        afterBatch: () => {
+          if (++n === 2) throw new Error('connection lost');
+        },
+      }),
+    ).rejects.toThrow('connection lost');
     expect(await importView(db.pool, thrown, thrownId)).toMatchObject({ status: 'applying', applied: { rows: 2 * BATCH_ROWS } });
     await applyImport(db.pool, thrownId); // the next attempt resumes after the checkpoint
 
@@ -129,11 +177,16 @@ describe('employee import job', () => {
     const killedId = await upload(killed, file);
     await validateImport(db.pool, killedId);
     await requestApply(db.pool, { companyId: killed, importId: killedId, actor: HR, enqueue });
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/apply-then-hang.ts'), db.url, killedId], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/apply-then-hang.ts'), db.url, killedId], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      child.stdout.on('data', (d) => { out += d; if (out.includes('applied')) resolve(); });
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('applied')) resolve();
+      });
       child.once('exit', () => reject(new Error(`the applying process exited early: ${out}`)));
     });
     child.kill('SIGKILL');
@@ -147,13 +200,17 @@ describe('employee import job', () => {
     expect(expected).toHaveLength(4_999);
     expect(await state(thrown)).toEqual(expected);
     expect(await state(killed)).toEqual(expected);
-    for (const [c, id] of [[clean, cleanId], [thrown, thrownId], [killed, killedId]] as const) {
+    for (const [c, id] of [
+      [clean, cleanId],
+      [thrown, thrownId],
+      [killed, killedId],
+    ] as const) {
       expect(await importView(db.pool, c, id)).toMatchObject({ status: 'applied', applied: { rows: 5_000, new: 4_899, changed: 10 } });
       expect(await importAudits(c)).toBe(100 + 4_899 + 10);
     }
   }, 180_000);
 
-  it('a file larger than one job\'s time goes in parts, each from the checkpoint the one before left', async () => {
+  it("a file larger than one job's time goes in parts, each from the checkpoint the one before left", async () => {
     const acme = await company('Parts Ltd');
     const id = await upload(acme, toCsv(employeeRows(2_500, { broken: { 1_200: { email: 'x' } } })));
     // budgetMs 0: every part does one batch of its own, then stops at its checkpoint.
@@ -163,7 +220,11 @@ describe('employee import job', () => {
       parts.push({ rows: r.rows, done: r.done });
       done = r.done;
     }
-    expect(parts).toEqual([{ rows: 1_000, done: false }, { rows: 2_000, done: false }, { rows: 2_500, done: true }]);
+    expect(parts).toEqual([
+      { rows: 1_000, done: false },
+      { rows: 2_000, done: false },
+      { rows: 2_500, done: true },
+    ]);
     expect(await importView(db.pool, acme, id)).toMatchObject({ status: 'validated', rowsTotal: 2_500, counts: { new: 2_499, errors: 1 } });
     expect((await importView(db.pool, acme, id)).preview).toHaveLength(20);
     await requestApply(db.pool, { companyId: acme, importId: id, actor: HR, enqueue });
@@ -180,7 +241,9 @@ describe('employee import job', () => {
     const id = await upload(acme, await toXlsx(rows), 'xlsx', '2026-11');
     expect(await validateImport(db.pool, id)).toMatchObject({ status: 'validated' });
     expect(await importView(db.pool, acme, id)).toMatchObject({ counts: { new: 299, errors: 1 } });
-    expect((await importView(db.pool, acme, id)).errors).toEqual([{ row: 9, column: 'house_rent', reasonEn: 'Must be an amount in taka, e.g. 25000 or 25000.50', reasonBn: 'টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50' }]);
+    expect((await importView(db.pool, acme, id)).errors).toEqual([
+      { row: 9, column: 'house_rent', reasonEn: 'Must be an amount in taka, e.g. 25000 or 25000.50', reasonBn: 'টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50' },
+    ]);
     await requestApply(db.pool, { companyId: acme, importId: id, actor: HR, enqueue });
     await applyImport(db.pool, id);
     const s = await state(acme);
@@ -191,13 +254,16 @@ describe('employee import job', () => {
     const missing = await upload(acme, toCsv([['E-1', 'A', 'a@b.example', '101-1234567', '1', '1', '1', '1', '0', '0']], header));
     expect(await validateImport(db.pool, missing)).toMatchObject({ status: 'validated' });
     expect(await importView(db.pool, acme, missing)).toMatchObject({ counts: { new: 0, errors: 1 } });
-    expect((await importView(db.pool, acme, missing)).errors).toEqual([{ row: 1, column: 'name_bengali', reasonEn: 'This column is missing from the header row', reasonBn: 'শিরোনাম সারিতে এই কলাম নেই' }]);
+    expect((await importView(db.pool, acme, missing)).errors).toEqual([
+      { row: 1, column: 'name_bengali', reasonEn: 'This column is missing from the header row', reasonBn: 'শিরোনাম সারিতে এই কলাম নেই' },
+    ]);
     await expect(requestApply(db.pool, { companyId: acme, importId: missing, actor: HR, enqueue })).rejects.toMatchObject({ code: 'CONFLICT' });
 
     const garbage = await upload(acme, Buffer.from('this is not a zip file'), 'xlsx');
     expect(await validateImport(db.pool, garbage)).toMatchObject({ status: 'failed' });
     expect((await importView(db.pool, acme, garbage)).failure).toMatch(/^XLSX: /);
-    await expect(createImport(db.pool, { companyId: acme, actor: HR, filename: 'x.csv', format: 'csv', content: Buffer.alloc(0), effectiveMonth: '2026-12', enqueue }))
-      .rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { file: 'file.empty' } });
+    await expect(
+      createImport(db.pool, { companyId: acme, actor: HR, filename: 'x.csv', format: 'csv', content: Buffer.alloc(0), effectiveMonth: '2026-12', enqueue }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { file: 'file.empty' } });
   });
 });

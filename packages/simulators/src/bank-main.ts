@@ -24,7 +24,9 @@ const spread = numberOption(args, 'credit-spread', 'BANK_CREDIT_SPREAD_MS');
 if (spread !== undefined) opts.creditSpreadMs = spread;
 
 const bank = await startBankSimulator(opts);
-console.log(`bank simulator listening on ${bank.url} (api key ${bank.apiKey}, credit delay ${opts.creditDelayMs ?? 0} ms + up to ${opts.creditSpreadMs ?? 0} ms)`);
+console.log(
+  `bank simulator listening on ${bank.url} (api key ${bank.apiKey}, credit delay ${opts.creditDelayMs ?? 0} ms + up to ${opts.creditSpreadMs ?? 0} ms)`,
+);
 
 let stopping = false;
 const stop = (signal: string): void => {

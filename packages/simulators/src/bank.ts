@@ -142,7 +142,13 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
         out.push({ reference: old.reference, status: old.status, registeredAt: old.registeredAt.toISOString(), duplicate: true });
         continue;
       }
-      const tr: Transfer = { ...t, status: 'pending', registeredAt: now, dueAt: new Date(now.getTime() + delay + Math.floor(Math.random() * spread)), creditedAt: null };
+      const tr: Transfer = {
+        ...t,
+        status: 'pending',
+        registeredAt: now,
+        dueAt: new Date(now.getTime() + delay + Math.floor(Math.random() * spread)),
+        creditedAt: null,
+      };
       byRef.set(t.reference, tr);
       pending.add(tr);
       out.push({ reference: tr.reference, status: tr.status, registeredAt: now.toISOString(), duplicate: false });

@@ -96,7 +96,12 @@ export function createEventWebhook(options: { random: () => number; log: (line: 
     try {
       const res = await fetch(settings.url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signPayload(privateKey, timestamp, body), [TIMESTAMP_HEADER]: timestamp, 'User-Agent': 'SendGrid Event API' },
+        headers: {
+          'Content-Type': 'application/json',
+          [SIGNATURE_HEADER]: signPayload(privateKey, timestamp, body),
+          [TIMESTAMP_HEADER]: timestamp,
+          'User-Agent': 'SendGrid Event API',
+        },
         body,
         signal: AbortSignal.timeout(10_000),
       });

@@ -35,16 +35,26 @@ if (seed !== undefined) opts.seed = seed;
 const activityDelay = numberOption(args, 'activity-delay', 'PROVIDER_ACTIVITY_DELAY_MS');
 if (activityDelay !== undefined) opts.activityDelayMs = activityDelay;
 const bounce = stringOption(args, 'bounce-domains', 'PROVIDER_BOUNCE_DOMAINS');
-if (bounce !== undefined) opts.bounceDomains = bounce.split(',').map((d) => d.trim()).filter(Boolean);
+if (bounce !== undefined)
+  opts.bounceDomains = bounce
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean);
 const webhookUrl = stringOption(args, 'webhook-url', 'PROVIDER_WEBHOOK_URL');
 if (webhookUrl !== undefined) opts.webhook = { url: webhookUrl };
 if (args.has('activity-api') || process.env['PROVIDER_ACTIVITY_API'] === '1') opts.activityApi = true;
 const senders = stringOption(args, 'verified-senders', 'PROVIDER_VERIFIED_SENDERS');
-if (senders !== undefined) opts.verifiedSenders = senders.split(',').map((d) => d.trim()).filter(Boolean);
+if (senders !== undefined)
+  opts.verifiedSenders = senders
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean);
 if (args.has('no-attachment-bytes') || process.env['PROVIDER_STORE_ATTACHMENTS'] === '0') opts.storeAttachmentBytes = false;
 
 const sim = await startProviderSimulator(opts);
-console.log(`provider simulator listening on ${sim.url} (api key ${sim.apiKey}, ${sim.faults().ratePerSecond}/s, latency ${opts.latencyMs ?? 1200}±${opts.latencySpreadMs ?? 200} ms)`);
+console.log(
+  `provider simulator listening on ${sim.url} (api key ${sim.apiKey}, ${sim.faults().ratePerSecond}/s, latency ${opts.latencyMs ?? 1200}±${opts.latencySpreadMs ?? 200} ms)`,
+);
 console.log(`  inbox: ${sim.url}/inbox   stats: ${sim.url}/_admin/stats   faults: POST ${sim.url}/_admin/faults`);
 
 let stopping = false;

@@ -31,17 +31,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { parseActivityQuery, QuerySyntaxError, type ActivityRecord, type QueryTarget } from './activity-query.ts';
-import {
-  BodyTooLargeError,
-  bearerToken,
-  escapeHtml,
-  listen,
-  makeRandom,
-  parseJson,
-  readBody,
-  sendJson,
-  sendText,
-} from './http-util.ts';
+import { BodyTooLargeError, bearerToken, escapeHtml, listen, makeRandom, parseJson, readBody, sendJson, sendText } from './http-util.ts';
 import {
   DEFAULT_BOUNCE_DOMAINS,
   isBounceAddress,
@@ -310,9 +300,7 @@ function newMessageId(): string {
 
 function addresses(v: unknown): EmailAddress[] {
   if (!Array.isArray(v)) return [];
-  return v.map((a: { email: string; name?: unknown }) =>
-    typeof a.name === 'string' ? { email: a.email, name: a.name } : { email: a.email },
-  );
+  return v.map((a: { email: string; name?: unknown }) => (typeof a.name === 'string' ? { email: a.email, name: a.name } : { email: a.email }));
 }
 
 export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}): Promise<ProviderSimulator> {
@@ -348,7 +336,16 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   let store: StoredMessage[] = [];
   let byId = new Map<string, StoredMessage>();
   let seq = 0;
-  const freshFaults = () => ({ unavailableUntil: 0, dropAckFraction: 0, dropNextAcks: 0, extraLatencyMs: 0, ratePerSecond: initialRate, keyRevoked: false, credits: opts.credits ?? Infinity, activityDelayMs: initialActivityDelayMs });
+  const freshFaults = () => ({
+    unavailableUntil: 0,
+    dropAckFraction: 0,
+    dropNextAcks: 0,
+    extraLatencyMs: 0,
+    ratePerSecond: initialRate,
+    keyRevoked: false,
+    credits: opts.credits ?? Infinity,
+    activityDelayMs: initialActivityDelayMs,
+  });
   let faults = freshFaults();
   let suppressions = new Set<string>();
   let eventLog: SendGridEvent[] = [];
@@ -521,7 +518,15 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   // ---- Event Webhook events ----
   const activityStatus = new Map<string, ActivityRecord['status']>(); // message id + recipient → the feed's status
 
-  function emit(event: string, m: StoredMessage, email: string, args: Record<string, string>, categories: unknown, delayMs: number, extra: Record<string, unknown> = {}): void {
+  function emit(
+    event: string,
+    m: StoredMessage,
+    email: string,
+    args: Record<string, string>,
+    categories: unknown,
+    delayMs: number,
+    extra: Record<string, unknown> = {},
+  ): void {
     const e: SendGridEvent = {
       // Custom args first: SendGrid's own keys win over custom args of the same name (docs).
       ...args,
@@ -717,7 +722,12 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     if (activityCalls.length >= activityPerMinute) {
       st.activityRefused['429']++;
       const reset = Math.ceil((activityCalls[0]! + 60_000) / 1000);
-      return sendJson(res, 429, { errors: [{ message: 'too many requests' }] }, { 'X-RateLimit-Limit': String(activityPerMinute), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(reset) });
+      return sendJson(
+        res,
+        429,
+        { errors: [{ message: 'too many requests' }] },
+        { 'X-RateLimit-Limit': String(activityPerMinute), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(reset) },
+      );
     }
     activityCalls.push(now);
     const limitRaw = url.searchParams.get('limit') ?? '10';
@@ -846,7 +856,10 @@ th{background:#f4f4f4}code{font-size:.8rem;color:#555}a{color:#0a58ca}pre{white-
 </style></head><body>${body}</body></html>`;
 
   function inbox(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const parts = url.pathname.split('/').filter(Boolean).map((p) => decodeURIComponent(p)); // ['inbox', id?, 'attachments'?, n?]
+    const parts = url.pathname
+      .split('/')
+      .filter(Boolean)
+      .map((p) => decodeURIComponent(p)); // ['inbox', id?, 'attachments'?, n?]
     if (req.method !== 'GET') return sendText(res, 405, 'text/plain', 'method not allowed');
     if (parts.length === 1) {
       const f = filterFromQuery(url);
@@ -859,7 +872,10 @@ th{background:#f4f4f4}code{font-size:.8rem;color:#555}a{color:#0a58ca}pre{white-
             .map(([k, v]) => `<code>${escapeHtml(k)}=${escapeHtml(v)}</code>`)
             .join('<br>');
           const atts = m.attachments
-            .map((a, n) => `<a href="/inbox/${encodeURIComponent(m.id)}/attachments/${n}" target="_blank">${escapeHtml(a.filename)}</a> <small>(${a.size} B)</small>`)
+            .map(
+              (a, n) =>
+                `<a href="/inbox/${encodeURIComponent(m.id)}/attachments/${n}" target="_blank">${escapeHtml(a.filename)}</a> <small>(${a.size} B)</small>`,
+            )
             .join('<br>');
           return `<tr><td>${escapeHtml(m.acceptedAt.toISOString())}</td><td>${escapeHtml(m.to.join(', '))}</td><td><a href="/inbox/${encodeURIComponent(m.id)}">${escapeHtml(m.subject)}</a></td><td>${args}</td><td>${atts}</td></tr>`;
         })
@@ -884,7 +900,10 @@ ${rows}
       const html = m.content.find((c) => c.type.toLowerCase() === 'text/html');
       const text = m.content.find((c) => c.type.toLowerCase() === 'text/plain');
       const atts = m.attachments
-        .map((a, n) => `<li><a href="/inbox/${encodeURIComponent(m.id)}/attachments/${n}" target="_blank">${escapeHtml(a.filename)}</a> (${escapeHtml(a.type)}, ${a.size} B)</li>`)
+        .map(
+          (a, n) =>
+            `<li><a href="/inbox/${encodeURIComponent(m.id)}/attachments/${n}" target="_blank">${escapeHtml(a.filename)}</a> (${escapeHtml(a.type)}, ${a.size} B)</li>`,
+        )
         .join('');
       return sendText(
         res,
@@ -935,7 +954,15 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
     if (path === '/') {
       return sendJson(res, 200, {
         name: 'beton provider simulator (SendGrid v3 subset)',
-        endpoints: ['POST /v3/mail/send', 'GET /v3/messages?limit=&query=', 'GET /inbox', 'GET /_admin/messages', 'GET /_admin/stats', 'GET|POST /_admin/faults', 'POST /_admin/reset'],
+        endpoints: [
+          'POST /v3/mail/send',
+          'GET /v3/messages?limit=&query=',
+          'GET /inbox',
+          'GET /_admin/messages',
+          'GET /_admin/stats',
+          'GET|POST /_admin/faults',
+          'POST /_admin/reset',
+        ],
       });
     }
     if (path.startsWith('/v3/')) return sendJson(res, 404, sgError('resource not found'));

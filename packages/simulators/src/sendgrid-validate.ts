@@ -63,7 +63,9 @@ export function isDeliverableAddress(email: string, rule: AddressRule): boolean 
 }
 
 export interface ValidMail {
-  personalizations: Array<Record<string, unknown> & { to: EmailAddress[]; cc?: EmailAddress[]; bcc?: EmailAddress[]; subject?: string; custom_args?: Record<string, string> }>;
+  personalizations: Array<
+    Record<string, unknown> & { to: EmailAddress[]; cc?: EmailAddress[]; bcc?: EmailAddress[]; subject?: string; custom_args?: Record<string, string> }
+  >;
   from: EmailAddress;
   subject?: string;
   content?: Array<{ type: string; value: string }>;
@@ -97,8 +99,7 @@ export function isBase64(s: string): boolean {
 }
 
 const MSG = {
-  personalizations:
-    'The personalizations field is required and must have at least one personalization.',
+  personalizations: 'The personalizations field is required and must have at least one personalization.',
   to: 'The to array is required for all personalization objects, and must have at least one email object with a valid email address.',
   invalidAddress: 'Does not contain a valid address.',
   from: 'The from object must be provided for every email send. It is an object that requires the email parameter, but may also contain a name parameter.',
@@ -116,12 +117,7 @@ const MSG = {
   customArgsSize: 'The custom_args parameter must not exceed 10,000 bytes',
 } as const;
 
-function checkAddressList(
-  list: unknown,
-  field: string,
-  errors: SendGridError[],
-  seen: Map<string, string>,
-): void {
+function checkAddressList(list: unknown, field: string, errors: SendGridError[], seen: Map<string, string>): void {
   if (!Array.isArray(list)) {
     errors.push(err(`Invalid type. Expected: array, given: ${typeName(list)}.`, field));
     return;
@@ -185,7 +181,12 @@ export function validateMailSend(body: unknown): { ok: true; mail: ValidMail } |
     let recipients = 0;
     for (const p of ps) if (isObject(p)) for (const k of ['to', 'cc', 'bcc']) if (Array.isArray(p[k])) recipients += (p[k] as unknown[]).length;
     if (recipients > 1000) {
-      errors.push(err('The total number of recipients must be less than 1000. This includes all recipients defined within the to, cc, and bcc parameters, across each object that you include in the personalizations array.', 'personalizations'));
+      errors.push(
+        err(
+          'The total number of recipients must be less than 1000. This includes all recipients defined within the to, cc, and bcc parameters, across each object that you include in the personalizations array.',
+          'personalizations',
+        ),
+      );
     }
     ps.forEach((p: unknown, i) => {
       const base = `personalizations.${i}`;
@@ -200,7 +201,13 @@ export function validateMailSend(body: unknown): { ok: true; mail: ValidMail } |
       else checkAddressList(to, `${base}.to`, errors, seen);
       if (p['cc'] !== undefined) checkAddressList(p['cc'], `${base}.cc`, errors, seen);
       if (p['bcc'] !== undefined) checkAddressList(p['bcc'], `${base}.bcc`, errors, seen);
-      if (seen.size > 1000) errors.push(err('The total number of recipients must be less than 1000. This includes all recipients defined within the to, cc, and bcc parameters, across each object that you include in the personalizations array.', base));
+      if (seen.size > 1000)
+        errors.push(
+          err(
+            'The total number of recipients must be less than 1000. This includes all recipients defined within the to, cc, and bcc parameters, across each object that you include in the personalizations array.',
+            base,
+          ),
+        );
       const subj = p['subject'];
       if (subj !== undefined && typeof subj !== 'string') errors.push(err(`Invalid type. Expected: string, given: ${typeName(subj)}.`, `${base}.subject`));
       if (typeof subj !== 'string' || subj.length === 0) everyPersonalizationHasSubject = false;
@@ -241,7 +248,7 @@ export function validateMailSend(body: unknown): { ok: true; mail: ValidMail } |
     });
     const plain = types.indexOf('text/plain');
     const html = types.indexOf('text/html');
-    if ((plain > 0) || (html >= 0 && plain < 0 && html > 0) || (plain >= 0 && html >= 0 && html !== plain + 1)) {
+    if (plain > 0 || (html >= 0 && plain < 0 && html > 0) || (plain >= 0 && html >= 0 && html !== plain + 1)) {
       errors.push(err(MSG.contentOrder, 'content'));
     }
   }
@@ -263,7 +270,12 @@ export function validateMailSend(body: unknown): { ok: true; mail: ValidMail } |
         if (typeof fn !== 'string' || fn.length === 0) errors.push(err(MSG.attachmentFilename, `attachments.${k}.filename`));
         const t = a['type'];
         if (t !== undefined && (typeof t !== 'string' || /[;\r\n]/.test(t))) {
-          errors.push(err('The attachment type cannot contain \';\', or CRLF characters. The attachment type must be at least one character in length.', `attachments.${k}.type`));
+          errors.push(
+            err(
+              "The attachment type cannot contain ';', or CRLF characters. The attachment type must be at least one character in length.",
+              `attachments.${k}.type`,
+            ),
+          );
         }
       });
     }

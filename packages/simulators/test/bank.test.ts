@@ -41,7 +41,9 @@ describe('bank simulator', () => {
     expect(Date.parse(body.credits[0]?.creditedAt ?? '')).toBeGreaterThan(0);
 
     // polling from asOf: nothing new (inclusive since may repeat same-instant credits; dedupe by reference)
-    const later = (await (await api(b, `/v1/credits?since=${encodeURIComponent(new Date(Date.parse(body.asOf) + 1).toISOString())}`)).json()) as { credits: unknown[] };
+    const later = (await (await api(b, `/v1/credits?since=${encodeURIComponent(new Date(Date.parse(body.asOf) + 1).toISOString())}`)).json()) as {
+      credits: unknown[];
+    };
     expect(later.credits).toEqual([]);
   });
 
@@ -63,14 +65,22 @@ describe('bank simulator', () => {
     expect((await (await api(slow, '/v1/transfers/payroll%3A2026-11%3Aemp-2')).json()) as { status: string }).toMatchObject({ status: 'credited' });
   });
 
-  it('credits chosen transfers at once (the tests\' way to make a poll find changes) and spreads credits over time', async () => {
+  it("credits chosen transfers at once (the tests' way to make a poll find changes) and spreads credits over time", async () => {
     const b = await bank({ creditDelayMs: 60_000 });
     b.register(transfers);
     expect(b.credit(['payroll:2026-11:emp-2', 'unknown'])).toBe(1);
     expect(b.credits().map((c) => c.reference)).toEqual(['payroll:2026-11:emp-2']);
-    const res = await fetch(`${b.url}/_admin/credit`, { method: 'POST', body: JSON.stringify({ references: ['payroll:2026-11:emp-1', 'payroll:2026-11:emp-2'] }) });
+    const res = await fetch(`${b.url}/_admin/credit`, {
+      method: 'POST',
+      body: JSON.stringify({ references: ['payroll:2026-11:emp-1', 'payroll:2026-11:emp-2'] }),
+    });
     expect(await res.json()).toEqual({ credited: 1 });
-    expect(b.credits().map((c) => c.reference).sort()).toEqual(['payroll:2026-11:emp-1', 'payroll:2026-11:emp-2']);
+    expect(
+      b
+        .credits()
+        .map((c) => c.reference)
+        .sort(),
+    ).toEqual(['payroll:2026-11:emp-1', 'payroll:2026-11:emp-2']);
 
     const spread = await bank({ creditDelayMs: 1_000, creditSpreadMs: 60_000 });
     const many = Array.from({ length: 50 }, (_, i) => ({ reference: `payroll:2026-11:emp-${i + 1}`, accountNumber: '0011223344', amount: 100 }));
@@ -86,7 +96,9 @@ describe('bank simulator', () => {
   it('is idempotent per reference and refuses conflicting data', async () => {
     const b = await bank();
     await api(b, '/v1/transfers', { method: 'POST', body: JSON.stringify(transfers) });
-    const again = (await (await api(b, '/v1/transfers', { method: 'POST', body: JSON.stringify(transfers) })).json()) as { transfers: Array<{ duplicate: boolean }> };
+    const again = (await (await api(b, '/v1/transfers', { method: 'POST', body: JSON.stringify(transfers) })).json()) as {
+      transfers: Array<{ duplicate: boolean }>;
+    };
     expect(again.transfers.every((t) => t.duplicate)).toBe(true);
     expect(b.transfers()).toHaveLength(2);
     const conflict = await api(b, '/v1/transfers', { method: 'POST', body: JSON.stringify([{ ...transfers[0], amount: 1 }]) });

@@ -56,7 +56,14 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
   let mail: MailService;
 
   beforeAll(async () => {
-    sim = await startProviderSimulator({ latencyMs: 10, latencySpreadMs: 5, ratePerSecond: 1000, activityApi: true, activityPerMinute: 1000, eventDelays: { processedMs: 0, deliveredMs: 0 } });
+    sim = await startProviderSimulator({
+      latencyMs: 10,
+      latencySpreadMs: 5,
+      ratePerSecond: 1000,
+      activityApi: true,
+      activityPerMinute: 1000,
+      eventDelays: { processedMs: 0, deliveredMs: 0 },
+    });
     mail = mailer(sim.url);
   });
   afterEach(() => sim.reset());
@@ -115,7 +122,10 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
       JSON.stringify({
         personalizations: [{ to: [{ email: 'a@acme.example' }, { email: 'b@@acme' }] }],
         from: { email: 'nope' },
-        content: [{ type: 'text/html', value: '<p>x</p>' }, { type: 'text/plain', value: 'x' }],
+        content: [
+          { type: 'text/html', value: '<p>x</p>' },
+          { type: 'text/plain', value: 'x' },
+        ],
         attachments: [{ content: 'not base64!', filename: 'x.pdf' }, { content: PDF.toString('base64') }],
       }),
     );
@@ -127,7 +137,9 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
     expect(((await r3.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe('personalizations');
 
     // a template makes subject and content optional
-    const r4 = await post(JSON.stringify({ personalizations: [{ to: [{ email: 'a@acme.example' }] }], from: { email: 'payroll@beton.example' }, template_id: 'd-123' }));
+    const r4 = await post(
+      JSON.stringify({ personalizations: [{ to: [{ email: 'a@acme.example' }] }], from: { email: 'payroll@beton.example' }, template_id: 'd-123' }),
+    );
     expect(r4.status).toBe(202);
     expect(sim.messages()).toHaveLength(1);
   });
@@ -243,10 +255,19 @@ describe('provider simulator through the real @sendgrid/mail client', () => {
     expect(res.statusCode).toBe(200);
     const msgs = (body as { messages: Array<Record<string, unknown>> }).messages;
     expect(msgs).toHaveLength(1);
-    expect(msgs[0]).toMatchObject({ to_email: 'rahim@acme.example', status: 'delivered', subject: 'Salary slip 2026-11 (emp-1)', from_email: 'payroll@beton.example' });
+    expect(msgs[0]).toMatchObject({
+      to_email: 'rahim@acme.example',
+      status: 'delivered',
+      subject: 'Salary slip 2026-11 (emp-1)',
+      from_email: 'payroll@beton.example',
+    });
     expect(String(msgs[0]?.['msg_id']).startsWith(`${r1.headers['x-message-id'] as string}.`)).toBe(true);
 
-    const both = await client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 10, query: `unique_args['company']="acme" AND (to_email="karim@acme.example" OR to_email LIKE "rahim@%")` } });
+    const both = await client.request({
+      method: 'GET',
+      url: '/v3/messages',
+      qs: { limit: 10, query: `unique_args['company']="acme" AND (to_email="karim@acme.example" OR to_email LIKE "rahim@%")` },
+    });
     expect((both[1] as { messages: unknown[] }).messages).toHaveLength(2);
     const none = await client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 10, query: `unique_args['idempotency_key']="slip:2026-11:emp-3"` } });
     expect(none[1]).toEqual({ messages: [] });

@@ -3,8 +3,24 @@ import { DEFAULT_BOUNCE_DOMAINS, isDeliverableAddress, isValidEmailSyntax, parse
 
 describe('address rule', () => {
   it('accepts ordinary addresses and rejects malformed ones', () => {
-    for (const ok of ['rahim@acme.example', 'first.last+slip@mail.acme.com.bd', "o'neil@x.io", 'a@xn--p1ai.xn--p1ai']) expect(isValidEmailSyntax(ok), ok).toBe(true);
-    for (const bad of ['', 'rahim', '@acme.example', 'rahim@', 'a b@x.com', 'a..b@x.com', '.a@x.com', 'a.@x.com', 'a@localhost', 'a@1.2.3.4', 'a@-x.com', 'a@x..com', 'a@@x.com', `${'a'.repeat(65)}@x.com`]) {
+    for (const ok of ['rahim@acme.example', 'first.last+slip@mail.acme.com.bd', "o'neil@x.io", 'a@xn--p1ai.xn--p1ai'])
+      expect(isValidEmailSyntax(ok), ok).toBe(true);
+    for (const bad of [
+      '',
+      'rahim',
+      '@acme.example',
+      'rahim@',
+      'a b@x.com',
+      'a..b@x.com',
+      '.a@x.com',
+      'a.@x.com',
+      'a@localhost',
+      'a@1.2.3.4',
+      'a@-x.com',
+      'a@x..com',
+      'a@@x.com',
+      `${'a'.repeat(65)}@x.com`,
+    ]) {
       expect(isValidEmailSyntax(bad), bad).toBe(false);
     }
   });
@@ -18,7 +34,16 @@ describe('address rule', () => {
 });
 
 describe('activity query', () => {
-  const record: ActivityRecord = { from_email: 'p@beton.example', msg_id: 'abc.filter.0', subject: 'Slip', to_email: 'rahim@acme.example', status: 'delivered', opens_count: 0, clicks_count: 0, last_event_time: '2026-11-01T02:00:00Z' };
+  const record: ActivityRecord = {
+    from_email: 'p@beton.example',
+    msg_id: 'abc.filter.0',
+    subject: 'Slip',
+    to_email: 'rahim@acme.example',
+    status: 'delivered',
+    opens_count: 0,
+    clicks_count: 0,
+    last_event_time: '2026-11-01T02:00:00Z',
+  };
   const t = { record, uniqueArgs: { idempotency_key: 'slip:2026-11:emp-1', company: 'acme' } };
   it('evaluates unique_args, fields, LIKE, AND/OR/NOT and parentheses', () => {
     expect(parseActivityQuery(`unique_args['idempotency_key']="slip:2026-11:emp-1"`)(t)).toBe(true);

@@ -58,7 +58,10 @@ async function receiver(publicKey: () => string, answer: () => number = () => 20
       const timestamp = String(req.headers[EventWebhookHeader.TIMESTAMP().toLowerCase()]);
       const status = answer();
       if (status === 200) {
-        batches.push({ verified: verifier.verifySignature(verifier.convertPublicKeyToECDSA(publicKey()), body, signature, timestamp), events: JSON.parse(body) });
+        batches.push({
+          verified: verifier.verifySignature(verifier.convertPublicKeyToECDSA(publicKey()), body, signature, timestamp),
+          events: JSON.parse(body),
+        });
       }
       res.writeHead(status).end();
     });
@@ -122,7 +125,9 @@ describe('account: sender, key, scopes, credits, sandbox', () => {
     expect(sim.messages()).toHaveLength(before);
     expect(sim.events('k7')).toHaveLength(0);
     // …and still refuses an unverified sender.
-    expect((await failure(mail.send(email('rahim@acme.example', 'k8', { from: 'x@elsewhere.example', mailSettings: { sandboxMode: { enable: true } } })))).code).toBe(403);
+    expect(
+      (await failure(mail.send(email('rahim@acme.example', 'k8', { from: 'x@elsewhere.example', mailSettings: { sandboxMode: { enable: true } } })))).code,
+    ).toBe(403);
   });
 
   it('enforces the documented limits: 10 categories, 1000 recipients; 413 reaches the official client', async () => {
@@ -134,7 +139,11 @@ describe('account: sender, key, scopes, credits, sandbox', () => {
     expect(recips.code).toBe(400);
     const small = await startProviderSimulator({ latencyMs: 0, latencySpreadMs: 0, maxBodyBytes: 50_000 });
     try {
-      const big = await failure(clients(small.url).mail.send(email('rahim@acme.example', 'k11', { attachments: [{ content: Buffer.alloc(300_000, 1).toString('base64'), filename: 'big.pdf' }] })));
+      const big = await failure(
+        clients(small.url).mail.send(
+          email('rahim@acme.example', 'k11', { attachments: [{ content: Buffer.alloc(300_000, 1).toString('base64'), filename: 'big.pdf' }] }),
+        ),
+      );
       expect(big).toMatchObject({ code: 413, errors: [{ message: 'content too large' }] });
     } finally {
       await small.close();
@@ -166,8 +175,16 @@ describe('Event Webhook: signed batches, delays, bounces, suppression, duplicate
   let hook: Awaited<ReturnType<typeof receiver>>;
   let status = 200;
   beforeAll(async () => {
-    sim = await startProviderSimulator({ latencyMs: 0, latencySpreadMs: 0, deferAddresses: ['slow@acme.example'], eventDelays: { processedMs: 20, deferredMs: 60, deliveredMs: 120 } });
-    hook = await receiver(() => sim.webhookPublicKey, () => status);
+    sim = await startProviderSimulator({
+      latencyMs: 0,
+      latencySpreadMs: 0,
+      deferAddresses: ['slow@acme.example'],
+      eventDelays: { processedMs: 20, deferredMs: 60, deliveredMs: 120 },
+    });
+    hook = await receiver(
+      () => sim.webhookPublicKey,
+      () => status,
+    );
     sim.configureWebhook({ url: hook.url, batchMs: 100 });
   });
   afterAll(async () => {
@@ -196,7 +213,14 @@ describe('Event Webhook: signed batches, delays, bounces, suppression, duplicate
     const verifier = new EventWebhook();
     const other = hook.batches[0]!;
     const body = JSON.stringify(other.events);
-    expect(verifier.verifySignature(verifier.convertPublicKeyToECDSA(sim.webhookPublicKey), `${body} `, 'MEUCIQCtIHJeH93Y+qpYeWrySphQgpNGNr/U+UyUlBkU6n7RAwIgJTz2C+8a8xonZGi6BpSzoQsbVRamr2nlxFDWYNH2j/0=', '1588788367')).toBe(false);
+    expect(
+      verifier.verifySignature(
+        verifier.convertPublicKeyToECDSA(sim.webhookPublicKey),
+        `${body} `,
+        'MEUCIQCtIHJeH93Y+qpYeWrySphQgpNGNr/U+UyUlBkU6n7RAwIgJTz2C+8a8xonZGi6BpSzoQsbVRamr2nlxFDWYNH2j/0=',
+        '1588788367',
+      ),
+    ).toBe(false);
   });
 
   it('an unreachable address is accepted, then bounces; later sends to it are dropped as "Bounced Address"', async () => {
@@ -204,7 +228,13 @@ describe('Event Webhook: signed batches, delays, bounces, suppression, duplicate
     const [first] = await mail.send(email('gone@invalid.example', 'slip:2'));
     expect(first.statusCode).toBe(202);
     await until(() => hook.events().filter((e) => e['idempotency_key'] === 'slip:2').length >= 2 && sim.suppressed().length > 0);
-    expect(hook.events().filter((e) => e['idempotency_key'] === 'slip:2').map((e) => e['event']).sort()).toEqual(['bounce', 'processed']);
+    expect(
+      hook
+        .events()
+        .filter((e) => e['idempotency_key'] === 'slip:2')
+        .map((e) => e['event'])
+        .sort(),
+    ).toEqual(['bounce', 'processed']);
     expect(sim.suppressed()).toContain('gone@invalid.example');
     const [again] = await mail.send(email('gone@invalid.example', 'slip:3'));
     expect(again.statusCode).toBe(202);
@@ -216,7 +246,13 @@ describe('Event Webhook: signed batches, delays, bounces, suppression, duplicate
   it('a deferred delivery is deferred, then delivered', async () => {
     await clients(sim.url).mail.send(email('slow@acme.example', 'slip:4'));
     await until(() => hook.events().filter((e) => e['idempotency_key'] === 'slip:4').length >= 3);
-    expect(hook.events().filter((e) => e['idempotency_key'] === 'slip:4').map((e) => e['event']).sort()).toEqual(['deferred', 'delivered', 'processed']);
+    expect(
+      hook
+        .events()
+        .filter((e) => e['idempotency_key'] === 'slip:4')
+        .map((e) => e['event'])
+        .sort(),
+    ).toEqual(['deferred', 'delivered', 'processed']);
   });
 
   it('retries a batch that got no 2xx, duplicates and shuffles events when told', async () => {

@@ -16,8 +16,7 @@ const projectNode = path.join(root, 'node_modules/node/bin/node');
 const node = fs.existsSync(projectNode) ? projectNode : process.execPath;
 const prismaCli = path.join(root, 'node_modules/prisma/build/index.js');
 
-const serverUrl =
-  process.env.DATABASE_URL || process.env.BETON_TEST_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const serverUrl = process.env.DATABASE_URL || process.env.BETON_TEST_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const suffix = `${process.pid}_${randomBytes(4).toString('hex')}`;
 const created: string[] = [];
 
@@ -55,11 +54,7 @@ async function query<T = Record<string, unknown>>(url: string, sql: string): Pro
 }
 
 const shadowDbs = () =>
-  admin(async (c) =>
-    (await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'prisma_migrate_shadow_db_%'`)).rows.map(
-      (r) => r.datname as string,
-    ),
-  );
+  admin(async (c) => (await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'prisma_migrate_shadow_db_%'`)).rows.map((r) => r.datname as string));
 
 interface Run {
   code: number;
@@ -152,10 +147,7 @@ describe('prisma CLI over the WASM schema-engine stand-in', () => {
 
   it('the committed migrations match schema.prisma (no drift)', async () => {
     const url = await createDb('diff');
-    const diff = await prisma(
-      ['migrate', 'diff', '--from-migrations', 'prisma/migrations', '--to-schema', 'prisma/schema.prisma', '--exit-code'],
-      { url },
-    );
+    const diff = await prisma(['migrate', 'diff', '--from-migrations', 'prisma/migrations', '--to-schema', 'prisma/schema.prisma', '--exit-code'], { url });
     expect(diff.out, 'run `npx prisma migrate dev --name <change>` and commit the migration').toContain('No difference detected');
     expect(diff.code).toBe(0);
 
@@ -190,13 +182,8 @@ describe('prisma CLI over the WASM schema-engine stand-in', () => {
     const project = path.join(here, '../.tmp', suffix);
     fs.mkdirSync(path.join(project, 'prisma'), { recursive: true });
     fs.cpSync(migrationsDir, path.join(project, 'prisma/migrations'), { recursive: true });
-    const schema = fs
-      .readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8')
-      .replace(/generator client \{[^}]*\}/, '');
-    fs.writeFileSync(
-      path.join(project, 'prisma/schema.prisma'),
-      `${schema}\nmodel PeProbe {\n  id Int @id\n  note String?\n\n  @@map("pe_probe")\n}\n`,
-    );
+    const schema = fs.readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8').replace(/generator client \{[^}]*\}/, '');
+    fs.writeFileSync(path.join(project, 'prisma/schema.prisma'), `${schema}\nmodel PeProbe {\n  id Int @id\n  note String?\n\n  @@map("pe_probe")\n}\n`);
     fs.writeFileSync(
       path.join(project, 'prisma.config.ts'),
       [
@@ -211,9 +198,7 @@ describe('prisma CLI over the WASM schema-engine stand-in', () => {
     expect(dev.code).toBe(0);
     const created = fs.readdirSync(path.join(project, 'prisma/migrations')).filter((n) => n.endsWith('_probe'));
     expect(created).toHaveLength(1);
-    expect(fs.readFileSync(path.join(project, 'prisma/migrations', created[0], 'migration.sql'), 'utf8')).toContain(
-      'CREATE TABLE "pe_probe"',
-    );
+    expect(fs.readFileSync(path.join(project, 'prisma/migrations', created[0], 'migration.sql'), 'utf8')).toContain('CREATE TABLE "pe_probe"');
   });
 
   it('leaves no shadow databases behind', async () => {
@@ -227,9 +212,7 @@ describe('prisma CLI over the WASM schema-engine stand-in', () => {
     fs.mkdirSync(path.dirname(schemaFile), { recursive: true });
     fs.writeFileSync(
       schemaFile,
-      fs
-        .readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8')
-        .replace(/output\s*=\s*"[^"]*"/, `output = ${JSON.stringify(out)}`),
+      fs.readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8').replace(/output\s*=\s*"[^"]*"/, `output = ${JSON.stringify(out)}`),
     );
     const gen = await prisma(['generate', '--schema', schemaFile]);
     expect(gen.out).toContain('Generated Prisma Client');

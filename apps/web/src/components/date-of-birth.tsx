@@ -14,21 +14,54 @@ export function DateOfBirthCard({ id }: { id: number }) {
   const qc = useQueryClient();
   const current = useQuery(trpc.dateOfBirth.get.queryOptions({ id }));
   const [value, setValue] = useState('');
-  useEffect(() => { setValue(current.data?.dateOfBirth ?? ''); }, [current.data?.dateOfBirth]);
-  const save = useMutation(trpc.dateOfBirth.set.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.dateOfBirth.get.queryKey({ id }) }) }));
+  useEffect(() => {
+    setValue(current.data?.dateOfBirth ?? '');
+  }, [current.data?.dateOfBirth]);
+  const save = useMutation(
+    trpc.dateOfBirth.set.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.dateOfBirth.get.queryKey({ id }) }) }),
+  );
   const error = save.error ? (fieldError(save.error, 'dateOfBirth') ? t('invalid') : errorText(save.error)) : null;
   return (
     <Card>
       <h2 className="mb-1 font-semibold">{t('title')}</h2>
-      {current.data && !current.data.dateOfBirth && current.data.protectSlips && <p role="alert" data-testid="dob-missing" className="mb-2 text-sm text-amber-900">{t('missing')}</p>}
-      <form className="flex flex-wrap items-end gap-2" noValidate onSubmit={(e) => { e.preventDefault(); save.mutate({ id, dateOfBirth: value || null }); }}>
+      {current.data && !current.data.dateOfBirth && current.data.protectSlips && (
+        <p role="alert" data-testid="dob-missing" className="mb-2 text-sm text-amber-900">
+          {t('missing')}
+        </p>
+      )}
+      <form
+        className="flex flex-wrap items-end gap-2"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate({ id, dateOfBirth: value || null });
+        }}
+      >
         <Field id="date-of-birth" label={t('label')} hint={t('help')} error={error}>
-          <input id="date-of-birth" type="date" value={value} onChange={(e) => { setValue(e.target.value); save.reset(); }} aria-invalid={!!error}
-            aria-describedby={error ? 'date-of-birth-hint date-of-birth-error' : 'date-of-birth-hint'} className={INPUT} />
+          <input
+            id="date-of-birth"
+            type="date"
+            value={value}
+            onChange={(e) => {
+              setValue(e.target.value);
+              save.reset();
+            }}
+            aria-invalid={!!error}
+            aria-describedby={error ? 'date-of-birth-hint date-of-birth-error' : 'date-of-birth-hint'}
+            className={INPUT}
+          />
         </Field>
-        <Button type="submit" disabled={save.isPending}>{t('save')}</Button>
+        <Button type="submit" disabled={save.isPending}>
+          {t('save')}
+        </Button>
       </form>
-      <div aria-live="polite">{save.isSuccess && <p data-testid="dob-saved" className="mt-2 text-sm text-emerald-800">{t('saved')}</p>}</div>
+      <div aria-live="polite">
+        {save.isSuccess && (
+          <p data-testid="dob-saved" className="mt-2 text-sm text-emerald-800">
+            {t('saved')}
+          </p>
+        )}
+      </div>
     </Card>
   );
 }

@@ -16,7 +16,21 @@ import { STACK_ON_PHONE, Table, Td, Th, THead } from './ui/table.tsx';
 import { toast } from './ui/toast.tsx';
 
 /** A plain reason for HR from an error code or a delivery state: messages `reasons.*`. */
-const REASONS = ['invalid_recipient', 'provider_unavailable', 'rate_limited', 'timeout', 'connection_reset', 'database_unavailable', 'message_too_large', 'invalid_payload', 'rejected', 'unexpected', 'bounced', 'dropped', 'spam_report'] as const;
+const REASONS = [
+  'invalid_recipient',
+  'provider_unavailable',
+  'rate_limited',
+  'timeout',
+  'connection_reset',
+  'database_unavailable',
+  'message_too_large',
+  'invalid_payload',
+  'rejected',
+  'unexpected',
+  'bounced',
+  'dropped',
+  'spam_report',
+] as const;
 export function usePlainReason(): (code: string | null | undefined) => string {
   const t = useTranslations('reasons');
   return (code) => t(code && (REASONS as readonly string[]).includes(code) ? (code as (typeof REASONS)[number]) : 'other');
@@ -29,11 +43,19 @@ export function RunDeliveryCounts({ runId }: { runId: string }) {
   const counts = useQuery({ ...trpc.delivery.runCounts.queryOptions({ runId }), refetchInterval: 5_000 });
   if (!counts.data) return null;
   const c = counts.data;
-  const items = [['delivered', c.delivered], ['bounced', c.bounced], ['dropped', c.dropped], ['awaiting', c.awaiting]] as const;
+  const items = [
+    ['delivered', c.delivered],
+    ['bounced', c.bounced],
+    ['dropped', c.dropped],
+    ['awaiting', c.awaiting],
+  ] as const;
   return (
     <dl data-testid="run-delivery" className="grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
       {items.map(([key, n]) => (
-        <div key={key} data-delivery={key}><dt className="text-slate-700">{t(key)}</dt><dd className="font-medium">{num(n)}</dd></div>
+        <div key={key} data-delivery={key}>
+          <dt className="text-slate-700">{t(key)}</dt>
+          <dd className="font-medium">{num(n)}</dd>
+        </div>
       ))}
     </dl>
   );
@@ -52,7 +74,10 @@ export function AddressesToFix() {
       <ul data-testid="addresses-to-fix" className="space-y-1 text-sm">
         {list.data.map((a) => (
           <li key={a.employeeId} data-employee-id={a.employeeId} className="break-words">
-            <Link className="text-indigo-700 underline" href={`/employees/${a.employeeId}`}>{a.name}</Link> — <span className="break-all">{a.email}</span> — {reason(a.state)}
+            <Link className="text-indigo-700 underline" href={`/employees/${a.employeeId}`}>
+              {a.name}
+            </Link>{' '}
+            — <span className="break-all">{a.email}</span> — {reason(a.state)}
           </li>
         ))}
       </ul>
@@ -70,17 +95,31 @@ export function DeliveryEvents({ employeeId }: { employeeId: number }) {
   const events = useQuery({ ...trpc.delivery.employeeEvents.queryOptions({ id: employeeId }), refetchInterval: 10_000 });
   if (!events.data?.length) return null;
   const what = (e: string) => ((EVENTS as readonly string[]).includes(e) ? t(`event.${e as (typeof EVENTS)[number]}`) : e);
-  const why = (e: string) => (e === 'bounce' || e === 'bounced' ? reason('bounced') : e === 'dropped' ? reason('dropped') : e === 'spamreport' ? reason('spam_report') : '');
+  const why = (e: string) =>
+    e === 'bounce' || e === 'bounced' ? reason('bounced') : e === 'dropped' ? reason('dropped') : e === 'spamreport' ? reason('spam_report') : '';
   return (
     <Card>
       <h2 className="mb-2 text-lg font-semibold">{t('events')}</h2>
       <Table data-testid="delivery-events" className={STACK_ON_PHONE}>
-        <THead><tr><Th>{t('eventTime')}</Th><Th>{t('eventWhat')}</Th><Th>{t('eventAddress')}</Th><Th>{t('eventReason')}</Th></tr></THead>
+        <THead>
+          <tr>
+            <Th>{t('eventTime')}</Th>
+            <Th>{t('eventWhat')}</Th>
+            <Th>{t('eventAddress')}</Th>
+            <Th>{t('eventReason')}</Th>
+          </tr>
+        </THead>
         <tbody>
           {events.data.map((e, i) => (
             <tr key={i} className="border-t border-slate-100">
-              <Td data-label={t('eventTime')}>{when(e.at)}</Td><Td data-label={t('eventWhat')} className="font-medium">{what(e.event)}</Td>
-              <Td data-label={t('eventAddress')} className="break-all">{e.email}</Td><Td data-label={t('eventReason')}>{why(e.event)}</Td>
+              <Td data-label={t('eventTime')}>{when(e.at)}</Td>
+              <Td data-label={t('eventWhat')} className="font-medium">
+                {what(e.event)}
+              </Td>
+              <Td data-label={t('eventAddress')} className="break-all">
+                {e.email}
+              </Td>
+              <Td data-label={t('eventReason')}>{why(e.event)}</Td>
             </tr>
           ))}
         </tbody>
@@ -96,13 +135,20 @@ export function EmailAccountPanel() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const status = useQuery({ ...trpc.admin.emailAccount.queryOptions(), refetchInterval: 5_000 });
-  const resume = useMutation(trpc.admin.resumeEmail.mutationOptions({
-    onSuccess: () => { toast({ title: t('resumed'), variant: 'success' }); return qc.invalidateQueries({ queryKey: trpc.admin.pathKey() }); },
-    onError: (e) => toast({ title: errorText(e), variant: 'error' }),
-  }));
+  const resume = useMutation(
+    trpc.admin.resumeEmail.mutationOptions({
+      onSuccess: () => {
+        toast({ title: t('resumed'), variant: 'success' });
+        return qc.invalidateQueries({ queryKey: trpc.admin.pathKey() });
+      },
+      onError: (e) => toast({ title: errorText(e), variant: 'error' }),
+    }),
+  );
   const s = status.data;
   if (!s) return null;
-  const webhook = Object.entries(s.webhook).map(([k, n]) => `${k} ${num(n)}`).join(' · ');
+  const webhook = Object.entries(s.webhook)
+    .map(([k, n]) => `${k} ${num(n)}`)
+    .join(' · ');
   return (
     <Card>
       <h2 className="mb-2 text-lg font-semibold">{t('title')}</h2>
@@ -111,7 +157,9 @@ export function EmailAccountPanel() {
           <div data-testid="email-paused" className="space-y-2 text-red-800">
             <p className="font-medium">{t('paused', { when: when(s.paused.pausedAt), code: s.paused.errorCode, reason: s.paused.reason })}</p>
             <p className="text-sm text-slate-700">{t('pausedHelp')}</p>
-            <Button onClick={() => resume.mutate()} disabled={resume.isPending}>{t('resume')}</Button>
+            <Button onClick={() => resume.mutate()} disabled={resume.isPending}>
+              {t('resume')}
+            </Button>
           </div>
         ) : (
           <p data-testid="email-running">{t('running')}</p>

@@ -23,6 +23,13 @@ export function EtaLine({ facts: f }: { facts: EtaFacts }) {
       return t('overAWeek', { basis, rate, deadline });
     case 'on-time':
     case 'late':
-      return t(f.case === 'late' ? 'late' : 'onTime', { passed, basis, rate, deadline, finish: f.finishAt ? at(f.finishAt) : '—', margin: duration(f.marginMs ?? 0) });
+      return t(f.case === 'late' ? 'late' : 'onTime', {
+        passed,
+        basis,
+        rate,
+        deadline,
+        finish: f.finishAt ? at(f.finishAt) : '—',
+        margin: duration(f.marginMs ?? 0),
+      });
   }
 }

@@ -31,8 +31,14 @@ export function LanguageSwitch() {
     router.refresh();
   };
   return (
-    <button type="button" data-testid="language-switch" lang={other} title={t('switchToLabel')} onClick={change}
-      className="rounded border border-slate-400 px-2 py-0.5 text-sm text-slate-800 hover:bg-slate-100">
+    <button
+      type="button"
+      data-testid="language-switch"
+      lang={other}
+      title={t('switchToLabel')}
+      onClick={change}
+      className="rounded border border-slate-400 px-2 py-0.5 text-sm text-slate-800 hover:bg-slate-100"
+    >
       {t('switchTo')}
     </button>
   );
@@ -57,16 +63,25 @@ export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
           {links.map((l) => {
             const current = path.startsWith(l.href);
             return (
-              <Link key={l.href} href={l.href} aria-current={current ? 'page' : undefined} className={current ? 'font-semibold text-indigo-800 underline underline-offset-4' : 'text-slate-700 hover:text-slate-900'}>
+              <Link
+                key={l.href}
+                href={l.href}
+                aria-current={current ? 'page' : undefined}
+                className={current ? 'font-semibold text-indigo-800 underline underline-offset-4' : 'text-slate-700 hover:text-slate-900'}
+              >
                 {t(l.key)}
               </Link>
             );
           })}
         </nav>
         <div className="ml-auto flex flex-wrap items-center gap-3 text-sm text-slate-700">
-          <Link href="/account" data-testid="who" aria-label={t('account', { who })} className="break-all hover:text-slate-900">{who}</Link>
+          <Link href="/account" data-testid="who" aria-label={t('account', { who })} className="break-all hover:text-slate-900">
+            {who}
+          </Link>
           <LanguageSwitch />
-          <button type="button" className="underline" onClick={() => void signOut()}>{t('signOut')}</button>
+          <button type="button" className="underline" onClick={() => void signOut()}>
+            {t('signOut')}
+          </button>
         </div>
       </div>
     </header>

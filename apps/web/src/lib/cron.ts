@@ -40,6 +40,10 @@ export function describeCronBn(cron: string): string {
   const at = hhmm(hour, minute);
   if (day === '*' && weekday === '*') return `প্রতিদিন ${at}-এ`;
   if (NUMBER.test(day) && weekday === '*') return `প্রতি মাসের ${bengaliDigits(day)} তারিখে ${at}-এ`;
-  if (day === '*' && /^[0-7](,[0-7])*$/.test(weekday)) return `প্রতি ${weekday.split(',').map((d) => WEEKDAYS_BN[Number(d) % 7]).join(', ')} ${at}-এ`;
+  if (day === '*' && /^[0-7](,[0-7])*$/.test(weekday))
+    return `প্রতি ${weekday
+      .split(',')
+      .map((d) => WEEKDAYS_BN[Number(d) % 7])
+      .join(', ')} ${at}-এ`;
   return fallback;
 }

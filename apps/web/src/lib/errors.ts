@@ -7,7 +7,11 @@
 import { TRPCClientError } from '@trpc/client';
 import { useLocale, useTranslations } from 'next-intl';
 
-interface ErrorData { code?: string; fieldErrors?: Record<string, string | string[] | undefined> | null; requestId?: string }
+interface ErrorData {
+  code?: string;
+  fieldErrors?: Record<string, string | string[] | undefined> | null;
+  requestId?: string;
+}
 
 export function errorData(error: unknown): ErrorData | undefined {
   return error instanceof TRPCClientError ? (error.data as ErrorData | undefined) : undefined;
@@ -40,13 +44,20 @@ export function useErrorText(): (error: unknown) => string {
       case 'BAD_REQUEST':
         if (locale === 'en' && !isMachineText(error.message)) return error.message;
         return fields.length ? t('badInput', { fields: fields.join(', ') }) : t('badInputNoField');
-      case 'NOT_FOUND': return t('notFound');
-      case 'FORBIDDEN': return locale === 'en' && !isMachineText(error.message) ? error.message : t('forbidden');
-      case 'UNAUTHORIZED': return t('unauthorized');
-      case 'CONFLICT': return locale === 'en' && !isMachineText(error.message) ? error.message : t('conflict');
-      case 'TOO_MANY_REQUESTS': return t('rateLimited');
-      case 'INTERNAL_SERVER_ERROR': return t('internal', { requestId: data.requestId ?? '?' });
-      default: return !data ? t('network') : t('internal', { requestId: data.requestId ?? '?' });
+      case 'NOT_FOUND':
+        return t('notFound');
+      case 'FORBIDDEN':
+        return locale === 'en' && !isMachineText(error.message) ? error.message : t('forbidden');
+      case 'UNAUTHORIZED':
+        return t('unauthorized');
+      case 'CONFLICT':
+        return locale === 'en' && !isMachineText(error.message) ? error.message : t('conflict');
+      case 'TOO_MANY_REQUESTS':
+        return t('rateLimited');
+      case 'INTERNAL_SERVER_ERROR':
+        return t('internal', { requestId: data.requestId ?? '?' });
+      default:
+        return !data ? t('network') : t('internal', { requestId: data.requestId ?? '?' });
     }
   };
 }

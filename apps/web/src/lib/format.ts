@@ -39,7 +39,15 @@ export function useFmt() {
       /** The one date format, with the zone named. */
       when: (d: Date | string | null | undefined, timeZone: string = TIME_ZONE) => {
         if (!d) return '—';
-        const text = format.dateTime(new Date(d), { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+        const text = format.dateTime(new Date(d), {
+          timeZone,
+          day: 'numeric',
+          month: 'short',
+          year: 'numeric',
+          hour: '2-digit',
+          minute: '2-digit',
+          hourCycle: 'h23',
+        });
         return t('withZone', { time: text, zone: zoneName(timeZone) });
       },
       /** A sentence made by the server in Bengali, with Bengali digits when the page is in Bengali. */
@@ -54,7 +62,8 @@ export function useFmt() {
       ms: (ms: number) => format.number(ms, { style: 'unit', unit: 'millisecond', unitDisplay: 'short' }),
       /** A span as the run card says it: "2 days 1 hr" / "6 hr 19 min" / "12 min" / "40 sec" (its sign ignored). */
       duration: (ms: number) => {
-        const unit = (n: number, u: 'day' | 'hour' | 'minute' | 'second') => format.number(n, { style: 'unit', unit: u, unitDisplay: u === 'day' ? 'long' : 'short' });
+        const unit = (n: number, u: 'day' | 'hour' | 'minute' | 'second') =>
+          format.number(n, { style: 'unit', unit: u, unitDisplay: u === 'day' ? 'long' : 'short' });
         const s = Math.round(Math.abs(ms) / 1000);
         const h = Math.floor(s / 3600);
         const m = Math.floor((s % 3600) / 60);

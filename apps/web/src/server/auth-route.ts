@@ -30,7 +30,9 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
   if (email === undefined) return withoutToken(await forward()); // Better Auth answers the malformed request
   const gate = await beginSignInAttempt(email);
   if (!gate.allowed) {
-    return jsonError(req, 429, 'TOO_MANY_ATTEMPTS', 'Too many sign-in attempts for this account. Try again later.', { 'retry-after': String(gate.retryAfterSeconds) });
+    return jsonError(req, 429, 'TOO_MANY_ATTEMPTS', 'Too many sign-in attempts for this account. Try again later.', {
+      'retry-after': String(gate.retryAfterSeconds),
+    });
   }
   let res: Response;
   try {

@@ -18,7 +18,9 @@ export const SIGN_IN_RATE_LIMIT = { window: 15 * 60, max: 5 };
  * adds is off until it is listed here.
  */
 export const AUTH_ENDPOINTS = [
-  'POST /sign-in/email', 'POST /sign-out', 'GET /get-session',
+  'POST /sign-in/email',
+  'POST /sign-out',
+  'GET /get-session',
   /** Every user's own password; clears a one-time password's must-change mark. */
   'POST /change-password',
   /** "Sign out everywhere": every session of the user, this one included. */
@@ -32,11 +34,29 @@ export const AUTH_ENDPOINTS = [
  * endpoint hands out session tokens (list-sessions) or checks a password (verify-password).
  */
 export const DISABLED_PATHS = [
-  '/sign-up/email', '/update-user', '/change-email', '/delete-user', '/delete-user/callback', '/update-session',
-  '/request-password-reset', '/reset-password', '/send-verification-email', '/verify-email',
-  '/sign-in/social', '/link-social', '/unlink-account', '/list-accounts', '/account-info',
-  '/list-sessions', '/revoke-session', '/revoke-other-sessions', '/verify-password',
-  '/refresh-token', '/get-access-token', '/ok', '/error',
+  '/sign-up/email',
+  '/update-user',
+  '/change-email',
+  '/delete-user',
+  '/delete-user/callback',
+  '/update-session',
+  '/request-password-reset',
+  '/reset-password',
+  '/send-verification-email',
+  '/verify-email',
+  '/sign-in/social',
+  '/link-social',
+  '/unlink-account',
+  '/list-accounts',
+  '/account-info',
+  '/list-sessions',
+  '/revoke-session',
+  '/revoke-other-sessions',
+  '/verify-password',
+  '/refresh-token',
+  '/get-access-token',
+  '/ok',
+  '/error',
 ];
 
 function createAuth() {
@@ -61,16 +81,30 @@ function createAuth() {
     },
     session: {
       modelName: 'sessions',
-      fields: { userId: 'user_id', expiresAt: 'expires_at', ipAddress: 'ip_address', userAgent: 'user_agent', createdAt: 'created_at', updatedAt: 'updated_at' },
+      fields: {
+        userId: 'user_id',
+        expiresAt: 'expires_at',
+        ipAddress: 'ip_address',
+        userAgent: 'user_agent',
+        createdAt: 'created_at',
+        updatedAt: 'updated_at',
+      },
       expiresIn: SESSION_TTL_SECONDS,
       disableSessionRefresh: true,
     },
     account: {
       modelName: 'accounts',
       fields: {
-        userId: 'user_id', accountId: 'account_id', providerId: 'provider_id', accessToken: 'access_token', refreshToken: 'refresh_token',
-        idToken: 'id_token', accessTokenExpiresAt: 'access_token_expires_at', refreshTokenExpiresAt: 'refresh_token_expires_at',
-        createdAt: 'created_at', updatedAt: 'updated_at',
+        userId: 'user_id',
+        accountId: 'account_id',
+        providerId: 'provider_id',
+        accessToken: 'access_token',
+        refreshToken: 'refresh_token',
+        idToken: 'id_token',
+        accessTokenExpiresAt: 'access_token_expires_at',
+        refreshTokenExpiresAt: 'refresh_token_expires_at',
+        createdAt: 'created_at',
+        updatedAt: 'updated_at',
       },
     },
     verification: {
@@ -148,7 +182,12 @@ export async function getSessionUser(headers: Headers): Promise<SessionUser | nu
   if (!found) return null;
   const { session, user } = found;
   return {
-    sessionId: session.id, userId: user.id, email: user.email, name: user.name, role: user.role, companyId: user.companyId ?? null,
+    sessionId: session.id,
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    companyId: user.companyId ?? null,
     mustChangePassword: user.mustChangePassword === true,
   };
 }

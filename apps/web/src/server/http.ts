@@ -6,9 +6,19 @@
 import { logger } from './logger.ts';
 import { requestId, REQUEST_ID_HEADER } from './request-meta.ts';
 
-export function jsonError(req: Request, status: number, code: string, message: string, headers: Record<string, string> = {}, details: Record<string, unknown> = {}): Response {
+export function jsonError(
+  req: Request,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+  details: Record<string, unknown> = {},
+): Response {
   const id = requestId(req.headers);
-  return Response.json({ error: { code, message, requestId: id, ...details } }, { status, headers: { [REQUEST_ID_HEADER]: id, 'cache-control': 'no-store', ...headers } });
+  return Response.json(
+    { error: { code, message, requestId: id, ...details } },
+    { status, headers: { [REQUEST_ID_HEADER]: id, 'cache-control': 'no-store', ...headers } },
+  );
 }
 
 /** The answer to an unexpected error: a generic message and the request id; the error goes to the log with that id. */

@@ -8,7 +8,17 @@ import { AppError } from '@beton/dashboard';
 import type { Pool } from '@beton/db';
 import type { BetonJobs } from '@beton/dashboard/job-registry';
 import type { JobClient } from '@beton/jobs/client';
-import { approvePayroll as approve, NoPayrollRunError, NotFoundError, resendCorrectedSlip as corrected, resendSlip as resend, sendSlipCopy as copy, SlipActionRefused, type CorrectedSlipResult, type ResendResult } from '@beton/payroll/actions';
+import {
+  approvePayroll as approve,
+  NoPayrollRunError,
+  NotFoundError,
+  resendCorrectedSlip as corrected,
+  resendSlip as resend,
+  sendSlipCopy as copy,
+  SlipActionRefused,
+  type CorrectedSlipResult,
+  type ResendResult,
+} from '@beton/payroll/actions';
 
 type Jobs = JobClient<BetonJobs>;
 
@@ -34,19 +44,39 @@ export function resendSlip(opts: { pool: Pool; jobs: Jobs; companyId: string; em
 }
 
 /** HR's confirmed "Send another copy" of a delivered slip: a second email on purpose (CONFLICT while not delivered). */
-export function sendSlipCopy(opts: { pool: Pool; jobs: Jobs; companyId: string; employeeId: number; month: string; requestedBy: string }): Promise<{ jobId: number; copy: number; created: boolean; to: string }> {
+export function sendSlipCopy(opts: {
+  pool: Pool;
+  jobs: Jobs;
+  companyId: string;
+  employeeId: number;
+  month: string;
+  requestedBy: string;
+}): Promise<{ jobId: number; copy: number; created: boolean; to: string }> {
   const { pool, jobs, ...input } = opts;
   return mapped(() => copy({ pool, jobs }, input));
 }
 
 /** Approve a month: reminder emails 30 minutes after the first approval (a delayed job per employee); approving again answers that time. */
-export function approvePayroll(opts: { pool: Pool; jobs: Jobs; companyId: string; month: string; approvedBy: string }): Promise<{ reminders: number; runAt: Date }> {
+export function approvePayroll(opts: {
+  pool: Pool;
+  jobs: Jobs;
+  companyId: string;
+  month: string;
+  approvedBy: string;
+}): Promise<{ reminders: number; runAt: Date }> {
   const { pool, jobs, ...input } = opts;
   return mapped(() => approve({ pool, jobs }, input));
 }
 
 /** After HR corrected a paid month's salary: the corrected slip (a new attempt, or a copy if the old one arrived). */
-export function resendCorrectedSlip(opts: { pool: Pool; jobs: Jobs; companyId: string; employeeId: number; month: string; requestedBy: string }): Promise<CorrectedSlipResult> {
+export function resendCorrectedSlip(opts: {
+  pool: Pool;
+  jobs: Jobs;
+  companyId: string;
+  employeeId: number;
+  month: string;
+  requestedBy: string;
+}): Promise<CorrectedSlipResult> {
   const { pool, jobs, ...input } = opts;
   return mapped(() => corrected({ pool, jobs }, input));
 }

@@ -21,7 +21,12 @@ const FILE_UPLOADS: Record<string, readonly string[]> = {
 /** The session cookie's name starts with this (auth.ts `cookiePrefix`). */
 const COOKIE_PREFIX = 'beton.';
 
-export interface Refusal { status: 403 | 415; code: string; message: string; /** The request carried Beton's session cookie (for the log). */ withSessionCookie: boolean }
+export interface Refusal {
+  status: 403 | 415;
+  code: string;
+  message: string;
+  /** The request carried Beton's session cookie (for the log). */ withSessionCookie: boolean;
+}
 
 /**
  * A mutation that could act with a user's session (any request carrying Beton's cookie, and
@@ -38,12 +43,18 @@ export function refuseMutation(req: { method: string; url: string; headers: Head
   if (!withCookie && !ALWAYS_CHECKED.some((p) => path === p || path.startsWith(`${p}/`))) return null;
   const origin = req.headers.get('origin');
   if (!origin || !trusted.includes(origin)) {
-    return { status: 403, code: 'FORBIDDEN', message: 'Cross-site request refused: changes are accepted only from this dashboard\'s own pages', withSessionCookie: withCookie };
+    return {
+      status: 403,
+      code: 'FORBIDDEN',
+      message: "Cross-site request refused: changes are accepted only from this dashboard's own pages",
+      withSessionCookie: withCookie,
+    };
   }
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const upload = FILE_UPLOADS[path];
   if (upload) {
-    if (!upload.includes(type)) return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: `Upload a CSV or an XLSX file (${upload.join(' or ')})`, withSessionCookie: withCookie };
+    if (!upload.includes(type))
+      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: `Upload a CSV or an XLSX file (${upload.join(' or ')})`, withSessionCookie: withCookie };
     return null;
   }
   if (type !== 'application/json') {

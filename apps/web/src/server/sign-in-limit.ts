@@ -17,9 +17,7 @@ import { db } from './db.ts';
 /** The longest lock, whatever the number of failures. */
 export const MAX_LOCK_SECONDS = 3600;
 
-export type AccountGate =
-  | { allowed: true; key: string; lockedUntilBefore: Date | null; lockSet: Date | null }
-  | { allowed: false; retryAfterSeconds: number };
+export type AccountGate = { allowed: true; key: string; lockedUntilBefore: Date | null; lockSet: Date | null } | { allowed: false; retryAfterSeconds: number };
 
 export function accountKey(email: string): string {
   return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');

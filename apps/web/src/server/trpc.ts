@@ -12,7 +12,10 @@ import { requestId } from './request-meta.ts';
 export async function createContext(opts: { req: Request; resHeaders: Headers }) {
   // A failure to read the session (database down) is thrown by the procedure, not here, so the
   // error answer still carries this request's id.
-  const found = await getSessionUser(opts.req.headers).then((session) => ({ session, sessionError: null }), (sessionError: unknown) => ({ session: null, sessionError }));
+  const found = await getSessionUser(opts.req.headers).then(
+    (session) => ({ session, sessionError: null }),
+    (sessionError: unknown) => ({ session: null, sessionError }),
+  );
   return { pool: db(), ...found, req: opts.req, resHeaders: opts.resHeaders, requestId: requestId(opts.req.headers) };
 }
 export type Context = Awaited<ReturnType<typeof createContext>>;
@@ -37,10 +40,20 @@ const APP_TO_TRPC: Record<AppErrorCode, TRPC_ERROR_CODE_KEY> = {
   RATE_LIMITED: 'TOO_MANY_REQUESTS',
 };
 const HTTP_STATUS: Partial<Record<TRPC_ERROR_CODE_KEY, number>> = {
-  NOT_FOUND: 404, BAD_REQUEST: 400, CONFLICT: 409, FORBIDDEN: 403, UNAUTHORIZED: 401, TOO_MANY_REQUESTS: 429,
+  NOT_FOUND: 404,
+  BAD_REQUEST: 400,
+  CONFLICT: 409,
+  FORBIDDEN: 403,
+  UNAUTHORIZED: 401,
+  TOO_MANY_REQUESTS: 429,
 };
 const JSONRPC: Partial<Record<TRPC_ERROR_CODE_KEY, number>> = {
-  NOT_FOUND: -32004, BAD_REQUEST: -32600, CONFLICT: -32009, FORBIDDEN: -32003, UNAUTHORIZED: -32001, TOO_MANY_REQUESTS: -32029,
+  NOT_FOUND: -32004,
+  BAD_REQUEST: -32600,
+  CONFLICT: -32009,
+  FORBIDDEN: -32003,
+  UNAUTHORIZED: -32001,
+  TOO_MANY_REQUESTS: -32029,
 };
 
 /** The code an error answers with (a service's AppError mapped, as the formatter does): for the log. */
@@ -56,7 +69,11 @@ const t = initTRPC.context<Context>().create({
     if (error.code === 'INTERNAL_SERVER_ERROR' && !(cause instanceof AppError)) {
       // Unexpected: a generic message and the request id; the details are in the log (onError).
       const id = ctx?.requestId ?? 'unknown';
-      return { ...shape, message: `Something went wrong on our side. If it persists, quote request id ${id}.`, data: { ...base, requestId: id, fieldErrors: null } };
+      return {
+        ...shape,
+        message: `Something went wrong on our side. If it persists, quote request id ${id}.`,
+        data: { ...base, requestId: id, fieldErrors: null },
+      };
     }
     if (cause instanceof AppError) {
       const code = APP_TO_TRPC[cause.code];
@@ -102,7 +119,11 @@ export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }
   const hit = controlCharacterIn(await getRawInput());
   if (hit) {
     const message = `${hit.path} must not contain control characters (found ${hit.char})`;
-    throw new TRPCError({ code: 'BAD_REQUEST', message, cause: new AppError('INVALID_INPUT', message, { [hit.path]: `must not contain control characters (found ${hit.char})` }) });
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message,
+      cause: new AppError('INVALID_INPUT', message, { [hit.path]: `must not contain control characters (found ${hit.char})` }),
+    });
   }
   return next();
 });

@@ -69,7 +69,13 @@ export async function openDatabase(
   } else {
     const port = runningEmbeddedPort();
     const runningUrl = port ? withDatabase(EMBEDDED_SERVER(port), 'beton') : undefined;
-    if (runningUrl && (await checkDatabase(runningUrl, 3000).then(() => true, () => false))) {
+    if (
+      runningUrl &&
+      (await checkDatabase(runningUrl, 3000).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       url = runningUrl;
     } else {
       log('Starting the embedded PostgreSQL (.beton/postgres)…');

@@ -10,18 +10,54 @@ interface Entry {
 
 const commands: Entry[] = [
   { path: ['jobs', 'stats'], summary: 'jobs per queue and status [--json]', load: async () => (await import('./commands/jobs.ts')).jobsStats },
-  { path: ['jobs', 'list'], summary: 'jobs in a status (default failed) with their last error [--limit N] [--json]', load: async () => (await import('./commands/jobs.ts')).jobsList },
+  {
+    path: ['jobs', 'list'],
+    summary: 'jobs in a status (default failed) with their last error [--limit N] [--json]',
+    load: async () => (await import('./commands/jobs.ts')).jobsList,
+  },
   { path: ['jobs', 'retry'], summary: 'retry failed jobs: <id>... | --all-failed', load: async () => (await import('./commands/jobs.ts')).jobsRetry },
   { path: ['enqueue'], summary: "enqueue one job: <task> '<json>' [--run-at ISO]", load: async () => (await import('./commands/enqueue.ts')).enqueue },
-  { path: ['payroll', 'run'], summary: "enqueue a month's slips: --month YYYY-MM [--company <id>]", load: async () => (await import('./commands/payroll.ts')).payrollRun },
-  { path: ['users', 'create'], summary: 'a dashboard user with a one-time password: --email E --role HR|ADMIN [--company C]', load: async () => (await import('./commands/users.ts')).usersCreate },
-  { path: ['users', 'list'], summary: 'dashboard users, roles, companies and live sessions [--json]', load: async () => (await import('./commands/users.ts')).usersList },
-  { path: ['companies', 'create'], summary: 'a company: --name N [--time-zone Z] [--schedule CRON] [--deadline HH:MM] [--protect-slips]', load: async () => (await import('./commands/companies.ts')).companiesCreate },
-  { path: ['companies', 'list'], summary: 'companies with schedule, settings, employees and HR users [--json]', load: async () => (await import('./commands/companies.ts')).companiesList },
-  { path: ['slips', 'export'], summary: 'one slip PDF to a file, audited: --slip ID --reason TEXT --out FILE', load: async () => (await import('./commands/slips.ts')).slipsExport },
+  {
+    path: ['payroll', 'run'],
+    summary: "enqueue a month's slips: --month YYYY-MM [--company <id>]",
+    load: async () => (await import('./commands/payroll.ts')).payrollRun,
+  },
+  {
+    path: ['users', 'create'],
+    summary: 'a dashboard user with a one-time password: --email E --role HR|ADMIN [--company C]',
+    load: async () => (await import('./commands/users.ts')).usersCreate,
+  },
+  {
+    path: ['users', 'list'],
+    summary: 'dashboard users, roles, companies and live sessions [--json]',
+    load: async () => (await import('./commands/users.ts')).usersList,
+  },
+  {
+    path: ['companies', 'create'],
+    summary: 'a company: --name N [--time-zone Z] [--schedule CRON] [--deadline HH:MM] [--protect-slips]',
+    load: async () => (await import('./commands/companies.ts')).companiesCreate,
+  },
+  {
+    path: ['companies', 'list'],
+    summary: 'companies with schedule, settings, employees and HR users [--json]',
+    load: async () => (await import('./commands/companies.ts')).companiesList,
+  },
+  {
+    path: ['slips', 'export'],
+    summary: 'one slip PDF to a file, audited: --slip ID --reason TEXT --out FILE',
+    load: async () => (await import('./commands/slips.ts')).slipsExport,
+  },
   { path: ['seed'], summary: 'demo companies, employees and logins [--employees N] [--reset]', load: async () => (await import('./commands/seed.ts')).seed },
-  { path: ['email', 'check'], summary: 'check the email account: key, sender, plan, activity API', load: async () => (await import('./commands/email.ts')).emailCheck },
-  { path: ['email', 'resume'], summary: 'resume the send-email queue paused by an account fault', load: async () => (await import('./commands/email.ts')).emailResume },
+  {
+    path: ['email', 'check'],
+    summary: 'check the email account: key, sender, plan, activity API',
+    load: async () => (await import('./commands/email.ts')).emailCheck,
+  },
+  {
+    path: ['email', 'resume'],
+    summary: 'resume the send-email queue paused by an account fault',
+    load: async () => (await import('./commands/email.ts')).emailResume,
+  },
   { path: ['plan'], summary: 'capacity planner: workers, binding limit, finish time, slack', load: async () => (await import('./commands/plan.ts')).plan },
 ];
 

@@ -67,7 +67,9 @@ export interface BuildResult {
 
 export async function buildMonthExport(pool: Pool, exportId: string, options: BuildOptions = {}): Promise<BuildResult | null> {
   const { rows } = await pool.query<ExportRow>(
-    `select company_id, month, kind, status, after_code, to_code, created_at, checkpoint from month_exports where id = $1`, [exportId]);
+    `select company_id, month, kind, status, after_code, to_code, created_at, checkpoint from month_exports where id = $1`,
+    [exportId],
+  );
   const exp = rows[0];
   if (!exp) throw new PermanentError('export_not_found', `Export ${exportId} does not exist (deleted after the job was queued?)`);
   if (exp.status === 'ready') return null;
@@ -109,7 +111,16 @@ export async function buildMonthExport(pool: Pool, exportId: string, options: Bu
   return { kind: exp.kind, employees: total, missingSlips: missing.length, bytes: out.bytesStored, sha256 };
 }
 
-type ExportRow = { company_id: string; month: string; kind: ExportKind; status: string; after_code: string; to_code: string | null; created_at: Date; checkpoint: RegisterCheckpoint | null };
+type ExportRow = {
+  company_id: string;
+  month: string;
+  kind: ExportKind;
+  status: string;
+  after_code: string;
+  to_code: string | null;
+  created_at: Date;
+  checkpoint: RegisterCheckpoint | null;
+};
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('export aborted');
@@ -134,7 +145,10 @@ export const REGISTER_PART_BUDGET_MS = 12_000;
 
 /** Thrown when a register build stopped at its time budget: the job runs again (not an attempt used) and continues. */
 export class ExportContinues extends DeferError {
-  constructor(readonly done: number, readonly total: number) {
+  constructor(
+    readonly done: number,
+    readonly total: number,
+  ) {
     super('export_continues', `Built ${done} of ${total} employees; the next part continues from there`, { retryAfterMs: 0 });
   }
 }
@@ -155,8 +169,14 @@ async function buildRegister(pool: Pool, exportId: string, exp: ExportRow, optio
     // The first part: the file's head (CSV: BOM and header line; XLSX: the fixed entries and the header row).
     const head = xlsx ? xlsx.start() : { bytes: Buffer.from(`\ufeff${stringifySync([REGISTER_COLUMNS.map((c) => c.header)])}`, 'utf8'), state: NO_SHEET };
     await pool.query(`delete from month_export_parts where export_id = $1`, [exportId]);
-    at = await commitPiece(pool, exportId, null, head.bytes, { seq: 0, bytes: 0, afterCode: '', done: 0, sheet: head.state },
-      { sql: `, status = 'building', total = $5, error = null`, values: [total] });
+    at = await commitPiece(
+      pool,
+      exportId,
+      null,
+      head.bytes,
+      { seq: 0, bytes: 0, afterCode: '', done: 0, sheet: head.state },
+      { sql: `, status = 'building', total = $5, error = null`, values: [total] },
+    );
   }
   let worked = false;
   for (;;) {
@@ -169,7 +189,12 @@ async function buildRegister(pool: Pool, exportId: string, exp: ExportRow, optio
     const piece = xlsx
       ? xlsx.rows(at.done + 2, cells, at.sheet)
       : { bytes: Buffer.from(stringifySync(cells.map((row) => row.map((v, i) => csvValue(v, REGISTER_COLUMNS[i]!.money)))), 'utf8'), state: NO_SHEET };
-    at = await commitPiece(pool, exportId, at, piece.bytes, { ...at, afterCode: batch[batch.length - 1]!.code, done: at.done + batch.length, sheet: piece.state });
+    at = await commitPiece(pool, exportId, at, piece.bytes, {
+      ...at,
+      afterCode: batch[batch.length - 1]!.code,
+      done: at.done + batch.length,
+      sheet: piece.state,
+    });
     worked = true;
     await options.afterBatch?.(at.done);
     if (batch.length < size) break; // the last one
@@ -205,7 +230,11 @@ async function firstBatch(pool: Pool, exp: ExportRow, afterCode: string, size: n
  * export (a job swept while its first run still worked) never both append.
  */
 async function commitPiece(
-  db: Pool | PoolClient, exportId: string, from: RegisterCheckpoint | null, bytes: Buffer, to: RegisterCheckpoint,
+  db: Pool | PoolClient,
+  exportId: string,
+  from: RegisterCheckpoint | null,
+  bytes: Buffer,
+  to: RegisterCheckpoint,
   extra: { sql: string; values: unknown[] } = { sql: '', values: [] },
 ): Promise<RegisterCheckpoint> {
   const run = async (client: PoolClient) => {
@@ -244,7 +273,11 @@ async function writeZip(
   const mtime = new Date();
   for await (const batch of monthEmployeeBatches(pool, exp.company_id, exp.month, o.batchSize ?? 500, exp.range)) {
     o.checkAbort();
-    const pdfs = await slipPdfsOf(pool, batch.map((r) => r.id), exp.month);
+    const pdfs = await slipPdfsOf(
+      pool,
+      batch.map((r) => r.id),
+      exp.month,
+    );
     for (const r of batch) {
       const pdf = pdfs.get(r.id);
       if (!pdf) {

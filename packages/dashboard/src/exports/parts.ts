@@ -19,7 +19,11 @@ export class ExportPartWriter extends Writable {
   /** Bytes stored so far. */
   bytesStored = 0;
 
-  constructor(private readonly pool: Pool, private readonly exportId: string, private readonly partBytes = PART_BYTES) {
+  constructor(
+    private readonly pool: Pool,
+    private readonly exportId: string,
+    private readonly partBytes = PART_BYTES,
+  ) {
     super();
   }
 

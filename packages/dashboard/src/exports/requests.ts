@@ -34,11 +34,42 @@ export interface MonthExportView {
   expired: boolean;
 }
 
-type Row = { id: string; month: string; kind: ExportKind; status: ExportStatus; done: number; total: number; filename: string; volume: number; volumes: number; bytes: string | null; error: string | null; requested_by: string; created_at: Date; finished_at: Date | null; expires_at: Date | null; expired: boolean };
+type Row = {
+  id: string;
+  month: string;
+  kind: ExportKind;
+  status: ExportStatus;
+  done: number;
+  total: number;
+  filename: string;
+  volume: number;
+  volumes: number;
+  bytes: string | null;
+  error: string | null;
+  requested_by: string;
+  created_at: Date;
+  finished_at: Date | null;
+  expires_at: Date | null;
+  expired: boolean;
+};
 const COLUMNS = `id, month, kind, status, done, total, filename, volume, volumes, bytes::text, error, requested_by, created_at, finished_at, expires_at, coalesce(expires_at <= now(), false) as expired`;
 const view = (r: Row): MonthExportView => ({
-  id: r.id, month: r.month, kind: r.kind, status: r.status, done: r.done, total: r.total, filename: r.filename, volume: r.volume, volumes: r.volumes, bytes: r.bytes === null ? null : Number(r.bytes),
-  error: r.error, requestedBy: r.requested_by, createdAt: r.created_at, finishedAt: r.finished_at, expiresAt: r.expires_at, expired: r.expired,
+  id: r.id,
+  month: r.month,
+  kind: r.kind,
+  status: r.status,
+  done: r.done,
+  total: r.total,
+  filename: r.filename,
+  volume: r.volume,
+  volumes: r.volumes,
+  bytes: r.bytes === null ? null : Number(r.bytes),
+  error: r.error,
+  requestedBy: r.requested_by,
+  createdAt: r.created_at,
+  finishedAt: r.finished_at,
+  expiresAt: r.expires_at,
+  expired: r.expired,
 });
 
 export async function requestMonthExport(
@@ -84,7 +115,10 @@ export async function requestMonthExport(
 
 /** The company's exports of a month, newest first. */
 export async function listMonthExports(pool: Pool, companyId: string, month: string): Promise<MonthExportView[]> {
-  const { rows } = await pool.query<Row>(`select ${COLUMNS} from month_exports where company_id = $1 and month = $2 order by created_at desc, volume limit 60`, [companyId, month]);
+  const { rows } = await pool.query<Row>(
+    `select ${COLUMNS} from month_exports where company_id = $1 and month = $2 order by created_at desc, volume limit 60`,
+    [companyId, month],
+  );
   return rows.map(view);
 }
 
@@ -110,4 +144,3 @@ export async function openMonthExport(pool: Pool, companyId: string, exportId: s
 export async function auditExportDownload(pool: Pool, actor: string, e: MonthExportView): Promise<void> {
   await writeAudit(pool, actor, 'download-month-export', { exportId: e.id, month: e.month, kind: e.kind, bytes: e.bytes });
 }
-

@@ -46,8 +46,16 @@ export interface RegisterRow {
 }
 
 type Row = {
-  id: number; code: string; name_latin: string; name_bengali: string; salary: Salary;
-  slip_status: SlipStatus; slip_id: string | null; transfer_status: TransferStatus; transfer_amount: string | null; credited_at: Date | null;
+  id: number;
+  code: string;
+  name_latin: string;
+  name_bengali: string;
+  salary: Salary;
+  slip_status: SlipStatus;
+  slip_id: string | null;
+  transfer_status: TransferStatus;
+  transfer_amount: string | null;
+  credited_at: Date | null;
 };
 
 const SELECT = `
@@ -66,11 +74,24 @@ function toRow(r: Row): RegisterRow {
   const sum = (lines: Array<{ amount: number }>) => lines.reduce((a, l) => a + (Number(l.amount) || 0), 0);
   const s = r.salary;
   return {
-    id: r.id, code: r.code, nameLatin: r.name_latin, nameBengali: r.name_bengali,
-    basic: s.basic, houseRent: s.houseRent, medical: s.medical, conveyance: s.conveyance, gross: sum(earnings),
-    tax: s.tax, providentFund: s.providentFund, deductions: sum(deductions), net: netPay(s),
-    slipStatus: r.slip_status, slipId: r.slip_id === null ? null : Number(r.slip_id),
-    transferStatus: r.transfer_status, transferAmount: r.transfer_amount === null ? null : Number(r.transfer_amount), creditedAt: r.credited_at,
+    id: r.id,
+    code: r.code,
+    nameLatin: r.name_latin,
+    nameBengali: r.name_bengali,
+    basic: s.basic,
+    houseRent: s.houseRent,
+    medical: s.medical,
+    conveyance: s.conveyance,
+    gross: sum(earnings),
+    tax: s.tax,
+    providentFund: s.providentFund,
+    deductions: sum(deductions),
+    net: netPay(s),
+    slipStatus: r.slip_status,
+    slipId: r.slip_id === null ? null : Number(r.slip_id),
+    transferStatus: r.transfer_status,
+    transferAmount: r.transfer_amount === null ? null : Number(r.transfer_amount),
+    creditedAt: r.credited_at,
   };
 }
 
@@ -101,7 +122,13 @@ export async function monthCodeBoundaries(pool: Pool, companyId: string, month: 
 }
 
 /** The month's employees in code order (in the range), `batchSize` at a time. */
-export async function* monthEmployeeBatches(pool: Pool, companyId: string, month: string, batchSize = 1000, range: CodeRange = ALL): AsyncGenerator<RegisterRow[]> {
+export async function* monthEmployeeBatches(
+  pool: Pool,
+  companyId: string,
+  month: string,
+  batchSize = 1000,
+  range: CodeRange = ALL,
+): AsyncGenerator<RegisterRow[]> {
   let after = range.afterCode;
   for (;;) {
     const { rows } = await pool.query<Row>(
@@ -119,12 +146,21 @@ export async function* monthEmployeeBatches(pool: Pool, companyId: string, month
 
 /** One page of the month's employees (the month page), searched by code or name. */
 export async function monthEmployeePage(
-  pool: Pool, companyId: string, month: string, page: { search?: string | undefined; limit: number; offset: number },
+  pool: Pool,
+  companyId: string,
+  month: string,
+  page: { search?: string | undefined; limit: number; offset: number },
 ): Promise<{ rows: RegisterRow[]; total: number }> {
   const search = page.search?.trim() ? `%${page.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = `e.company_id = $1 and ${IN_MONTH_SQL} and ($3::text is null or e.code ilike $3 or e.name_latin ilike $3 or e.name_bengali ilike $3)`;
   const [list, count] = await Promise.all([
-    pool.query<Row>(`${SELECT} where e.id in (select e.id from employees e where ${where} order by e.code limit $4 offset $5) order by e.code`, [companyId, month, search, page.limit, page.offset]),
+    pool.query<Row>(`${SELECT} where e.id in (select e.id from employees e where ${where} order by e.code limit $4 offset $5) order by e.code`, [
+      companyId,
+      month,
+      search,
+      page.limit,
+      page.offset,
+    ]),
     pool.query<{ n: number }>(`select count(*)::int as n from employees e where ${where}`, [companyId, month, search]),
   ]);
   return { rows: list.rows.map(toRow), total: count.rows[0]?.n ?? 0 };

@@ -82,12 +82,21 @@ export function rowXml(r: number, cells: Cell[], columns: SheetColumn[], bold = 
 
 /** The sheet's XML up to and including its header row: frozen first row, column widths. */
 export function sheetHeadXml(columns: SheetColumn[]): string {
-  const cols = columns.map((c, i) => `<col min="${i + 1}" max="${i + 1}" width="${c.width}" customWidth="1"${c.money ? ` style="${STYLE_MONEY}"` : ''}/>`).join('');
-  return `${XML_HEAD}<worksheet xmlns="${MAIN}" xmlns:r="${REL}">`
-    + '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
-    + '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>'
-    + `<sheetFormatPr defaultRowHeight="15"/><cols>${cols}</cols><sheetData>`
-    + rowXml(1, columns.map((c) => c.header), columns, true);
+  const cols = columns
+    .map((c, i) => `<col min="${i + 1}" max="${i + 1}" width="${c.width}" customWidth="1"${c.money ? ` style="${STYLE_MONEY}"` : ''}/>`)
+    .join('');
+  return (
+    `${XML_HEAD}<worksheet xmlns="${MAIN}" xmlns:r="${REL}">` +
+    '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>' +
+    '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>' +
+    `<sheetFormatPr defaultRowHeight="15"/><cols>${cols}</cols><sheetData>` +
+    rowXml(
+      1,
+      columns.map((c) => c.header),
+      columns,
+      true,
+    )
+  );
 }
 
 const SHEET_TAIL = '</sheetData></worksheet>';
@@ -95,35 +104,41 @@ const SHEET_TAIL = '</sheetData></worksheet>';
 function fixedEntries(sheetName: string, creator: string, created: Date): Array<{ name: string; data: Buffer }> {
   const when = created.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const entries: Record<string, string> = {
-    '[Content_Types].xml': `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">`
-      + '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-      + '<Default Extension="xml" ContentType="application/xml"/>'
-      + '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-      + '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
-      + '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
-      + '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>'
-      + '</Types>',
-    '_rels/.rels': `${XML_HEAD}<Relationships xmlns="${PKG_REL}">`
-      + `<Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/>`
-      + '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>'
-      + '</Relationships>',
-    'docProps/core.xml': `${XML_HEAD}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">`
-      + `<dc:creator>${xmlText(creator)}</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">${when}</dcterms:created></cp:coreProperties>`,
-    'xl/workbook.xml': `${XML_HEAD}<workbook xmlns="${MAIN}" xmlns:r="${REL}"><bookViews><workbookView/></bookViews>`
-      + `<sheets><sheet name="${xmlText(sheetName)}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
-    'xl/_rels/workbook.xml.rels': `${XML_HEAD}<Relationships xmlns="${PKG_REL}">`
-      + `<Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/>`
-      + `<Relationship Id="rId2" Type="${REL}/styles" Target="styles.xml"/></Relationships>`,
-    'xl/styles.xml': `${XML_HEAD}<styleSheet xmlns="${MAIN}">`
-      + '<numFmts count="1"><numFmt numFmtId="164" formatCode="#,##0.00"/></numFmts>'
-      + '<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>'
-      + '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>'
-      + '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>'
-      + '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
-      + '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
-      + '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
-      + '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>'
-      + '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>',
+    '[Content_Types].xml':
+      `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+      '<Default Extension="xml" ContentType="application/xml"/>' +
+      '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
+      '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' +
+      '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
+      '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>' +
+      '</Types>',
+    '_rels/.rels':
+      `${XML_HEAD}<Relationships xmlns="${PKG_REL}">` +
+      `<Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/>` +
+      '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>' +
+      '</Relationships>',
+    'docProps/core.xml':
+      `${XML_HEAD}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">` +
+      `<dc:creator>${xmlText(creator)}</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">${when}</dcterms:created></cp:coreProperties>`,
+    'xl/workbook.xml':
+      `${XML_HEAD}<workbook xmlns="${MAIN}" xmlns:r="${REL}"><bookViews><workbookView/></bookViews>` +
+      `<sheets><sheet name="${xmlText(sheetName)}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels':
+      `${XML_HEAD}<Relationships xmlns="${PKG_REL}">` +
+      `<Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/>` +
+      `<Relationship Id="rId2" Type="${REL}/styles" Target="styles.xml"/></Relationships>`,
+    'xl/styles.xml':
+      `${XML_HEAD}<styleSheet xmlns="${MAIN}">` +
+      '<numFmts count="1"><numFmt numFmtId="164" formatCode="#,##0.00"/></numFmts>' +
+      '<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>' +
+      '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
+      '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
+      '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
+      '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
+      '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>' +
+      '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>' +
+      '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>',
   };
   return Object.entries(entries).map(([name, xml]) => ({ name, data: Buffer.from(xml, 'utf8') }));
 }
@@ -136,7 +151,15 @@ function dosTime(d: Date): { time: number; date: number } {
   };
 }
 
-interface EntryMeta { name: Buffer; method: 0 | 8; flags: number; crc: number; packed: number; raw: number; offset: number }
+interface EntryMeta {
+  name: Buffer;
+  method: 0 | 8;
+  flags: number;
+  crc: number;
+  packed: number;
+  raw: number;
+  offset: number;
+}
 
 function localHeader(e: EntryMeta, t: { time: number; date: number }): Buffer {
   const h = Buffer.alloc(30);
@@ -183,7 +206,12 @@ export class ResumableXlsx {
   private readonly prefix: Buffer;
   private readonly time: { time: number; date: number };
 
-  constructor(private readonly columns: SheetColumn[], sheetName: string, created: Date, creator = 'Beton') {
+  constructor(
+    private readonly columns: SheetColumn[],
+    sheetName: string,
+    created: Date,
+    creator = 'Beton',
+  ) {
     this.time = dosTime(created);
     const chunks: Buffer[] = [];
     let offset = 0;
@@ -221,7 +249,8 @@ export class ResumableXlsx {
   finish(state: SheetState): { bytes: Buffer; state: SheetState } {
     const piece = this.deflate(SHEET_TAIL, state, true);
     const s = piece.state;
-    if (s.raw > 0xffffffff || this.sheetOffset() + this.prefixSheetHeaderLength() + s.packed > 0xffffffff) throw new RangeError('The register is over 4 GiB: too large for one XLSX file');
+    if (s.raw > 0xffffffff || this.sheetOffset() + this.prefixSheetHeaderLength() + s.packed > 0xffffffff)
+      throw new RangeError('The register is over 4 GiB: too large for one XLSX file');
     const descriptor = Buffer.alloc(16);
     descriptor.writeUInt32LE(0x08074b50, 0);
     descriptor.writeUInt32LE(s.crc, 4);

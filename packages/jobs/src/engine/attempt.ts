@@ -15,7 +15,15 @@ import type { JobHandler } from './types.ts';
  */
 export async function runAttempt(
   ctx: WorkerContext,
-  a: { def: AnyJobDefinition; handler: JobHandler<unknown>; job: ActiveJob; claimed: ClaimedRow; handedBack: Promise<'handed_back'>; log: Logger; handBacks: HandBacks },
+  a: {
+    def: AnyJobDefinition;
+    handler: JobHandler<unknown>;
+    job: ActiveJob;
+    claimed: ClaimedRow;
+    handedBack: Promise<'handed_back'>;
+    log: Logger;
+    handBacks: HandBacks;
+  },
 ): Promise<AttemptResult | 'handed_back'> {
   const { def, handler, job, claimed, log } = a;
   const { controller } = job;
@@ -32,7 +40,9 @@ export async function runAttempt(
       const payload = def.schema.parse(claimed.payload); // queued jobs may carry an older shape
       job.estimateMs = def.estimateMs?.(payload) ?? def.timeoutMs;
       if (ctx.shutdown.stopping && performance.now() + job.estimateMs > ctx.shutdown.deadline) {
-        a.handBacks.handBack(job, 'cannot finish within the shutdown grace period').catch((error) => log.error({ err: error }, 'hand back failed; the sweeper will queue the job again'));
+        a.handBacks
+          .handBack(job, 'cannot finish within the shutdown grace period')
+          .catch((error) => log.error({ err: error }, 'hand back failed; the sweeper will queue the job again'));
       }
       const rate = def.limits?.rate;
       let rateTaken = false;

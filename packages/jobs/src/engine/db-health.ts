@@ -53,7 +53,13 @@ export class DbHealth implements DbFaultListener {
     try {
       await Promise.race([
         this.pool.query('select 1'),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error(`timeout exceeded when trying to connect (probe, ${timeoutMs} ms)`), { code: 'ETIMEDOUT' })), timeoutMs))),
+        new Promise(
+          (_, reject) =>
+            (timer = setTimeout(
+              () => reject(Object.assign(new Error(`timeout exceeded when trying to connect (probe, ${timeoutMs} ms)`), { code: 'ETIMEDOUT' })),
+              timeoutMs,
+            )),
+        ),
       ]);
       this.ok();
       return true;

@@ -24,10 +24,19 @@ export function createHandBacks(ctx: WorkerContext): HandBacks {
   const { pool, logger, events, queue } = ctx;
 
   function handBackRow(job: ActiveJob, message: string, errorCode: string | null = null): Promise<void> {
-    return ctx.withRetry('hand a job back', () => inTransaction(pool, undefined, async (client) => {
-      const seq = await handBackJob(client, { jobId: job.jobId, attempt: job.attempt, attemptId: job.attemptId, durationMs: performance.now() - job.startedAt, message, errorCode });
-      if (seq !== undefined) await addWakeups(client, job.def.name, [{ jobId: job.jobId, seq, runAt: null }]);
-    }));
+    return ctx.withRetry('hand a job back', () =>
+      inTransaction(pool, undefined, async (client) => {
+        const seq = await handBackJob(client, {
+          jobId: job.jobId,
+          attempt: job.attempt,
+          attemptId: job.attemptId,
+          durationMs: performance.now() - job.startedAt,
+          message,
+          errorCode,
+        });
+        if (seq !== undefined) await addWakeups(client, job.def.name, [{ jobId: job.jobId, seq, runAt: null }]);
+      }),
+    );
   }
 
   async function handBack(job: ActiveJob, why: string, force = false): Promise<void> {
@@ -37,19 +46,30 @@ export function createHandBacks(ctx: WorkerContext): HandBacks {
     job.settle('handed_back');
     await handBackRow(job, `handed back: ${why}`);
     logger.info({ jobId: job.jobId, task: job.def.name, attempt: job.attempt, outcome: 'handed_back', why }, 'job handed back');
-    events.onFinish?.({ task: job.def.name, queue, jobId: job.jobId, attempt: job.attempt, outcome: 'handed_back', durationMs: performance.now() - job.startedAt });
+    events.onFinish?.({
+      task: job.def.name,
+      queue,
+      jobId: job.jobId,
+      attempt: job.attempt,
+      outcome: 'handed_back',
+      durationMs: performance.now() - job.startedAt,
+    });
   }
 
   async function reissueWakeup(def: AnyJobDefinition, jobId: number, seq: number): Promise<void> {
-    await ctx.withRetry('re-issue a wake-up', () => inTransaction(pool, undefined, async (client) => {
-      const next = await nextWakeupSeq(client, jobId, seq);
-      if (next !== undefined) await addWakeups(client, def.name, [{ jobId, seq: next, runAt: null }]);
-    }));
+    await ctx.withRetry('re-issue a wake-up', () =>
+      inTransaction(pool, undefined, async (client) => {
+        const next = await nextWakeupSeq(client, jobId, seq);
+        if (next !== undefined) await addWakeups(client, def.name, [{ jobId, seq: next, runAt: null }]);
+      }),
+    );
   }
 
   async function handBackAll(why: string): Promise<void> {
     for (const w of ctx.waiting) w.abort();
-    await Promise.all([...ctx.active.values()].map((job) => handBack(job, why, true).catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed'))));
+    await Promise.all(
+      [...ctx.active.values()].map((job) => handBack(job, why, true).catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed'))),
+    );
   }
 
   return { handBack, handBackRow, reissueWakeup, handBackAll };

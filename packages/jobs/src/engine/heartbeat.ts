@@ -22,10 +22,7 @@ export interface Heartbeat {
   stop(): Promise<void>;
 }
 
-export function createHeartbeat(
-  ctx: WorkerContext,
-  o: { heartbeatMs: number; stallAfterMs: number; concurrency: number; tasks: () => string[] },
-): Heartbeat {
+export function createHeartbeat(ctx: WorkerContext, o: { heartbeatMs: number; stallAfterMs: number; concurrency: number; tasks: () => string[] }): Heartbeat {
   const { pool, logger, db } = ctx;
   let supervisor: RunnerSupervisor | undefined;
   let beating: Promise<void> | undefined;
@@ -57,10 +54,13 @@ export function createHeartbeat(
         runnerDeaths: hb.runnerDeaths,
         held: s.held(),
       })
-        .then(() => db.ok(), (error: unknown) => {
-          db.failed(error);
-          logger.warn({ err: error }, 'heartbeat failed');
-        })
+        .then(
+          () => db.ok(),
+          (error: unknown) => {
+            db.failed(error);
+            logger.warn({ err: error }, 'heartbeat failed');
+          },
+        )
         .finally(() => (beating = undefined));
     },
     stallProblem() {

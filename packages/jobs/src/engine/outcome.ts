@@ -27,11 +27,25 @@ type Decision =
   | { kind: 'next_run'; error: ClassifiedError };
 
 const OUTCOMES: Record<Decision['kind'], AttemptOutcome> = {
-  done: 'done', handed_back: 'handed_back', paused: 'handed_back', deferred: 'retrying', retrying: 'retrying', superseded: 'superseded', next_run: 'done', failed: 'failed',
+  done: 'done',
+  handed_back: 'handed_back',
+  paused: 'handed_back',
+  deferred: 'retrying',
+  retrying: 'retrying',
+  superseded: 'superseded',
+  next_run: 'done',
+  failed: 'failed',
 };
 
 /** The attempt row's outcome of a decision written by writeFailure. */
-const ATTEMPT_OUTCOME = { paused: 'handed_back', deferred: 'retrying', retrying: 'retrying', superseded: 'superseded', next_run: 'failed', failed: 'failed' } as const satisfies Record<keyof typeof OUTCOME_STATUS, AttemptOutcome>;
+const ATTEMPT_OUTCOME = {
+  paused: 'handed_back',
+  deferred: 'retrying',
+  retrying: 'retrying',
+  superseded: 'superseded',
+  next_run: 'failed',
+  failed: 'failed',
+} as const satisfies Record<keyof typeof OUTCOME_STATUS, AttemptOutcome>;
 
 export interface Outcomes {
   /**
@@ -54,7 +68,8 @@ export function createOutcomes(ctx: WorkerContext, deps: { handBacks: HandBacks;
     const { error } = result;
     // A lost database connection (a SQLSTATE or node-postgres's own message), or a bare socket
     // error while the database does not answer: the attempt is handed back, not counted.
-    if (error.code === 'database_unavailable' || (isConnectionError(result.thrown) && !(await ctx.db.probe()))) return { kind: 'handed_back', error: { ...error, code: 'database_unavailable' } };
+    if (error.code === 'database_unavailable' || (isConnectionError(result.thrown) && !(await ctx.db.probe())))
+      return { kind: 'handed_back', error: { ...error, code: 'database_unavailable' } };
     if (error.action === 'pause') return { kind: 'paused', error };
     if (error.action === 'defer') return { kind: 'deferred', error, delayMs: Math.max(0, Math.round(error.retryAfterMs ?? 0)) };
     if (error.supersededBy !== undefined) return { kind: 'superseded', error };
@@ -69,7 +84,8 @@ export function createOutcomes(ctx: WorkerContext, deps: { handBacks: HandBacks;
   /** Writes a decided outcome: guarded by the job's attempt, so a second run changes nothing. */
   async function writeOutcome(job: ActiveJob, decision: Decision, durationMs: number): Promise<void> {
     if (decision.kind === 'done') return deps.markDone({ jobId: job.jobId, attempt: job.attempt, attemptId: job.attemptId, durationMs });
-    if (decision.kind === 'handed_back') return deps.handBacks.handBackRow(job, `handed back: the database connection was lost (${decision.error.message})`, 'database_unavailable');
+    if (decision.kind === 'handed_back')
+      return deps.handBacks.handBackRow(job, `handed back: the database connection was lost (${decision.error.message})`, 'database_unavailable');
     const { error } = decision;
     const delayMs = decision.kind === 'paused' ? 0 : decision.kind === 'deferred' || decision.kind === 'retrying' ? decision.delayMs : null;
     await inTransaction(pool, undefined, async (client) => {
@@ -100,7 +116,10 @@ export function createOutcomes(ctx: WorkerContext, deps: { handBacks: HandBacks;
     try {
       const failingSeconds = (await recurringFailingSeconds(pool, [def.name]))[def.name] ?? 0;
       if (failingSeconds * 1000 > alertAfterMs) {
-        logger.error({ task: def.name, failingSeconds: Math.round(failingSeconds), alertAfterSeconds: alertAfterMs / 1000 }, `recurring job ${def.name} has not succeeded for ${Math.round(failingSeconds / 60)} min`);
+        logger.error(
+          { task: def.name, failingSeconds: Math.round(failingSeconds), alertAfterSeconds: alertAfterMs / 1000 },
+          `recurring job ${def.name} has not succeeded for ${Math.round(failingSeconds / 60)} min`,
+        );
       }
     } catch (error) {
       logger.warn({ err: error }, 'could not check how long a recurring job has been failing');

@@ -101,7 +101,9 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
     // The pool shutting down is the moment the runner stops taking jobs; its promise settles
     // only after every task in hand has finished.
     events.on('pool:gracefulShutdown', ({ message }: { message?: string }) => died(g, `graphile-worker pool shut down: ${message ?? 'no reason given'}`));
-    events.on('pool:forcefulShutdown', ({ message }: { message?: string }) => died(g, `graphile-worker pool shut down forcefully: ${message ?? 'no reason given'}`));
+    events.on('pool:forcefulShutdown', ({ message }: { message?: string }) =>
+      died(g, `graphile-worker pool shut down forcefully: ${message ?? 'no reason given'}`),
+    );
     return g;
   }
 
@@ -139,7 +141,8 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
 
   async function restart(diedAt: number): Promise<void> {
     for (let attempt = 1; !stopping; attempt++) {
-      if (performance.now() - diedAt > maxDownMs) return giveUp(`job runner could not be started again within ${Math.round(maxDownMs / 1000)} s of stopping (${lastDeath})`);
+      if (performance.now() - diedAt > maxDownMs)
+        return giveUp(`job runner could not be started again within ${Math.round(maxDownMs / 1000)} s of stopping (${lastDeath})`);
       await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** (attempt - 1))));
       if (stopping) return;
       try {

@@ -45,7 +45,11 @@ export function createStop(
       for (const w of ctx.waiting) w.abort();
       // A held job (its request on the wire) is not handed back: it finishes within the grace.
       const late = [...active.values()].filter((job) => job.held === 0 && job.startedAt + job.estimateMs > deadline);
-      const handBacksNow = late.map((job) => handBacks.handBack(job, 'cannot finish within the shutdown grace period').catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed')));
+      const handBacksNow = late.map((job) =>
+        handBacks
+          .handBack(job, 'cannot finish within the shutdown grace period')
+          .catch((error) => logger.error({ err: error, jobId: job.jobId }, 'hand back failed')),
+      );
       const graceTimer = setTimeout(() => void handBacks.handBackAll('shutdown grace period over'), Math.max(0, deadline - performance.now()));
       // Writes still retrying across a database fault give up a little after the grace period's end.
       const retryTimer = setTimeout(() => ctx.graceOver.abort(), Math.max(0, deadline - performance.now()) + 1000);

@@ -99,7 +99,13 @@ export function trackedTask(
       outcomes.track(
         outcomes.recordOutcome(job, result, durationMs).then(
           (outcome) => {
-            const fields = { queue, event: 'finish', outcome, durationMs: Math.round(durationMs), ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }) };
+            const fields = {
+              queue,
+              event: 'finish',
+              outcome,
+              durationMs: Math.round(durationMs),
+              ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }),
+            };
             if (outcome === 'done' || outcome === 'superseded') log.info(fields, `job ${outcome}`);
             else log.warn(fields, `job ${outcome}`);
             events.onFinish?.({ task: def.name, queue, jobId, attempt: job.attempt, outcome, durationMs, ...(result.ok ? {} : { error: result.error }) });
@@ -110,7 +116,10 @@ export function trackedTask(
     } finally {
       // Idempotent (released only by its holder), retried across a database fault like any
       // write: a slot left held blocks others until its TTL (the job's timeout + 30 s).
-      if (lease) await ctx.withRetry('release a limiter slot', () => lease.release()).catch((error) => logger.error({ err: error }, 'slot release failed; it expires at its TTL'));
+      if (lease)
+        await ctx
+          .withRetry('release a limiter slot', () => lease.release())
+          .catch((error) => logger.error({ err: error }, 'slot release failed; it expires at its TTL'));
     }
   };
 }

@@ -71,7 +71,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const graphileLogger = new GraphileLogger(() => (level, message, meta) => {
     // A lost or refused connection is an expected event graphile-worker recovers from (LISTEN
     // reconnects, the next poll fetches): a warning, not an error.
-    const connection = level === 'error' && isConnectionError((meta as { error?: unknown; fatalError?: unknown } | undefined)?.error ?? (meta as { fatalError?: unknown } | undefined)?.fatalError);
+    const connection =
+      level === 'error' &&
+      isConnectionError((meta as { error?: unknown; fatalError?: unknown } | undefined)?.error ?? (meta as { fatalError?: unknown } | undefined)?.fatalError);
     const fn = level === 'error' && !connection ? logger.error : level === 'error' || level === 'warning' ? logger.warn : logger.debug;
     fn.call(logger, { graphile: meta }, message);
   });
@@ -87,7 +89,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           deadlineMs: dbRetryDeadlineMs,
           health: db,
           onRetry: (statement, error, attempt) => {
-            if (attempt === 1 || attempt % 10 === 0) logger.warn({ err: error, statement, attempt }, 'graphile-worker statement failed; retrying on a fresh connection');
+            if (attempt === 1 || attempt % 10 === 0)
+              logger.warn({ err: error, statement, attempt }, 'graphile-worker statement failed; retrying on a fresh connection');
           },
         }),
         events: graphileEvents,
@@ -144,7 +147,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     },
     health() {
       const problems: string[] = [];
-      if (heartbeat.runnerProblem !== null || !supervisor.alive) problems.push(`job runner not taking jobs: ${heartbeat.runnerProblem ?? supervisor.lastDeath ?? 'stopped'}`);
+      if (heartbeat.runnerProblem !== null || !supervisor.alive)
+        problems.push(`job runner not taking jobs: ${heartbeat.runnerProblem ?? supervisor.lastDeath ?? 'stopped'}`);
       const stall = heartbeat.stallProblem();
       if (stall) problems.push(stall);
       const blocked = loop.blockedMs();

@@ -12,10 +12,7 @@ export class PostgresLimiterStore implements LimiterStore {
   async tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null> {
     const prepared = `${key}:${max}`;
     if (!this.prepared.has(prepared)) {
-      await this.pool.query(
-        `insert into limiter_slots (key, slot) select $1, g from generate_series(0, $2::int - 1) g on conflict do nothing`,
-        [key, max],
-      );
+      await this.pool.query(`insert into limiter_slots (key, slot) select $1, g from generate_series(0, $2::int - 1) g on conflict do nothing`, [key, max]);
       this.prepared.add(prepared);
     }
     const { rows } = await this.pool.query<{ slot: number }>(

@@ -63,7 +63,14 @@ export class RedisLimiterStore implements LimiterStore {
       this.clock.sample(sent, performance.now(), Number(now));
       return this.clock.reservation(Number(reserved));
     }
-    const [placeUs, nowUs] = (await this.redis.eval(RESERVE_SECOND_LUA, 1, `${this.prefix}rate-second:${key}`, places.perSecond, places.leadUs, places.spacingUs)) as [string, string];
+    const [placeUs, nowUs] = (await this.redis.eval(
+      RESERVE_SECOND_LUA,
+      1,
+      `${this.prefix}rate-second:${key}`,
+      places.perSecond,
+      places.leadUs,
+      places.spacingUs,
+    )) as [string, string];
     this.clock.sample(sent, performance.now(), Number(nowUs) / 1000);
     return this.clock.reservation(Number(placeUs) / 1000, places);
   }

@@ -28,7 +28,10 @@ export interface PayrollHandlerDeps {
 }
 
 /** What the email services need from a handler: the pool, the mailer, the job's signal, time and hold. */
-export function mailDeps(deps: PayrollHandlerDeps, ctx: { signal: AbortSignal; rateLimit: () => Promise<void>; timeLeftMs: () => number; hold: () => () => void }) {
+export function mailDeps(
+  deps: PayrollHandlerDeps,
+  ctx: { signal: AbortSignal; rateLimit: () => Promise<void>; timeLeftMs: () => number; hold: () => () => void },
+) {
   return {
     pool: deps.pool,
     mailer: deps.mailer,

@@ -21,7 +21,17 @@ import { sendReminderEmailJob } from './send-reminder-email/definition.ts';
 import { sendSlipEmailJob } from './send-slip-email/definition.ts';
 import { submitBankTransfersJob } from './submit-bank-transfers/definition.ts';
 
-export { applyEmailEventsJob, payrollFanoutJob, pollBankJob, purgeHistoryJob, renderSlipJob, sendBankStatusEmailJob, sendReminderEmailJob, sendSlipEmailJob, submitBankTransfersJob };
+export {
+  applyEmailEventsJob,
+  payrollFanoutJob,
+  pollBankJob,
+  purgeHistoryJob,
+  renderSlipJob,
+  sendBankStatusEmailJob,
+  sendReminderEmailJob,
+  sendSlipEmailJob,
+  submitBankTransfersJob,
+};
 export * from './email-policy.ts';
 export * from './slip-payload.ts';
 

@@ -24,7 +24,10 @@ export type ImportField = (typeof IMPORT_COLUMNS)[number]['field'];
 export const SALARY_FIELDS: readonly SalaryComponent[] = ['basic', 'houseRent', 'medical', 'conveyance', 'tax', 'providentFund'];
 
 export function normaliseHeader(h: string): string {
-  return h.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 /** The column of a field's header (its name in the error report). */

@@ -29,4 +29,3 @@ export const BATCH_ROWS = 1_000;
 export const PREVIEW_ROWS = 20;
 /** Error rows kept for the report (the count is always exact). */
 export const MAX_STORED_ERRORS = 20_000;
-

@@ -44,7 +44,11 @@ function cellText(value: ExcelJS.CellValue): string {
   if (typeof value === 'string') return value.trim();
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if ('richText' in value) return value.richText.map((r) => r.text).join('').trim();
+  if ('richText' in value)
+    return value.richText
+      .map((r) => r.text)
+      .join('')
+      .trim();
   if ('result' in value) return cellText(value.result ?? null);
   if ('text' in value && typeof value.text === 'string') return value.text.trim();
   if ('error' in value) return '';
@@ -54,7 +58,11 @@ function cellText(value: ExcelJS.CellValue): string {
 
 async function* readXlsx(content: Uint8Array): AsyncGenerator<FileRow> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([Buffer.from(content.buffer, content.byteOffset, content.byteLength)]), {
-    entries: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', worksheets: 'emit',
+    entries: 'emit',
+    sharedStrings: 'cache',
+    hyperlinks: 'ignore',
+    styles: 'ignore',
+    worksheets: 'emit',
   });
   for await (const sheet of reader) {
     for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {

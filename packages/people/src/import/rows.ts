@@ -35,7 +35,12 @@ const rowSchema = z.object({
   effectiveMonth: monthSchema,
 });
 
-export function parseRow(row: number, cells: string[], index: Partial<Record<ImportField, number>>, defaultMonth: string): { record: ImportRecord } | { errors: CellError[] } {
+export function parseRow(
+  row: number,
+  cells: string[],
+  index: Partial<Record<ImportField, number>>,
+  defaultMonth: string,
+): { record: ImportRecord } | { errors: CellError[] } {
   const cell = (f: ImportField) => {
     const i = index[f];
     return i === undefined ? undefined : (cells[i] ?? '').trim();
@@ -47,7 +52,14 @@ export function parseRow(row: number, cells: string[], index: Partial<Record<Imp
     nameBengali: cell('nameBengali') ?? '',
     email: cell('email') ?? '',
     bankAccount: cell('bankAccount') ?? '',
-    salary: { basic: cell('basic') ?? '', houseRent: cell('houseRent') ?? '', medical: cell('medical') ?? '', conveyance: cell('conveyance') ?? '', tax: cell('tax') ?? '', providentFund: cell('providentFund') ?? '' },
+    salary: {
+      basic: cell('basic') ?? '',
+      houseRent: cell('houseRent') ?? '',
+      medical: cell('medical') ?? '',
+      conveyance: cell('conveyance') ?? '',
+      tax: cell('tax') ?? '',
+      providentFund: cell('providentFund') ?? '',
+    },
     effectiveMonth: month ? month : defaultMonth,
   });
   if (result.success) return { record: { row, ...result.data } };

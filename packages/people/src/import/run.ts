@@ -132,7 +132,15 @@ interface Classified {
 /** Compares records with the company's employees: each is new, changed (which fields) or unchanged. */
 async function classify(db: Pool | PoolClient, companyId: string, records: ImportRecord[]): Promise<Classified[]> {
   if (!records.length) return [];
-  const { rows } = await db.query<{ i: number; id: number | null; name_latin: string; name_bengali: string; email: string; bank_account: string; salary: Salary | null }>(
+  const { rows } = await db.query<{
+    i: number;
+    id: number | null;
+    name_latin: string;
+    name_bengali: string;
+    email: string;
+    bank_account: string;
+    salary: Salary | null;
+  }>(
     // A lateral lookup per row: the (company_id, code) index, never a scan of the company's employees.
     `select t.i::int, e.id, e.name_latin, e.name_bengali, e.email, e.bank_account, e.salary
      from unnest($2::text[], $3::text[]) with ordinality as t(code, month, i)
@@ -146,9 +154,16 @@ async function classify(db: Pool | PoolClient, companyId: string, records: Impor
   return records.map((record, k) => {
     const e = byIndex.get(k + 1);
     if (!e?.id) return { record, action: 'new', employeeId: null, fields: [], salaryChanged: true, salaryBefore: null };
-    const fields = ([
-      ['nameLatin', e.name_latin], ['nameBengali', e.name_bengali], ['email', e.email], ['bankAccount', e.bank_account],
-    ] as const).filter(([f, v]) => record[f] !== v).map(([f]) => f);
+    const fields = (
+      [
+        ['nameLatin', e.name_latin],
+        ['nameBengali', e.name_bengali],
+        ['email', e.email],
+        ['bankAccount', e.bank_account],
+      ] as const
+    )
+      .filter(([f, v]) => record[f] !== v)
+      .map(([f]) => f);
     const salaryChanged = !sameSalary(e.salary, record.salary);
     return { record, action: fields.length || salaryChanged ? 'changed' : 'unchanged', employeeId: e.id, fields, salaryChanged, salaryBefore: e.salary };
   });
@@ -209,7 +224,11 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
       options.signal?.throwIfAborted();
       if (!Array.isArray(batch)) {
         await inTransaction(pool, undefined, async (client) => {
-          await storeErrors(client, importId, batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' })));
+          await storeErrors(
+            client,
+            importId,
+            batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' })),
+          );
           await client.query(`update employee_imports set error_count = $2 where id = $1`, [importId, batch.missing.length]);
         });
         break;
@@ -218,8 +237,13 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
       rows = end;
       if (end <= checkpoint) continue; // checked by an earlier part
       // Out of time after at least one batch of its own (so every part moves the checkpoint on).
-      if (worked && options.budgetMs !== undefined && performance.now() - started > options.budgetMs) return { status: 'validating', rows: checkpoint, done: false };
-      const classified = await classify(pool, imp.company_id, batch.flatMap((e) => (e.record ? [e.record] : [])));
+      if (worked && options.budgetMs !== undefined && performance.now() - started > options.budgetMs)
+        return { status: 'validating', rows: checkpoint, done: false };
+      const classified = await classify(
+        pool,
+        imp.company_id,
+        batch.flatMap((e) => (e.record ? [e.record] : [])),
+      );
       const byRow = new Map(classified.map((c) => [c.record.row, c]));
       const counts = { new: 0, changed: 0, unchanged: 0, errors: 0 };
       const errors: CellError[] = [];
@@ -232,16 +256,27 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
           errors.push(...entry.errors!);
         }
         if (entry.index < PREVIEW_ROWS) {
-          preview.push(c
-            ? { row: entry.row, code: c.record.code, name: c.record.nameLatin, action: c.action, fields: [...c.fields, ...(c.action === 'changed' && c.salaryChanged ? ['salary'] : [])] }
-            : { row: entry.row, code: '', name: '', action: 'error', fields: entry.errors!.map((e) => e.column) });
+          preview.push(
+            c
+              ? {
+                  row: entry.row,
+                  code: c.record.code,
+                  name: c.record.nameLatin,
+                  action: c.action,
+                  fields: [...c.fields, ...(c.action === 'changed' && c.salaryChanged ? ['salary'] : [])],
+                }
+              : { row: entry.row, code: '', name: '', action: 'error', fields: entry.errors!.map((e) => e.column) },
+          );
         }
       }
       await inTransaction(pool, undefined, async (client) => {
         // The checkpoint, locked: a second runner of this import waits here and then skips the batch.
-        const cp = (await client.query<{ phase_rows: number; stored: number }>(
-          `select phase_rows, (select count(*)::int from employee_import_errors where import_id = $1) as stored from employee_imports where id = $1 for update`, [importId],
-        )).rows[0]!;
+        const cp = (
+          await client.query<{ phase_rows: number; stored: number }>(
+            `select phase_rows, (select count(*)::int from employee_import_errors where import_id = $1) as stored from employee_imports where id = $1 for update`,
+            [importId],
+          )
+        ).rows[0]!;
         if (end <= cp.phase_rows) return;
         await storeErrors(client, importId, errors.slice(0, Math.max(0, MAX_STORED_ERRORS - cp.stored)));
         await client.query(
@@ -258,7 +293,10 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
     await pool.query(`update employee_imports set status = 'failed', failure = $2 where id = $1`, [importId, error.message]);
     return { status: 'failed', rows, done: true };
   }
-  await pool.query(`update employee_imports set status = 'validated', rows_total = $2, phase_rows = $2, validated_at = now() where id = $1 and status = 'validating'`, [importId, rows]);
+  await pool.query(
+    `update employee_imports set status = 'validated', rows_total = $2, phase_rows = $2, validated_at = now() where id = $1 and status = 'validating'`,
+    [importId, rows],
+  );
   return { status: 'validated', rows, done: true };
 }
 
@@ -266,7 +304,10 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
 async function applyBatch(client: PoolClient, imp: StoredImport, records: ImportRecord[], actor: string): Promise<{ created: number; changed: number }> {
   if (!records.length) return { created: 0, changed: 0 };
   // The batch's existing employees, locked: HR's edit of one of them waits for this batch (and the other way round).
-  await client.query(`select id from employees where company_id = $1 and code = any($2::text[]) order by id for update`, [imp.company_id, records.map((r) => r.code)]);
+  await client.query(`select id from employees where company_id = $1 and code = any($2::text[]) order by id for update`, [
+    imp.company_id,
+    records.map((r) => r.code),
+  ]);
   const classified = await classify(client, imp.company_id, records);
   const fresh = classified.filter((c) => c.action === 'new');
   const changed = classified.filter((c) => c.action === 'changed');
@@ -278,7 +319,11 @@ async function applyBatch(client: PoolClient, imp: StoredImport, records: Import
        on conflict (company_id, code) do update set name_latin = excluded.name_latin, name_bengali = excluded.name_bengali,
          email = excluded.email, bank_account = excluded.bank_account, updated_at = now()
        returning id, code`,
-      [imp.company_id, ...(['code', 'nameLatin', 'nameBengali', 'email', 'bankAccount'] as const).map((f) => fresh.map((c) => c.record[f])), fresh.map((c) => JSON.stringify(c.record.salary))],
+      [
+        imp.company_id,
+        ...(['code', 'nameLatin', 'nameBengali', 'email', 'bankAccount'] as const).map((f) => fresh.map((c) => c.record[f])),
+        fresh.map((c) => JSON.stringify(c.record.salary)),
+      ],
     );
     for (const r of inserted.rows) ids.set(r.code, r.id);
   }
@@ -296,14 +341,29 @@ async function applyBatch(client: PoolClient, imp: StoredImport, records: Import
       `insert into salary_components (employee_id, effective_month, components, created_by)
        select t.id, t.m, t.c, $4 from unnest($1::int[], $2::text[], $3::jsonb[]) as t(id, m, c)
        on conflict (employee_id, effective_month) do update set components = excluded.components, created_by = excluded.created_by, updated_at = now()`,
-      [salaries.map((c) => c.employeeId ?? ids.get(c.record.code)), salaries.map((c) => c.record.effectiveMonth), salaries.map((c) => JSON.stringify(c.record.salary)), actor],
+      [
+        salaries.map((c) => c.employeeId ?? ids.get(c.record.code)),
+        salaries.map((c) => c.record.effectiveMonth),
+        salaries.map((c) => JSON.stringify(c.record.salary)),
+        actor,
+      ],
     );
   }
-  await writeAuditMany(client, actor, 'import-employee', [...fresh, ...changed].map((c) => ({
-    importId: imp.id, companyId: imp.company_id, employeeId: c.employeeId ?? ids.get(c.record.code), code: c.record.code, row: c.record.row, action: c.action,
-    ...(c.fields.length ? { fields: c.fields } : {}),
-    ...(c.salaryChanged ? { effectiveMonth: c.record.effectiveMonth, salaryFrom: c.salaryBefore, salaryTo: c.record.salary } : {}),
-  })));
+  await writeAuditMany(
+    client,
+    actor,
+    'import-employee',
+    [...fresh, ...changed].map((c) => ({
+      importId: imp.id,
+      companyId: imp.company_id,
+      employeeId: c.employeeId ?? ids.get(c.record.code),
+      code: c.record.code,
+      row: c.record.row,
+      action: c.action,
+      ...(c.fields.length ? { fields: c.fields } : {}),
+      ...(c.salaryChanged ? { effectiveMonth: c.record.effectiveMonth, salaryFrom: c.salaryBefore, salaryTo: c.record.salary } : {}),
+    })),
+  );
   return { created: fresh.length, changed: changed.length };
 }
 
@@ -328,9 +388,15 @@ export async function applyImport(pool: Pool, importId: string, options: PhaseOp
       // each with its own checkpoint, so the next attempt simply applies them again.
       await client.query(`set local synchronous_commit = off`);
       // The checkpoint, locked: a second runner of this import waits here and then skips the batch.
-      const cp = (await client.query<{ applied_rows: number }>(`select applied_rows from employee_imports where id = $1 for update`, [importId])).rows[0]!.applied_rows;
+      const cp = (await client.query<{ applied_rows: number }>(`select applied_rows from employee_imports where id = $1 for update`, [importId])).rows[0]!
+        .applied_rows;
       if (end <= cp) return cp;
-      const r = await applyBatch(client, imp, batch.filter((e) => e.index >= cp && e.record).map((e) => e.record!), actor);
+      const r = await applyBatch(
+        client,
+        imp,
+        batch.filter((e) => e.index >= cp && e.record).map((e) => e.record!),
+        actor,
+      );
       await client.query(
         `update employee_imports set applied_rows = $2, phase_rows = $2, applied_new = applied_new + $3, applied_changed = applied_changed + $4 where id = $1`,
         [importId, end, r.created, r.changed],
@@ -340,6 +406,8 @@ export async function applyImport(pool: Pool, importId: string, options: PhaseOp
     worked = true;
     await options.afterBatch?.(applied);
   }
-  await pool.query(`update employee_imports set status = 'applied', applied_at = now(), phase_rows = applied_rows where id = $1 and status = 'applying'`, [importId]);
+  await pool.query(`update employee_imports set status = 'applied', applied_at = now(), phase_rows = applied_rows where id = $1 and status = 'applying'`, [
+    importId,
+  ]);
   return { status: 'applied', rows: applied, done: true };
 }

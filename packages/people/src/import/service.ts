@@ -33,7 +33,13 @@ export async function createImport(
     );
     const id = rows[0]!.id;
     await opts.enqueue(client, { importId: id, companyId: opts.companyId, phase: 'validate' });
-    await writeAudit(client, opts.actor, 'upload-employee-import', { companyId: opts.companyId, importId: id, filename, bytes: opts.content.byteLength, sha256 });
+    await writeAudit(client, opts.actor, 'upload-employee-import', {
+      companyId: opts.companyId,
+      importId: id,
+      filename,
+      bytes: opts.content.byteLength,
+      sha256,
+    });
     return { id };
   });
 }
@@ -42,7 +48,10 @@ export async function createImport(
  * HR confirms the dry run: the apply job is queued. Asked again while it runs → nothing new;
  * asked after an apply that gave up (its job failed) → a new run that resumes from the checkpoint.
  */
-export async function requestApply(pool: Pool, opts: { companyId: string; importId: string; actor: string; enqueue: EnqueueImportJob }): Promise<{ status: ImportStatus; queued: boolean }> {
+export async function requestApply(
+  pool: Pool,
+  opts: { companyId: string; importId: string; actor: string; enqueue: EnqueueImportJob },
+): Promise<{ status: ImportStatus; queued: boolean }> {
   return inTransaction(pool, undefined, async (client) => {
     const { rows } = await client.query<{ status: ImportStatus; new_count: number; changed_count: number }>(
       `select status, new_count, changed_count from employee_imports where id = $1 and company_id = $2 for update`,
@@ -108,7 +117,12 @@ export interface ImportView {
 
 /** The name without C0 control characters and DEL (kept out of headers and the page). */
 function withoutControlCharacters(name: string): string {
-  return [...name].filter((c) => { const code = c.charCodeAt(0); return code > 0x1f && code !== 0x7f; }).join('');
+  return [...name]
+    .filter((c) => {
+      const code = c.charCodeAt(0);
+      return code > 0x1f && code !== 0x7f;
+    })
+    .join('');
 }
 
 /** A job that may still run (the engine's OPEN_STATUSES; @beton/people does not depend on the engine), as SQL literals. */
@@ -120,18 +134,48 @@ const VIEW_COLUMNS = `id, filename, format, bytes, effective_month, status, phas
      and j.payload->>'phase' = 'apply' and j.status in (${OPEN_JOB_STATUSES}))) as stalled`;
 
 interface ViewRow {
-  id: string; filename: string; format: string; bytes: number; effective_month: string; status: ImportStatus; phase_rows: number; rows_total: number | null;
-  new_count: number; changed_count: number; unchanged_count: number; error_count: number; applied_rows: number; applied_new: number; applied_changed: number;
-  preview: PreviewRow[] | null; failure: string | null; created_by: string; created_at: Date; applied_at: Date | null; stalled: boolean;
+  id: string;
+  filename: string;
+  format: string;
+  bytes: number;
+  effective_month: string;
+  status: ImportStatus;
+  phase_rows: number;
+  rows_total: number | null;
+  new_count: number;
+  changed_count: number;
+  unchanged_count: number;
+  error_count: number;
+  applied_rows: number;
+  applied_new: number;
+  applied_changed: number;
+  preview: PreviewRow[] | null;
+  failure: string | null;
+  created_by: string;
+  created_at: Date;
+  applied_at: Date | null;
+  stalled: boolean;
 }
 
 function toView(r: ViewRow, errors: ImportErrorRow[]): ImportView {
   return {
-    id: r.id, filename: r.filename, format: r.format, bytes: r.bytes, effectiveMonth: r.effective_month, status: r.status,
-    phaseRows: r.phase_rows, rowsTotal: r.rows_total,
+    id: r.id,
+    filename: r.filename,
+    format: r.format,
+    bytes: r.bytes,
+    effectiveMonth: r.effective_month,
+    status: r.status,
+    phaseRows: r.phase_rows,
+    rowsTotal: r.rows_total,
     counts: { new: r.new_count, changed: r.changed_count, unchanged: r.unchanged_count, errors: r.error_count },
     applied: { rows: r.applied_rows, new: r.applied_new, changed: r.applied_changed },
-    preview: r.preview ?? [], errors, failure: r.failure, createdBy: r.created_by, createdAt: r.created_at, appliedAt: r.applied_at, stalled: r.stalled,
+    preview: r.preview ?? [],
+    errors,
+    failure: r.failure,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    appliedAt: r.applied_at,
+    stalled: r.stalled,
   };
 }
 
@@ -149,7 +193,10 @@ export async function importView(pool: Pool, companyId: string, importId: string
 
 /** The company's latest imports, newest first. */
 export async function listImports(pool: Pool, companyId: string, limit = 20): Promise<ImportView[]> {
-  const { rows } = await pool.query<ViewRow>(`select ${VIEW_COLUMNS} from employee_imports i where company_id = $1 order by created_at desc limit $2`, [companyId, limit]);
+  const { rows } = await pool.query<ViewRow>(`select ${VIEW_COLUMNS} from employee_imports i where company_id = $1 order by created_at desc limit $2`, [
+    companyId,
+    limit,
+  ]);
   return rows.map((r) => toView({ ...r, preview: [] }, []));
 }
 
@@ -164,6 +211,9 @@ export async function errorReportCsv(pool: Pool, companyId: string, importId: st
     `select row_number, column_name, reason_en, reason_bn from employee_import_errors where import_id = $1 order by row_number, column_name`,
     [importId],
   );
-  const csv = stringify(rows.map((r) => [r.row_number, r.column_name, r.reason_en, r.reason_bn]), { header: true, columns: ['row', 'column', 'reason', 'কারণ'], bom: true });
+  const csv = stringify(
+    rows.map((r) => [r.row_number, r.column_name, r.reason_en, r.reason_bn]),
+    { header: true, columns: ['row', 'column', 'reason', 'কারণ'], bom: true },
+  );
   return { filename: `${imp.rows[0].filename.replace(/\.(csv|xlsx)$/i, '')}-errors.csv`, csv };
 }

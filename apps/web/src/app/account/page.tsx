@@ -32,8 +32,17 @@ export default function AccountPage() {
     // Every other session of this user ends with the change (a stolen session does not survive it).
     const { error } = await authClient.changePassword({ currentPassword: current, newPassword: next, revokeOtherSessions: true });
     setPending(false);
-    if (error) return setError(error.status === 429 ? t('tooMany') : error.status === 400 && /password/i.test(error.message ?? '') && !/invalid/i.test(error.message ?? '') ? error.message! : t('wrongCurrent'));
-    setCurrent(''); setNext(''); setRepeat('');
+    if (error)
+      return setError(
+        error.status === 429
+          ? t('tooMany')
+          : error.status === 400 && /password/i.test(error.message ?? '') && !/invalid/i.test(error.message ?? '')
+            ? error.message!
+            : t('wrongCurrent'),
+      );
+    setCurrent('');
+    setNext('');
+    setRepeat('');
     setSaved(true);
     toast({ title: t('changed'), variant: 'success' });
     await me.refetch();
@@ -52,32 +61,87 @@ export default function AccountPage() {
     <div className="max-w-md space-y-4">
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
       {mustChange && (
-        <p role="status" data-testid="must-change" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">{t('mustChange')}</p>
+        <p role="status" data-testid="must-change" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+          {t('mustChange')}
+        </p>
       )}
       <Card>
         <h2 className="mb-3 font-semibold">{t('change')}</h2>
-        <form className="space-y-3" onSubmit={(e) => { e.preventDefault(); void change(); }}>
+        <form
+          className="space-y-3"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void change();
+          }}
+        >
           <Field id="current-password" label={t('current')}>
-            <input id="current-password" type="password" required autoComplete="current-password" value={current} onChange={(e) => { setCurrent(e.target.value); setSaved(false); }} className={INPUT} />
+            <input
+              id="current-password"
+              type="password"
+              required
+              autoComplete="current-password"
+              value={current}
+              onChange={(e) => {
+                setCurrent(e.target.value);
+                setSaved(false);
+              }}
+              className={INPUT}
+            />
           </Field>
           <Field id="new-password" label={t('new')} hint={t('newHint', { min: PASSWORD_LENGTH.min })}>
-            <input id="new-password" type="password" required minLength={PASSWORD_LENGTH.min} maxLength={PASSWORD_LENGTH.max} autoComplete="new-password" aria-describedby="new-password-hint"
-              value={next} onChange={(e) => { setNext(e.target.value); setSaved(false); }} className={INPUT} />
+            <input
+              id="new-password"
+              type="password"
+              required
+              minLength={PASSWORD_LENGTH.min}
+              maxLength={PASSWORD_LENGTH.max}
+              autoComplete="new-password"
+              aria-describedby="new-password-hint"
+              value={next}
+              onChange={(e) => {
+                setNext(e.target.value);
+                setSaved(false);
+              }}
+              className={INPUT}
+            />
           </Field>
           <Field id="repeat-password" label={t('repeat')}>
-            <input id="repeat-password" type="password" required autoComplete="new-password" value={repeat} onChange={(e) => { setRepeat(e.target.value); setSaved(false); }} className={INPUT} />
+            <input
+              id="repeat-password"
+              type="password"
+              required
+              autoComplete="new-password"
+              value={repeat}
+              onChange={(e) => {
+                setRepeat(e.target.value);
+                setSaved(false);
+              }}
+              className={INPUT}
+            />
           </Field>
           <div aria-live="polite">
-            {error && <p role="alert" className="text-sm text-red-700">{error}</p>}
-            {saved && <p data-testid="password-changed" className="text-sm text-emerald-800">{t('changed')}</p>}
+            {error && (
+              <p role="alert" className="text-sm text-red-700">
+                {error}
+              </p>
+            )}
+            {saved && (
+              <p data-testid="password-changed" className="text-sm text-emerald-800">
+                {t('changed')}
+              </p>
+            )}
           </div>
-          <Button type="submit" disabled={pending}>{pending ? '…' : t('submit')}</Button>
+          <Button type="submit" disabled={pending}>
+            {pending ? '…' : t('submit')}
+          </Button>
         </form>
       </Card>
       <Card>
         <h2 className="mb-2 font-semibold">{t('sessions')}</h2>
         <p className="mb-3 text-sm text-slate-700">{t('sessionsText')}</p>
-        <Button variant="danger" onClick={() => void signOutEverywhere()}>{t('signOutEverywhere')}</Button>
+        <Button variant="danger" onClick={() => void signOutEverywhere()}>
+          {t('signOutEverywhere')}
+        </Button>
       </Card>
     </div>
   );

@@ -35,15 +35,47 @@ export default function LoginPage() {
           <h1 className="text-xl font-semibold">{t('title')}</h1>
           <LanguageSwitch />
         </div>
-        <form className="space-y-3" onSubmit={(e) => { e.preventDefault(); void signIn(); }}>
+        <form
+          className="space-y-3"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void signIn();
+          }}
+        >
           <Field id="login-email" label={t('email')}>
-            <input id="login-email" name="email" type="email" required autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} className={INPUT} />
+            <input
+              id="login-email"
+              name="email"
+              type="email"
+              required
+              autoComplete="username"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              className={INPUT}
+            />
           </Field>
           <Field id="login-password" label={t('password')}>
-            <input id="login-password" name="password" type="password" required autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} className={INPUT} />
+            <input
+              id="login-password"
+              name="password"
+              type="password"
+              required
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              className={INPUT}
+            />
           </Field>
-          <div aria-live="assertive">{error && <p role="alert" className="text-sm text-red-700">{error}</p>}</div>
-          <Button type="submit" disabled={pending} className="w-full">{pending ? '…' : t('submit')}</Button>
+          <div aria-live="assertive">
+            {error && (
+              <p role="alert" className="text-sm text-red-700">
+                {error}
+              </p>
+            )}
+          </div>
+          <Button type="submit" disabled={pending} className="w-full">
+            {pending ? '…' : t('submit')}
+          </Button>
         </form>
       </Card>
     </main>

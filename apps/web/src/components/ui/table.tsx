@@ -17,11 +17,19 @@ export function Table({ children, className = '', caption, ...props }: HTMLAttri
 }
 
 export function Th({ children, className = '', ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
-  return <th scope="col" {...props} className={`p-2 text-left align-bottom font-medium text-slate-700 ${className}`}>{children}</th>;
+  return (
+    <th scope="col" {...props} className={`p-2 text-left align-bottom font-medium text-slate-700 ${className}`}>
+      {children}
+    </th>
+  );
 }
 
 export function Td({ children, className = '', ...props }: TdHTMLAttributes<HTMLTableCellElement>) {
-  return <td {...props} className={`p-2 align-top ${className}`}>{children}</td>;
+  return (
+    <td {...props} className={`p-2 align-top ${className}`}>
+      {children}
+    </td>
+  );
 }
 
 export function THead({ children }: { children: ReactNode }) {
@@ -32,4 +40,5 @@ export function THead({ children }: { children: ReactNode }) {
  * A table that is a list of cards below `sm` (390 px phones): `<tr>` becomes a block, every
  * `<td data-label="…">` shows its column's name before its value, the header row is hidden.
  */
-export const STACK_ON_PHONE = '[&_thead]:max-sm:sr-only [&_tr]:max-sm:block [&_tr]:max-sm:py-2 [&_td]:max-sm:block [&_td]:max-sm:py-1 [&_td[data-label]]:max-sm:before:content-[attr(data-label)] [&_td[data-label]]:max-sm:before:block [&_td[data-label]]:max-sm:before:text-xs [&_td[data-label]]:max-sm:before:text-slate-600';
+export const STACK_ON_PHONE =
+  '[&_thead]:max-sm:sr-only [&_tr]:max-sm:block [&_tr]:max-sm:py-2 [&_td]:max-sm:block [&_td]:max-sm:py-1 [&_td[data-label]]:max-sm:before:content-[attr(data-label)] [&_td[data-label]]:max-sm:before:block [&_td[data-label]]:max-sm:before:text-xs [&_td[data-label]]:max-sm:before:text-slate-600';

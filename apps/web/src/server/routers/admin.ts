@@ -1,5 +1,26 @@
 import { emailAccountOutput, emailAccountStatus, resumeEmailQueue } from '@beton/dashboard';
-import { ERROR_KINDS, FAILED_VIEWS, failedFacetsOutput, failedListOutput, jobDetailOutput, queuesOutput, schedulesOutput, stuckJobsOutput, workersOutput, countFailedJobs, discardJobs, failedFacets, failedJobDetail, listFailedJobs, listSchedules, listStuckJobs, listWorkers, queuesOverview, retryJobs, runScheduleNow } from '@beton/dashboard';
+import {
+  ERROR_KINDS,
+  FAILED_VIEWS,
+  failedFacetsOutput,
+  failedListOutput,
+  jobDetailOutput,
+  queuesOutput,
+  schedulesOutput,
+  stuckJobsOutput,
+  workersOutput,
+  countFailedJobs,
+  discardJobs,
+  failedFacets,
+  failedJobDetail,
+  listFailedJobs,
+  listSchedules,
+  listStuckJobs,
+  listWorkers,
+  queuesOverview,
+  retryJobs,
+  runScheduleNow,
+} from '@beton/dashboard';
 import { AppError, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
 import { listQueuePauses, pauseQueueByAdmin, queuePauseOutput, resumeQueueByAdmin } from '@beton/dashboard';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
@@ -36,19 +57,43 @@ const ids = z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000
 
 export const adminRouter = {
   failedList: adminProcedure
-    .input(filter.extend({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0), view: z.enum(FAILED_VIEWS).default('failed') }))
+    .input(
+      filter.extend({
+        limit: z.number().int().min(1).max(200).default(50),
+        offset: z.number().int().min(0).default(0),
+        view: z.enum(FAILED_VIEWS).default('failed'),
+      }),
+    )
     .output(failedListOutput)
     .query(({ ctx, input }) => {
       const { limit, offset, view, ...f } = input;
       return listFailedJobs(ctx.pool, f, { limit, offset, view });
     }),
-  failedCount: adminProcedure.input(filter).output(z.number()).query(({ ctx, input }) => countFailedJobs(ctx.pool, input)),
+  failedCount: adminProcedure
+    .input(filter)
+    .output(z.number())
+    .query(({ ctx, input }) => countFailedJobs(ctx.pool, input)),
   failedFacets: adminProcedure.output(failedFacetsOutput).query(({ ctx }) => failedFacets(ctx.pool)),
-  job: adminProcedure.input(z.object({ id: z.number().int().positive() })).output(jobDetailOutput).query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
-  retry: adminProcedure.input(ids).output(z.object({ retried: z.number() })).mutation(({ ctx, input }) => retryJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
-  retryMatching: adminProcedure.input(matching).output(z.object({ retried: z.number() })).mutation(({ ctx, input: { filter: f, expected } }) => retryJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
-  discard: adminProcedure.input(ids).output(z.object({ discarded: z.number() })).mutation(({ ctx, input }) => discardJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
-  discardMatching: adminProcedure.input(matching).output(z.object({ discarded: z.number() })).mutation(({ ctx, input: { filter: f, expected } }) => discardJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
+  job: adminProcedure
+    .input(z.object({ id: z.number().int().positive() }))
+    .output(jobDetailOutput)
+    .query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
+  retry: adminProcedure
+    .input(ids)
+    .output(z.object({ retried: z.number() }))
+    .mutation(({ ctx, input }) => retryJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
+  retryMatching: adminProcedure
+    .input(matching)
+    .output(z.object({ retried: z.number() }))
+    .mutation(({ ctx, input: { filter: f, expected } }) => retryJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
+  discard: adminProcedure
+    .input(ids)
+    .output(z.object({ discarded: z.number() }))
+    .mutation(({ ctx, input }) => discardJobs(ctx.pool, { ids: input.ids }, ctx.actor)),
+  discardMatching: adminProcedure
+    .input(matching)
+    .output(z.object({ discarded: z.number() }))
+    .mutation(({ ctx, input: { filter: f, expected } }) => discardJobs(ctx.pool, { filter: f, expected }, ctx.actor)),
   queues: adminProcedure.output(queuesOutput).query(({ ctx }) => queuesOverview(ctx.pool)),
   workers: adminProcedure.output(workersOutput).query(({ ctx }) => listWorkers(ctx.pool)),
   stuck: adminProcedure.output(stuckJobsOutput).query(({ ctx }) => listStuckJobs(ctx.pool)),
@@ -61,15 +106,35 @@ export const adminRouter = {
   /** Paused queues (an admin's pause or an account fault): why and since when. */
   queuePauses: adminProcedure.output(z.array(queuePauseOutput)).query(({ ctx }) => listQueuePauses(ctx.pool)),
   /** Pause / resume one queue for every worker (jobs stay queued; audited). */
-  pauseQueue: adminProcedure.input(queueName).output(z.object({ paused: z.boolean() })).mutation(({ ctx, input }) => pauseQueueByAdmin(ctx.pool, input.queue, ctx.actor)),
-  resumeQueue: adminProcedure.input(queueName).output(z.object({ resumed: z.boolean() })).mutation(({ ctx, input }) => resumeQueueByAdmin(ctx.pool, input.queue, ctx.actor)),
+  pauseQueue: adminProcedure
+    .input(queueName)
+    .output(z.object({ paused: z.boolean() }))
+    .mutation(({ ctx, input }) => pauseQueueByAdmin(ctx.pool, input.queue, ctx.actor)),
+  resumeQueue: adminProcedure
+    .input(queueName)
+    .output(z.object({ resumed: z.boolean() }))
+    .mutation(({ ctx, input }) => resumeQueueByAdmin(ctx.pool, input.queue, ctx.actor)),
   resumeEmail: adminProcedure.output(z.object({ resumed: z.boolean() })).mutation(({ ctx }) => resumeEmailQueue(ctx.pool, ctx.actor)),
   /** Users with their company and live sessions; the companies a new HR manager can belong to. */
   users: adminProcedure
-    .output(z.object({
-      users: z.array(z.object({ id: z.string(), email: z.string(), name: z.string(), role: z.enum(['HR', 'ADMIN']), companyId: z.string().nullable(), companyName: z.string().nullable(), mustChangePassword: z.boolean(), createdAt: z.date(), activeSessions: z.number() })),
-      companies: z.array(z.object({ id: z.string(), name: z.string() })),
-    }))
+    .output(
+      z.object({
+        users: z.array(
+          z.object({
+            id: z.string(),
+            email: z.string(),
+            name: z.string(),
+            role: z.enum(['HR', 'ADMIN']),
+            companyId: z.string().nullable(),
+            companyName: z.string().nullable(),
+            mustChangePassword: z.boolean(),
+            createdAt: z.date(),
+            activeSessions: z.number(),
+          }),
+        ),
+        companies: z.array(z.object({ id: z.string(), name: z.string() })),
+      }),
+    )
     .query(async ({ ctx }) => ({
       users: await listUsers(ctx.pool),
       companies: (await ctx.pool.query<{ id: string; name: string }>(`select id, name from companies order by name`)).rows,
@@ -77,10 +142,14 @@ export const adminRouter = {
   /** Companies with their settings, employees and HR users (issue 22). */
   companies: adminProcedure.output(z.array(companyOutput)).query(({ ctx }) => listCompanies(ctx.pool)),
   /** A new company (name, time zone, payroll schedule, deadline); its HR users are then created on the users page. Audited. */
-  createCompany: adminProcedure.input(newCompanyInput.partial({ timeZone: true, payrollSchedule: true, deadline: true, protectSlips: true })).output(companyOutput)
+  createCompany: adminProcedure
+    .input(newCompanyInput.partial({ timeZone: true, payrollSchedule: true, deadline: true, protectSlips: true }))
+    .output(companyOutput)
     .mutation(({ ctx, input }) => createCompany(ctx.pool, input, ctx.actor)),
   /** Password-protected slips of a company, as its HR can set them. Audited. */
-  setProtectSlips: adminProcedure.input(z.object({ companyId: z.string().uuid(), protectSlips: z.boolean() })).output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
+  setProtectSlips: adminProcedure
+    .input(z.object({ companyId: z.string().uuid(), protectSlips: z.boolean() }))
+    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
     .mutation(({ ctx, input }) => setProtectSlips(ctx.pool, input.companyId, input.protectSlips, ctx.actor)),
   /** A new user with a one-time password, shown once to the admin, to be changed at the first sign-in; audited. */
   createUser: adminProcedure
@@ -91,7 +160,8 @@ export const adminRouter = {
         const { id, email, oneTimePassword } = await createUser(ctx.pool, input, ctx.actor);
         return { id, email, oneTimePassword };
       } catch (error) {
-        if (error instanceof UserInputError) throw new AppError(error.fieldErrors.email === 'already a user' ? 'CONFLICT' : 'INVALID_INPUT', error.message, error.fieldErrors);
+        if (error instanceof UserInputError)
+          throw new AppError(error.fieldErrors.email === 'already a user' ? 'CONFLICT' : 'INVALID_INPUT', error.message, error.fieldErrors);
         throw error;
       }
     }),

@@ -1,28 +1,67 @@
-import { dateOfBirthInput, employeeDateOfBirth, updateEmployeeDateOfBirth, EXPORT_KINDS, employeesWithoutDateOfBirth, getCompany, listMonthExports, listMonths, monthDetail, monthDetailOutput, monthSummaryOutput, requestMonthExport, setProtectSlips } from '@beton/dashboard';
+import {
+  dateOfBirthInput,
+  employeeDateOfBirth,
+  updateEmployeeDateOfBirth,
+  EXPORT_KINDS,
+  employeesWithoutDateOfBirth,
+  getCompany,
+  listMonthExports,
+  listMonths,
+  monthDetail,
+  monthDetailOutput,
+  monthSummaryOutput,
+  requestMonthExport,
+  setProtectSlips,
+} from '@beton/dashboard';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { hrProcedure, jobs } from '../trpc.ts';
 
 const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
 const exportOutput = z.object({
-  id: z.string(), month: z.string(), kind: z.enum(EXPORT_KINDS), status: z.enum(['queued', 'building', 'ready', 'failed']), done: z.number(), total: z.number(),
-  filename: z.string(), volume: z.number(), volumes: z.number(), bytes: z.number().nullable(), error: z.string().nullable(), requestedBy: z.string(), createdAt: z.date(), finishedAt: z.date().nullable(),
-  expiresAt: z.date().nullable(), expired: z.boolean(),
+  id: z.string(),
+  month: z.string(),
+  kind: z.enum(EXPORT_KINDS),
+  status: z.enum(['queued', 'building', 'ready', 'failed']),
+  done: z.number(),
+  total: z.number(),
+  filename: z.string(),
+  volume: z.number(),
+  volumes: z.number(),
+  bytes: z.number().nullable(),
+  error: z.string().nullable(),
+  requestedBy: z.string(),
+  createdAt: z.date(),
+  finishedAt: z.date().nullable(),
+  expiresAt: z.date().nullable(),
+  expired: z.boolean(),
 });
 
 /** Past months, their slips and transfers, and the month's exports (issue 22). */
 export const monthsRouter = {
   list: hrProcedure.output(z.array(monthSummaryOutput)).query(({ ctx }) => listMonths(ctx.pool, ctx.companyId)),
   get: hrProcedure
-    .input(z.object({ month, search: z.string().max(100).optional(), limit: z.number().int().min(1).max(100).default(25), offset: z.number().int().min(0).max(1_000_000).default(0) }))
+    .input(
+      z.object({
+        month,
+        search: z.string().max(100).optional(),
+        limit: z.number().int().min(1).max(100).default(25),
+        offset: z.number().int().min(0).max(1_000_000).default(0),
+      }),
+    )
     .output(monthDetailOutput)
     .query(({ ctx, input }) => monthDetail(ctx.pool, ctx.companyId, input.month, input)),
-  exports: hrProcedure.input(z.object({ month })).output(z.array(exportOutput)).query(({ ctx, input }) => listMonthExports(ctx.pool, ctx.companyId, input.month)),
+  exports: hrProcedure
+    .input(z.object({ month }))
+    .output(z.array(exportOutput))
+    .query(({ ctx, input }) => listMonthExports(ctx.pool, ctx.companyId, input.month)),
   /** Builds an export in the background (build-month-export job); the same one on its way is returned. Audited. */
   requestExport: hrProcedure
     .input(z.object({ month, kind: z.enum(EXPORT_KINDS) }))
     .output(z.object({ export: exportOutput, created: z.boolean(), volumes: z.number() }))
-    .mutation(({ ctx, input }) => requestMonthExport(ctx.pool, jobs(ctx), { companyId: ctx.companyId, month: input.month, kind: input.kind, actor: ctx.actor })),
+    .mutation(({ ctx, input }) =>
+      requestMonthExport(ctx.pool, jobs(ctx), { companyId: ctx.companyId, month: input.month, kind: input.kind, actor: ctx.actor }),
+    ),
 } satisfies TRPCRouterRecord;
 
 const settingsOutput = z.object({ name: z.string(), timeZone: z.string(), protectSlips: z.boolean(), withoutDateOfBirth: z.number() });
@@ -43,8 +82,12 @@ const employeeId = z.number().int().positive().max(2_147_483_647);
 
 /** An employee's date of birth: the password of their protected slips (audited without the date). */
 export const dateOfBirthRouter = {
-  get: hrProcedure.input(z.object({ id: employeeId })).output(z.object({ dateOfBirth: z.string().nullable(), protectSlips: z.boolean() }))
+  get: hrProcedure
+    .input(z.object({ id: employeeId }))
+    .output(z.object({ dateOfBirth: z.string().nullable(), protectSlips: z.boolean() }))
     .query(({ ctx, input }) => employeeDateOfBirth(ctx.pool, ctx.companyId, input.id)),
-  set: hrProcedure.input(z.object({ id: employeeId, dateOfBirth: dateOfBirthInput })).output(z.object({ dateOfBirth: z.string().nullable() }))
+  set: hrProcedure
+    .input(z.object({ id: employeeId, dateOfBirth: dateOfBirthInput }))
+    .output(z.object({ dateOfBirth: z.string().nullable() }))
     .mutation(({ ctx, input }) => updateEmployeeDateOfBirth(ctx.pool, ctx.companyId, input.id, input.dateOfBirth, ctx.actor)),
 } satisfies TRPCRouterRecord;

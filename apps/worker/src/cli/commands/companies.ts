@@ -22,27 +22,47 @@ export const companiesCreate: Command = {
   summary: 'a company with its time zone and payroll schedule',
   help: createHelp,
   async run(argv, io) {
-    const { values } = parse(argv, {
-      name: { type: 'string' }, 'time-zone': { type: 'string' }, schedule: { type: 'string' }, deadline: { type: 'string' }, 'reply-to': { type: 'string' }, 'protect-slips': { type: 'boolean' },
-    }, createHelp);
-    if (values.help) return io.out(createHelp), 0;
+    const { values } = parse(
+      argv,
+      {
+        name: { type: 'string' },
+        'time-zone': { type: 'string' },
+        schedule: { type: 'string' },
+        deadline: { type: 'string' },
+        'reply-to': { type: 'string' },
+        'protect-slips': { type: 'boolean' },
+      },
+      createHelp,
+    );
+    if (values.help) return (io.out(createHelp), 0);
     if (!values.name) throw new UsageError('--name is required', createHelp);
     const created = await usingDatabase(async (db) => {
       try {
-        return await createCompany(db.pool, {
-          name: values.name!,
-          ...(values['time-zone'] ? { timeZone: values['time-zone'] } : {}),
-          ...(values.schedule ? { payrollSchedule: values.schedule } : {}),
-          ...(values.deadline ? { deadline: values.deadline } : {}),
-          ...(values['reply-to'] ? { replyToEmail: values['reply-to'] } : {}),
-          protectSlips: values['protect-slips'] === true,
-        }, cliActor());
+        return await createCompany(
+          db.pool,
+          {
+            name: values.name!,
+            ...(values['time-zone'] ? { timeZone: values['time-zone'] } : {}),
+            ...(values.schedule ? { payrollSchedule: values.schedule } : {}),
+            ...(values.deadline ? { deadline: values.deadline } : {}),
+            ...(values['reply-to'] ? { replyToEmail: values['reply-to'] } : {}),
+            protectSlips: values['protect-slips'] === true,
+          },
+          cliActor(),
+        );
       } catch (error) {
-        if (error instanceof AppError) throw new CliError(Object.entries(error.fieldErrors ?? {}).map(([k, v]) => `${k}: ${v}`).join('; ') || error.message);
+        if (error instanceof AppError)
+          throw new CliError(
+            Object.entries(error.fieldErrors ?? {})
+              .map(([k, v]) => `${k}: ${v}`)
+              .join('; ') || error.message,
+          );
         throw error;
       }
     }, io.err);
-    io.out(`Created company ${created.name} (${created.id}): ${created.timeZone}, payroll "${created.payrollSchedule}", slips by ${created.deadline}${created.protectSlips ? ', password-protected slips' : ''}.`);
+    io.out(
+      `Created company ${created.name} (${created.id}): ${created.timeZone}, payroll "${created.payrollSchedule}", slips by ${created.deadline}${created.protectSlips ? ', password-protected slips' : ''}.`,
+    );
     io.out(`Next: beton users create --role HR --company "${created.name}" --email <address>`);
     return 0;
   },
@@ -58,11 +78,14 @@ export const companiesList: Command = {
   help: listHelp,
   async run(argv, io) {
     const { values } = parse(argv, { json: { type: 'boolean' } }, listHelp);
-    if (values.help) return io.out(listHelp), 0;
+    if (values.help) return (io.out(listHelp), 0);
     const companies = await usingDatabase((db) => listCompanies(db.pool), io.err);
-    if (values.json) return io.out(JSON.stringify(companies)), 0;
-    for (const line of formatTable(['name', 'id', 'time zone', 'schedule', 'deadline', 'protected slips', 'employees', 'HR users'],
-      companies.map((c) => [c.name, c.id, c.timeZone, c.payrollSchedule, c.deadline, c.protectSlips ? 'yes' : '-', String(c.employees), String(c.hrUsers)]))) io.out(line);
+    if (values.json) return (io.out(JSON.stringify(companies)), 0);
+    for (const line of formatTable(
+      ['name', 'id', 'time zone', 'schedule', 'deadline', 'protected slips', 'employees', 'HR users'],
+      companies.map((c) => [c.name, c.id, c.timeZone, c.payrollSchedule, c.deadline, c.protectSlips ? 'yes' : '-', String(c.employees), String(c.hrUsers)]),
+    ))
+      io.out(line);
     return 0;
   },
 };

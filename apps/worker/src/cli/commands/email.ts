@@ -19,7 +19,7 @@ export const emailCheck: Command = {
   help: checkHelp,
   async run(argv, io) {
     const { values } = parse(argv, {}, checkHelp);
-    if (values.help) return io.out(checkHelp), 0;
+    if (values.help) return (io.out(checkHelp), 0);
     // The worker's own validated settings; the database is not needed for this check.
     let config;
     try {
@@ -27,11 +27,17 @@ export const emailCheck: Command = {
     } catch (error) {
       throw new CliError((error as Error).message, 1);
     }
-    const mailer = createMailer({ apiKey: config.sendgrid.apiKey, from: config.email.from, timeoutMs: config.email.requestTimeoutMs, ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}) });
+    const mailer = createMailer({
+      apiKey: config.sendgrid.apiKey,
+      from: config.email.from,
+      timeoutMs: config.email.requestTimeoutMs,
+      ...(config.sendgrid.baseUrl ? { baseUrl: config.sendgrid.baseUrl } : {}),
+    });
     const result = await mailer.checkAccount({ activity: config.email.activityApi });
     for (const p of result.problems) io.err(`${p.setting}: ${p.message}`);
     for (const i of result.inconclusive) io.err(`not checked: ${i}`);
-    if (result.ok && result.inconclusive.length === 0) io.out(`Email account OK: key, sender ${config.email.from.email}, plan${config.email.activityApi ? ', activity API' : ''}.`);
+    if (result.ok && result.inconclusive.length === 0)
+      io.out(`Email account OK: key, sender ${config.email.from.email}, plan${config.email.activityApi ? ', activity API' : ''}.`);
     return result.ok && result.inconclusive.length === 0 ? 0 : 1;
   },
 };
@@ -47,9 +53,11 @@ export const emailResume: Command = {
   help: resumeHelp,
   async run(argv, io) {
     const { values } = parse(argv, {}, resumeHelp);
-    if (values.help) return io.out(resumeHelp), 0;
+    if (values.help) return (io.out(resumeHelp), 0);
     const lifted = await usingDatabase((db) => resumeQueue(db.pool, 'send-email', cliActor()));
-    io.out(lifted ? `Resumed send-email (it was paused since ${lifted.pausedAt.toISOString()}: ${lifted.reason}).` : 'send-email was not paused; nothing to do.');
+    io.out(
+      lifted ? `Resumed send-email (it was paused since ${lifted.pausedAt.toISOString()}: ${lifted.reason}).` : 'send-email was not paused; nothing to do.',
+    );
     return 0;
   },
 };

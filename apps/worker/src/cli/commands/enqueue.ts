@@ -32,7 +32,7 @@ export const enqueue: Command = {
   help,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { 'run-at': { type: 'string' } }, help, { positionals: true });
-    if (values.help) return io.out(help), 0;
+    if (values.help) return (io.out(help), 0);
     const [task, json, ...extra] = positionals;
     if (!task) throw new UsageError('missing <task>', help);
     if (json === undefined) throw new UsageError(`missing the JSON payload for "${task}" (e.g. '{}')`, help);

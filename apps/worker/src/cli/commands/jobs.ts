@@ -18,7 +18,7 @@ export const jobsStats: Command = {
   help: statsHelp,
   async run(argv, io) {
     const { values } = parse(argv, { json: { type: 'boolean' } }, statsHelp);
-    if (values.help) return io.out(statsHelp), 0;
+    if (values.help) return (io.out(statsHelp), 0);
     const stats = await usingDatabase((db) => queueStats(db.pool), io.err);
     if (values.json) {
       io.out(JSON.stringify(stats));
@@ -55,7 +55,7 @@ export const jobsList: Command = {
   help: listHelp,
   async run(argv, io) {
     const { values } = parse(argv, { status: { type: 'string' }, limit: { type: 'string' }, queue: { type: 'string' }, json: { type: 'boolean' } }, listHelp);
-    if (values.help) return io.out(listHelp), 0;
+    if (values.help) return (io.out(listHelp), 0);
     const status = (values.status ?? 'failed') as JobStatus;
     if (!JOB_STATUSES.includes(status)) throw new UsageError(`--status must be one of ${JOB_STATUSES.join(', ')}, got "${values.status}"`);
     const limit = numberFlag(values.limit, 'limit', 50, { integer: true, min: 1, max: 100_000 });
@@ -73,7 +73,11 @@ export const jobsList: Command = {
       rows.map((r) => [r.id, r.task, `${r.attempts}/${r.maxAttempts}`, r.errorCode ?? '-', r.lastError ?? '-']),
     );
     for (const line of table) io.out(line);
-    io.out(total > rows.length ? `${rows.length} of ${total.toLocaleString('en-US')} ${status} jobs (--limit to see more)` : `${total} ${status} job${total === 1 ? '' : 's'}`);
+    io.out(
+      total > rows.length
+        ? `${rows.length} of ${total.toLocaleString('en-US')} ${status} jobs (--limit to see more)`
+        : `${total} ${status} job${total === 1 ? '' : 's'}`,
+    );
     return 0;
   },
 };
@@ -95,7 +99,7 @@ export const jobsRetry: Command = {
   help: retryHelp,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { 'all-failed': { type: 'boolean' } }, retryHelp, { positionals: true });
-    if (values.help) return io.out(retryHelp), 0;
+    if (values.help) return (io.out(retryHelp), 0);
     const all = values['all-failed'] === true;
     if (all && positionals.length) throw new UsageError('give job ids or --all-failed, not both', retryHelp);
     if (!all && !positionals.length) throw new UsageError('give the ids of the jobs to retry, or --all-failed', retryHelp);
@@ -104,11 +108,14 @@ export const jobsRetry: Command = {
       return Number(p);
     });
     const actor = cliActor();
-    const { retried, superseded } = await usingDatabase(async (db) => ({
-      retried: await retryFailedJobs(db.pool, all ? { allFailed: true } : { ids }, actor),
-      // A superseded job (its slip was delivered by another attempt, R13) is never retried: say why.
-      superseded: all ? new Map<number, string>() : await supersededJobs(db.pool, ids),
-    }), io.err);
+    const { retried, superseded } = await usingDatabase(
+      async (db) => ({
+        retried: await retryFailedJobs(db.pool, all ? { allFailed: true } : { ids }, actor),
+        // A superseded job (its slip was delivered by another attempt, R13) is never retried: say why.
+        superseded: all ? new Map<number, string>() : await supersededJobs(db.pool, ids),
+      }),
+      io.err,
+    );
     for (const [id, by] of superseded) io.err(`Job ${id} was superseded by ${by}: its work is done; retrying it would do it twice.`);
     if (retried.length === 0) {
       io.out(all ? 'No failed jobs to retry.' : 'None of those jobs is failed; nothing retried.');

@@ -27,7 +27,7 @@ export const payrollRun: Command = {
   help,
   async run(argv, io) {
     const { values } = parse(argv, { month: { type: 'string' }, company: { type: 'string' }, parallel: { type: 'string' } }, help);
-    if (values.help) return io.out(help), 0;
+    if (values.help) return (io.out(help), 0);
     if (!values.month) throw new UsageError('--month is required, e.g. --month 2026-11', help);
     try {
       assertMonth(values.month);
@@ -38,36 +38,42 @@ export const payrollRun: Command = {
     if (values.company !== undefined && !UUID.test(values.company)) throw new UsageError(`--company must be a company id (uuid), got "${values.company}"`);
     const parallel = numberFlag(values.parallel, 'parallel', 4, { integer: true, min: 1, max: 32 });
     const month = values.month;
-    const summary = await usingDatabase(async (db) => {
-      const companies = await countCompanies(db.pool);
-      if (companies === 0) throw new CliError('No companies in the database: run `npm run seed` first.');
-      let target = `${companies} companies`;
-      if (values.company) {
-        const company = await findCompany(db.pool, values.company);
-        if (!company) throw new CliError(new CompanyNotFoundError(values.company).message);
-        target = `${company.name} (${values.company})`;
-      }
-      io.out(`Payroll ${month}: enqueuing slips for ${target}…`);
-      const deps = { pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions), lock: new PostgresLock(db.pool), by: `${cliActor()}@${hostname()}` };
-      const started = performance.now();
-      try {
-        return await runPayroll(deps, month, {
-          ...(values.company ? { companyId: values.company } : {}),
-          parallel,
-          onProgress: (done, total) => {
-            const s = ((performance.now() - started) / 1000).toFixed(1);
-            io.out(`  [${String(done).padStart(String(total).length)}/${total}] companies done · ${s} s`);
-          },
-        });
-      } catch (error) {
-        if (error instanceof CompanyNotFoundError) throw new CliError(error.message);
-        throw error;
-      }
-      // One connection per lane (a company's transaction) and one for the lock.
-    }, io.err, parallel + 1);
+    const summary = await usingDatabase(
+      async (db) => {
+        const companies = await countCompanies(db.pool);
+        if (companies === 0) throw new CliError('No companies in the database: run `npm run seed` first.');
+        let target = `${companies} companies`;
+        if (values.company) {
+          const company = await findCompany(db.pool, values.company);
+          if (!company) throw new CliError(new CompanyNotFoundError(values.company).message);
+          target = `${company.name} (${values.company})`;
+        }
+        io.out(`Payroll ${month}: enqueuing slips for ${target}…`);
+        const deps = { pool: db.pool, jobs: createJobClient(db.pool, jobDefinitions), lock: new PostgresLock(db.pool), by: `${cliActor()}@${hostname()}` };
+        const started = performance.now();
+        try {
+          return await runPayroll(deps, month, {
+            ...(values.company ? { companyId: values.company } : {}),
+            parallel,
+            onProgress: (done, total) => {
+              const s = ((performance.now() - started) / 1000).toFixed(1);
+              io.out(`  [${String(done).padStart(String(total).length)}/${total}] companies done · ${s} s`);
+            },
+          });
+        } catch (error) {
+          if (error instanceof CompanyNotFoundError) throw new CliError(error.message);
+          throw error;
+        }
+        // One connection per lane (a company's transaction) and one for the lock.
+      },
+      io.err,
+      parallel + 1,
+    );
     const n = (x: number) => x.toLocaleString('en-US');
     if (summary.created === 0 && summary.existing === summary.companies) {
-      io.out(`Already done: payroll ${month} was already run for ${summary.companies === 1 ? 'this company' : `all ${summary.companies} companies`}; nothing enqueued.`);
+      io.out(
+        `Already done: payroll ${month} was already run for ${summary.companies === 1 ? 'this company' : `all ${summary.companies} companies`}; nothing enqueued.`,
+      );
       return 0;
     }
     io.out(

@@ -73,13 +73,26 @@ export const plan: Command = {
     const { values } = parse(
       argv,
       {
-        employees: s, 'render-ms': s, 'send-ms': s, 'send-cpu-ms': s, 'provider-rate': s, 'concurrency-limit': s,
-        cores: s, machines: s, start: s, deadline: s, 'machine-hour-cost': s, json: { type: 'boolean' },
-        story: { type: 'boolean' }, costs: s, rate: s, 'max-load': s,
+        employees: s,
+        'render-ms': s,
+        'send-ms': s,
+        'send-cpu-ms': s,
+        'provider-rate': s,
+        'concurrency-limit': s,
+        cores: s,
+        machines: s,
+        start: s,
+        deadline: s,
+        'machine-hour-cost': s,
+        json: { type: 'boolean' },
+        story: { type: 'boolean' },
+        costs: s,
+        rate: s,
+        'max-load': s,
       },
       help,
     );
-    if (values.help) return io.out(help), 0;
+    if (values.help) return (io.out(help), 0);
     const storyOnly = (['render-ms', 'send-ms', 'send-cpu-ms', 'concurrency-limit', 'machines'] as const).filter((k) => values[k] !== undefined);
     if (!values.story && storyOnly.length) throw new UsageError(`--${storyOnly[0]} is the story's planner: add --story (the default plans on measured costs)`);
     if (!values.story) {
@@ -105,7 +118,9 @@ export const plan: Command = {
           coresPerMachine: numberFlag(values.cores, 'cores', 8, { integer: true, min: 1 }),
           machineHourCost: numberFlag(values['machine-hour-cost'], 'machine-hour-cost', 40, { min: 0 }),
           maxLoad: numberFlag(values['max-load'], 'max-load', 0.75, { min: 0.01, max: 1 }),
-          ...(values.rate !== undefined ? { slipsPerSecond: values.rate === 'fastest' || values.rate === 'deadline' ? values.rate : numberFlag(values.rate, 'rate', 1, { min: 0.001 }) } : {}),
+          ...(values.rate !== undefined
+            ? { slipsPerSecond: values.rate === 'fastest' || values.rate === 'deadline' ? values.rate : numberFlag(values.rate, 'rate', 1, { min: 0.001 }) }
+            : {}),
         });
         if (values.json) io.out(JSON.stringify({ costsFile: file, ...night }));
         else for (const line of [`costs: ${file}`, ...formatNight(night, hoursMinutes)]) io.out(line);

@@ -27,10 +27,16 @@ export const seed: Command = {
   async run(argv, io) {
     const { values } = parse(
       argv,
-      { employees: { type: 'string' }, companies: { type: 'string' }, 'invalid-rate': { type: 'string' }, seed: { type: 'string' }, reset: { type: 'boolean' } },
+      {
+        employees: { type: 'string' },
+        companies: { type: 'string' },
+        'invalid-rate': { type: 'string' },
+        seed: { type: 'string' },
+        reset: { type: 'boolean' },
+      },
       help,
     );
-    if (values.help) return io.out(help), 0;
+    if (values.help) return (io.out(help), 0);
     const options = {
       employees: numberFlag(values.employees, 'employees', 50_000, { integer: true, min: 0 }),
       companies: numberFlag(values.companies, 'companies', 60, { integer: true, min: 1 }),
@@ -53,7 +59,11 @@ export const seed: Command = {
     );
     io.out('');
     io.out('Logins (shown only now — passwords are stored as hashes):');
-    for (const line of formatTable(['role', 'email', 'password', 'company'], result.logins.map((l) => [l.role, l.email, l.password, l.company ?? '-']))) io.out(`  ${line}`);
+    for (const line of formatTable(
+      ['role', 'email', 'password', 'company'],
+      result.logins.map((l) => [l.role, l.email, l.password, l.company ?? '-']),
+    ))
+      io.out(`  ${line}`);
     return 0;
   },
 };

@@ -22,11 +22,12 @@ export const slipsExport: Command = {
   help,
   async run(argv, io) {
     const { values } = parse(argv, { slip: { type: 'string' }, reason: { type: 'string' }, out: { type: 'string' } }, help);
-    if (values.help) return io.out(help), 0;
+    if (values.help) return (io.out(help), 0);
     if (!values.slip) throw new UsageError('--slip is required', help);
     const slip = numberFlag(values.slip, 'slip', 0, { integer: true, min: 1 });
     const reason = values.reason?.trim() ?? '';
-    if (reason.length < 10) throw new UsageError('--reason is required: say why the slip is read (10+ characters), e.g. --reason "ticket 4711: employee disputes net pay"', help);
+    if (reason.length < 10)
+      throw new UsageError('--reason is required: say why the slip is read (10+ characters), e.g. --reason "ticket 4711: employee disputes net pay"', help);
     if (!values.out) throw new UsageError('--out is required', help);
     const found = await usingDatabase(async (db) => {
       const row = await exportSlip(db.pool, slip, cliActor(), reason);

@@ -26,7 +26,7 @@ export const usersCreate: Command = {
   help: createHelp,
   async run(argv, io) {
     const { values } = parse(argv, { email: { type: 'string' }, role: { type: 'string' }, company: { type: 'string' }, name: { type: 'string' } }, createHelp);
-    if (values.help) return io.out(createHelp), 0;
+    if (values.help) return (io.out(createHelp), 0);
     if (!values.email) throw new UsageError('--email is required', createHelp);
     const role = values.role?.toUpperCase();
     if (role !== 'HR' && role !== 'ADMIN') throw new UsageError(`--role must be HR or ADMIN${values.role ? `, got "${values.role}"` : ''}`, createHelp);
@@ -62,10 +62,14 @@ export const usersList: Command = {
   help: listHelp,
   async run(argv, io) {
     const { values } = parse(argv, { json: { type: 'boolean' } }, listHelp);
-    if (values.help) return io.out(listHelp), 0;
+    if (values.help) return (io.out(listHelp), 0);
     const users = await usingDatabase((db) => listUsers(db.pool), io.err);
-    if (values.json) return io.out(JSON.stringify(users)), 0;
-    for (const line of formatTable(['email', 'role', 'company', 'one-time password', 'sessions'], users.map((u) => [u.email, u.role, u.companyName ?? '-', u.mustChangePassword ? 'yes' : '-', String(u.activeSessions)]))) io.out(line);
+    if (values.json) return (io.out(JSON.stringify(users)), 0);
+    for (const line of formatTable(
+      ['email', 'role', 'company', 'one-time password', 'sessions'],
+      users.map((u) => [u.email, u.role, u.companyName ?? '-', u.mustChangePassword ? 'yes' : '-', String(u.activeSessions)]),
+    ))
+      io.out(line);
     return 0;
   },
 };

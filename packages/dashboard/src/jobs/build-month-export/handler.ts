@@ -19,25 +19,27 @@ export interface MonthExportHandlerDeps {
   batchSize?: number;
 }
 
-export const buildMonthExportHandler = (deps: MonthExportHandlerDeps): HandlerOf<typeof buildMonthExportJob> => async (payload, ctx) => {
-  try {
-    const result = await buildMonthExport(deps.pool, payload.exportId, {
-      ttlHours: deps.exportTtlHours,
-      signal: ctx.signal,
-      budgetMs: deps.budgetMs ?? REGISTER_PART_BUDGET_MS,
-      ...(deps.batchSize ? { batchSize: deps.batchSize } : {}),
-    });
-    ctx.log.info({ exportId: payload.exportId, ...result }, result ? 'month export built' : 'month export already built');
-  } catch (error) {
-    // A register part used its time budget: the job runs again at once (no attempt used) from the checkpoint.
-    if (error instanceof ExportContinues) {
-      ctx.log.info({ exportId: payload.exportId, done: error.done, total: error.total }, 'month export continues in its next part');
+export const buildMonthExportHandler =
+  (deps: MonthExportHandlerDeps): HandlerOf<typeof buildMonthExportJob> =>
+  async (payload, ctx) => {
+    try {
+      const result = await buildMonthExport(deps.pool, payload.exportId, {
+        ttlHours: deps.exportTtlHours,
+        signal: ctx.signal,
+        budgetMs: deps.budgetMs ?? REGISTER_PART_BUDGET_MS,
+        ...(deps.batchSize ? { batchSize: deps.batchSize } : {}),
+      });
+      ctx.log.info({ exportId: payload.exportId, ...result }, result ? 'month export built' : 'month export already built');
+    } catch (error) {
+      // A register part used its time budget: the job runs again at once (no attempt used) from the checkpoint.
+      if (error instanceof ExportContinues) {
+        ctx.log.info({ exportId: payload.exportId, done: error.done, total: error.total }, 'month export continues in its next part');
+        throw error;
+      }
+      if (error instanceof PermanentError || ctx.attempt >= ctx.maxAttempts) {
+        const reason = error instanceof PermanentError ? error.message : 'The export could not be built; please ask for it again.';
+        await markExportFailed(deps.pool, payload.exportId, reason);
+      }
       throw error;
     }
-    if (error instanceof PermanentError || ctx.attempt >= ctx.maxAttempts) {
-      const reason = error instanceof PermanentError ? error.message : 'The export could not be built; please ask for it again.';
-      await markExportFailed(deps.pool, payload.exportId, reason);
-    }
-    throw error;
-  }
-};
+  };

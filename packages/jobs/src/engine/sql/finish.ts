@@ -8,7 +8,12 @@ const DONE_FROM = transitionSql('mark done', ['running'], 'done');
 
 /** An outcome's new status (writeOutcome): each from running. */
 export const OUTCOME_STATUS = {
-  paused: 'queued', deferred: 'retrying', retrying: 'retrying', superseded: 'superseded', next_run: 'done', failed: 'failed',
+  paused: 'queued',
+  deferred: 'retrying',
+  retrying: 'retrying',
+  superseded: 'superseded',
+  next_run: 'done',
+  failed: 'failed',
 } as const satisfies Record<string, JobStatus>;
 const OUTCOME_FROM = new Set(Object.values(OUTCOME_STATUS).map((to) => transitionSql(`outcome → ${to}`, ['running'], to)));
 if (OUTCOME_FROM.size !== 1) throw new Error('every outcome moves a running job');

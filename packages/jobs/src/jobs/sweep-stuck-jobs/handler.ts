@@ -11,12 +11,14 @@ export interface SweepHandlerDeps {
   staleHeartbeatMs: number;
 }
 
-export const sweepStuckJobsHandler = (deps: SweepHandlerDeps): HandlerOf<typeof sweepStuckJobsJob> => async (_payload, ctx) => {
-  const { recovered, requeued, releasedWakeups } = await recoverStuckJobs(deps.pool, {
-    runningLongerThanMs: deps.stuckRunningMs,
-    heartbeatOlderThanMs: deps.staleHeartbeatMs,
-  });
-  if (recovered.length) ctx.log.warn({ recovered }, `recovered ${recovered.length} stuck job(s)`);
-  if (requeued.length) ctx.log.warn({ requeued }, `queued ${requeued.length} stranded job(s) again: due, but no worker could take them`);
-  if (releasedWakeups) ctx.log.warn({ releasedWakeups }, `released ${releasedWakeups} wake-up(s) held by workers that stopped touching them`);
-};
+export const sweepStuckJobsHandler =
+  (deps: SweepHandlerDeps): HandlerOf<typeof sweepStuckJobsJob> =>
+  async (_payload, ctx) => {
+    const { recovered, requeued, releasedWakeups } = await recoverStuckJobs(deps.pool, {
+      runningLongerThanMs: deps.stuckRunningMs,
+      heartbeatOlderThanMs: deps.staleHeartbeatMs,
+    });
+    if (recovered.length) ctx.log.warn({ recovered }, `recovered ${recovered.length} stuck job(s)`);
+    if (requeued.length) ctx.log.warn({ requeued }, `queued ${requeued.length} stranded job(s) again: due, but no worker could take them`);
+    if (releasedWakeups) ctx.log.warn({ releasedWakeups }, `released ${releasedWakeups} wake-up(s) held by workers that stopped touching them`);
+  };

@@ -12,5 +12,9 @@ export const applyEmailEventsJob = defineJob({
   queue: 'maintenance',
   schema: z.object({ eventIds: z.array(z.string().min(1)).min(1) }),
   timeoutMs: 25_000,
-  idempotencyKey: (p) => `email-events:${createHash('sha256').update([...p.eventIds].sort().join(',')).digest('base64url').slice(0, 22)}`,
+  idempotencyKey: (p) =>
+    `email-events:${createHash('sha256')
+      .update([...p.eventIds].sort().join(','))
+      .digest('base64url')
+      .slice(0, 22)}`,
 });

@@ -3,6 +3,8 @@ import { sendReminder } from '../../send.ts';
 import { mailDeps, type PayrollHandlerDeps } from '../handler-deps.ts';
 import type { sendReminderEmailJob } from './definition.ts';
 
-export const sendReminderEmailHandler = (deps: PayrollHandlerDeps): HandlerOf<typeof sendReminderEmailJob> => async (payload, ctx) => {
-  await sendReminder(mailDeps(deps, ctx), payload, ctx.idempotencyKey);
-};
+export const sendReminderEmailHandler =
+  (deps: PayrollHandlerDeps): HandlerOf<typeof sendReminderEmailJob> =>
+  async (payload, ctx) => {
+    await sendReminder(mailDeps(deps, ctx), payload, ctx.idempotencyKey);
+  };

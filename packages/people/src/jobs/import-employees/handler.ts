@@ -13,10 +13,13 @@ export interface ImportHandlerDeps {
   jobs: Pick<JobEnqueuer<readonly [typeof importEmployeesJob]>, 'enqueue'>;
 }
 
-export const importEmployeesHandler = (deps: ImportHandlerDeps): HandlerOf<typeof importEmployeesJob> => async (payload, ctx) => {
-  const started = performance.now();
-  const options = { signal: ctx.signal, budgetMs: PART_BUDGET_MS };
-  const result = payload.phase === 'validate' ? await validateImport(deps.pool, payload.importId, options) : await applyImport(deps.pool, payload.importId, options);
-  ctx.log.info({ ...payload, ...result, ms: Math.round(performance.now() - started) }, `employee import ${payload.phase}: ${result.status}`);
-  if (!result.done) await deps.jobs.enqueue('import-employees', { ...payload, part: (payload.part ?? 0) + 1 });
-};
+export const importEmployeesHandler =
+  (deps: ImportHandlerDeps): HandlerOf<typeof importEmployeesJob> =>
+  async (payload, ctx) => {
+    const started = performance.now();
+    const options = { signal: ctx.signal, budgetMs: PART_BUDGET_MS };
+    const result =
+      payload.phase === 'validate' ? await validateImport(deps.pool, payload.importId, options) : await applyImport(deps.pool, payload.importId, options);
+    ctx.log.info({ ...payload, ...result, ms: Math.round(performance.now() - started) }, `employee import ${payload.phase}: ${result.status}`);
+    if (!result.done) await deps.jobs.enqueue('import-employees', { ...payload, part: (payload.part ?? 0) + 1 });
+  };

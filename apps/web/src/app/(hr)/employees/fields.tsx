@@ -15,7 +15,7 @@ import { errorData } from '../../../lib/errors.ts';
 export function fieldErrorsOf(error: unknown): Record<string, string> {
   const fe = errorData(error)?.fieldErrors;
   if (!fe) return {};
-  return Object.fromEntries(Object.entries(fe).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v[0] ?? '' : v]])));
+  return Object.fromEntries(Object.entries(fe).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? (v[0] ?? '') : v]])));
 }
 
 /** A reason key (or a reason's English/Bengali pair) as text in the page's language. */
@@ -27,21 +27,56 @@ export function useReasonText(): (reason: string) => string {
 export function Reason({ reason, testId }: { reason: string | undefined; testId?: string }) {
   const text = useReasonText();
   if (!reason) return null;
-  return <p role="alert" data-testid={testId} data-reason={reason} className="mt-1 text-sm text-red-800">{text(reason)}</p>;
+  return (
+    <p role="alert" data-testid={testId} data-reason={reason} className="mt-1 text-sm text-red-800">
+      {text(reason)}
+    </p>
+  );
 }
 
-export function TextField({ name, label, value, onChange, error, inputMode, lang, type = 'text', autoComplete = 'off' }: {
-  name: string; label: ReactNode; value: string; onChange: (v: string) => void; error?: string | undefined;
-  inputMode?: 'decimal' | 'email' | 'text' | 'numeric'; lang?: string; type?: string; autoComplete?: string;
+export function TextField({
+  name,
+  label,
+  value,
+  onChange,
+  error,
+  inputMode,
+  lang,
+  type = 'text',
+  autoComplete = 'off',
+}: {
+  name: string;
+  label: ReactNode;
+  value: string;
+  onChange: (v: string) => void;
+  error?: string | undefined;
+  inputMode?: 'decimal' | 'email' | 'text' | 'numeric';
+  lang?: string;
+  type?: string;
+  autoComplete?: string;
 }) {
   const id = `field-${name.replace(/\W/g, '-')}`;
   return (
     <div className="text-sm">
-      <label htmlFor={id} className="block font-medium text-slate-800">{label}</label>
-      <input id={id} name={name} type={type} value={value} inputMode={inputMode} lang={lang} autoComplete={autoComplete} aria-invalid={!!error}
-        aria-describedby={error ? `${id}-error` : undefined} onChange={(e) => onChange(e.target.value)}
-        className={`${INPUT} ${error ? 'border-red-600' : ''}`} />
-      <div id={`${id}-error`}><Reason reason={error} testId={`error-${name}`} /></div>
+      <label htmlFor={id} className="block font-medium text-slate-800">
+        {label}
+      </label>
+      <input
+        id={id}
+        name={name}
+        type={type}
+        value={value}
+        inputMode={inputMode}
+        lang={lang}
+        autoComplete={autoComplete}
+        aria-invalid={!!error}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={(e) => onChange(e.target.value)}
+        className={`${INPUT} ${error ? 'border-red-600' : ''}`}
+      />
+      <div id={`${id}-error`}>
+        <Reason reason={error} testId={`error-${name}`} />
+      </div>
     </div>
   );
 }
@@ -64,8 +99,15 @@ export function SalaryFields({ value, onChange, errors }: { value: SalaryForm; o
   return (
     <div className="grid grid-cols-1 gap-3 min-[400px]:grid-cols-2 sm:grid-cols-3">
       {SALARY_COMPONENTS.map((k) => (
-        <TextField key={k} name={`salary.${k}`} inputMode="decimal" label={t(k)}
-          value={value[k]} onChange={(v) => onChange({ ...value, [k]: v })} error={errors[`salary.${k}`]} />
+        <TextField
+          key={k}
+          name={`salary.${k}`}
+          inputMode="decimal"
+          label={t(k)}
+          value={value[k]}
+          onChange={(v) => onChange({ ...value, [k]: v })}
+          error={errors[`salary.${k}`]}
+        />
       ))}
     </div>
   );

@@ -21,25 +21,52 @@ export default function MonthsPage() {
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
       <p className="text-sm text-slate-700">{t('intro')}</p>
       {months.isLoading && <p role="status">{tc('loading')}</p>}
-      {months.error && <p role="alert" className="text-red-800">{errorText(months.error)}</p>}
+      {months.error && (
+        <p role="alert" className="text-red-800">
+          {errorText(months.error)}
+        </p>
+      )}
       {months.data?.length === 0 && <Card>{t('empty')}</Card>}
       {!!months.data?.length && (
         <Table caption={t('caption')} className={STACK_ON_PHONE} data-testid="months-table">
-          <THead><tr>
-            <Th>{t('month')}</Th><Th>{t('run')}</Th><Th className="text-right">{t('employees')}</Th>
-            <Th className="text-right">{t('slipsSent')}</Th><Th className="text-right">{t('slipsFailed')}</Th>
-            <Th className="text-right">{t('credited')}</Th><Th className="text-right">{t('atBank')}</Th><Th>{t('started')}</Th>
-          </tr></THead>
+          <THead>
+            <tr>
+              <Th>{t('month')}</Th>
+              <Th>{t('run')}</Th>
+              <Th className="text-right">{t('employees')}</Th>
+              <Th className="text-right">{t('slipsSent')}</Th>
+              <Th className="text-right">{t('slipsFailed')}</Th>
+              <Th className="text-right">{t('credited')}</Th>
+              <Th className="text-right">{t('atBank')}</Th>
+              <Th>{t('started')}</Th>
+            </tr>
+          </THead>
           <tbody>
             {months.data.map((m) => (
               <tr key={m.runId} data-testid="month-row" data-month={m.month} className="border-t border-slate-100">
-                <Td data-label={t('month')} className="font-medium"><Link className="text-indigo-700 underline" href={`/months/${m.month}`}>{monthName(m.month)}</Link></Td>
-                <Td data-label={t('run')}><StatusBadge status={m.status} /></Td>
-                <Td data-label={t('employees')} className="sm:text-right">{num(m.employeeCount)}</Td>
-                <Td data-label={t('slipsSent')} className="sm:text-right">{num(m.slipsSent)}</Td>
-                <Td data-label={t('slipsFailed')} className={`sm:text-right ${m.slipsFailed ? 'font-semibold text-red-800' : ''}`}>{num(m.slipsFailed)}</Td>
-                <Td data-label={t('credited')} className="sm:text-right">{num(m.transfers.credited)}</Td>
-                <Td data-label={t('atBank')} className="sm:text-right">{num(m.transfers.submitted + m.transfers.pending)}</Td>
+                <Td data-label={t('month')} className="font-medium">
+                  <Link className="text-indigo-700 underline" href={`/months/${m.month}`}>
+                    {monthName(m.month)}
+                  </Link>
+                </Td>
+                <Td data-label={t('run')}>
+                  <StatusBadge status={m.status} />
+                </Td>
+                <Td data-label={t('employees')} className="sm:text-right">
+                  {num(m.employeeCount)}
+                </Td>
+                <Td data-label={t('slipsSent')} className="sm:text-right">
+                  {num(m.slipsSent)}
+                </Td>
+                <Td data-label={t('slipsFailed')} className={`sm:text-right ${m.slipsFailed ? 'font-semibold text-red-800' : ''}`}>
+                  {num(m.slipsFailed)}
+                </Td>
+                <Td data-label={t('credited')} className="sm:text-right">
+                  {num(m.transfers.credited)}
+                </Td>
+                <Td data-label={t('atBank')} className="sm:text-right">
+                  {num(m.transfers.submitted + m.transfers.pending)}
+                </Td>
                 <Td data-label={t('started')}>{when(m.startedAt)}</Td>
               </tr>
             ))}

@@ -19,25 +19,52 @@ export default function SettingsPage() {
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
       {settings.isLoading && <p role="status">{tc('loading')}</p>}
-      {settings.error && <p role="alert" className="text-red-800">{errorText(settings.error)}</p>}
+      {settings.error && (
+        <p role="alert" className="text-red-800">
+          {errorText(settings.error)}
+        </p>
+      )}
       {s && (
         <Card>
           <p className="mb-3 font-medium">{s.name}</p>
           <div className="flex items-start gap-3">
-            <input id="protect-slips" type="checkbox" className="mt-1 h-5 w-5 shrink-0" data-testid="protect-slips" aria-describedby="protect-slips-help" checked={s.protectSlips} disabled={save.isPending}
-              onChange={(e) => save.mutate({ protectSlips: e.target.checked })} />
+            <input
+              id="protect-slips"
+              type="checkbox"
+              className="mt-1 h-5 w-5 shrink-0"
+              data-testid="protect-slips"
+              aria-describedby="protect-slips-help"
+              checked={s.protectSlips}
+              disabled={save.isPending}
+              onChange={(e) => save.mutate({ protectSlips: e.target.checked })}
+            />
             <div>
-              <label htmlFor="protect-slips" className="font-medium">{t('protect')}</label>
-              <p id="protect-slips-help" className="mt-1 text-sm text-slate-700">{t('protectHelp')}</p>
+              <label htmlFor="protect-slips" className="font-medium">
+                {t('protect')}
+              </label>
+              <p id="protect-slips-help" className="mt-1 text-sm text-slate-700">
+                {t('protectHelp')}
+              </p>
             </div>
           </div>
-          <p data-testid="protect-state" data-on={s.protectSlips} className="mt-3 text-sm font-medium">{s.protectSlips ? t('on') : t('off')}</p>
+          <p data-testid="protect-state" data-on={s.protectSlips} className="mt-3 text-sm font-medium">
+            {s.protectSlips ? t('on') : t('off')}
+          </p>
           {s.protectSlips && s.withoutDateOfBirth > 0 && (
-            <p role="alert" data-testid="missing-dob" data-count={s.withoutDateOfBirth} className="mt-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+            <p
+              role="alert"
+              data-testid="missing-dob"
+              data-count={s.withoutDateOfBirth}
+              className="mt-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900"
+            >
               {t('missing', { count: s.withoutDateOfBirth })}
             </p>
           )}
-          {save.error && <p role="alert" className="mt-2 text-sm text-red-800">{errorText(save.error)}</p>}
+          {save.error && (
+            <p role="alert" className="mt-2 text-sm text-red-800">
+              {errorText(save.error)}
+            </p>
+          )}
           <div aria-live="polite">{save.isSuccess && <p className="mt-2 text-sm text-emerald-800">{t('saved')}</p>}</div>
         </Card>
       )}

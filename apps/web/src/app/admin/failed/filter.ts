@@ -6,7 +6,15 @@
 import { ERROR_KINDS, type ErrorKind } from '@beton/dashboard/types';
 
 /** Days are 'YYYY-MM-DD' in Dhaka time, as the times on the page; the server reads them so. */
-export interface Filter { companyId?: string; task?: string; errorCode?: string; errorKind?: ErrorKind; fromDay?: string; toDay?: string; q?: string }
+export interface Filter {
+  companyId?: string;
+  task?: string;
+  errorCode?: string;
+  errorKind?: ErrorKind;
+  fromDay?: string;
+  toDay?: string;
+  q?: string;
+}
 export type View = 'failed' | 'superseded';
 
 const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;

@@ -16,7 +16,11 @@ const PAGE = 50;
 const KINDS = ['transient', 'permanent'] as const;
 
 export default function FailedJobsPage() {
-  return <Suspense><FailedJobs /></Suspense>;
+  return (
+    <Suspense>
+      <FailedJobs />
+    </Suspense>
+  );
 }
 
 function FailedJobs() {
@@ -37,8 +41,16 @@ function FailedJobs() {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   // The last action's outcome, said once (aria-live) and cleared when it no longer describes the list.
   const [result, setResult] = useState<{ text: string; kind: 'ok' | 'error' | 'changed' } | null>(null);
-  useEffect(() => { setSelected(new Set()); setResult(null); setOffset(0); }, [query]);
-  useEffect(() => { if (!result) return; const tm = setTimeout(() => setResult(null), 20_000); return () => clearTimeout(tm); }, [result]);
+  useEffect(() => {
+    setSelected(new Set());
+    setResult(null);
+    setOffset(0);
+  }, [query]);
+  useEffect(() => {
+    if (!result) return;
+    const tm = setTimeout(() => setResult(null), 20_000);
+    return () => clearTimeout(tm);
+  }, [result]);
 
   const facets = useQuery(trpc.admin.failedFacets.queryOptions());
   const list = useQuery({ ...trpc.admin.failedList.queryOptions({ ...filter, limit: PAGE, offset, view }), placeholderData: keepPreviousData });
@@ -56,9 +68,19 @@ function FailedJobs() {
     const next = filterQuery({ ...filter, ...patch }, view);
     router.replace(next ? `${pathname}?${next}` : pathname, { scroll: false });
   };
-  useEffect(() => { if (q === (filter.q ?? '')) return; const tm = setTimeout(() => set({ q: q || undefined }), 300); return () => clearTimeout(tm); }, [q]);
-  const setView = (v: View) => { const next = filterQuery(filter, v); router.replace(next ? `${pathname}?${next}` : pathname, { scroll: false }); };
-  const done = (kind: 'retried' | 'discarded', count: number) => { setResult({ text: t(kind, { count }), kind: 'ok' }); setSelected(new Set()); };
+  useEffect(() => {
+    if (q === (filter.q ?? '')) return;
+    const tm = setTimeout(() => set({ q: q || undefined }), 300);
+    return () => clearTimeout(tm);
+  }, [q]);
+  const setView = (v: View) => {
+    const next = filterQuery(filter, v);
+    router.replace(next ? `${pathname}?${next}` : pathname, { scroll: false });
+  };
+  const done = (kind: 'retried' | 'discarded', count: number) => {
+    setResult({ text: t(kind, { count }), kind: 'ok' });
+    setSelected(new Set());
+  };
   const failed = (error: unknown) => setResult({ text: errorText(error), kind: 'error' });
 
   // Retry / discard all that match: the server acts only if the filter still matches the
@@ -67,12 +89,14 @@ function FailedJobs() {
     setResult(null);
     let expected = total;
     for (;;) {
-      const ok = expected > 0 && await confirmDialog({
-        title: t(action === 'retry' ? 'confirmRetryAll' : 'confirmDiscardAll', { count: expected }),
-        description: action === 'discard' ? t('cannotUndo') : undefined,
-        confirmLabel: t(action === 'retry' ? 'retryAll' : 'discardAll', { count: num(expected) }),
-        danger: action === 'discard',
-      });
+      const ok =
+        expected > 0 &&
+        (await confirmDialog({
+          title: t(action === 'retry' ? 'confirmRetryAll' : 'confirmDiscardAll', { count: expected }),
+          description: action === 'discard' ? t('cannotUndo') : undefined,
+          confirmLabel: t(action === 'retry' ? 'retryAll' : 'discardAll', { count: num(expected) }),
+          danger: action === 'discard',
+        }));
       if (!ok) return;
       // No condition means every failed job: the API wants that said (matchAll).
       const input = { filter, expected, ...(Object.keys(filter).length === 0 ? { matchAll: true as const } : {}) };
@@ -90,17 +114,32 @@ function FailedJobs() {
   const act = async (action: 'retry' | 'discard', ids: number[]) => {
     setResult(null);
     if (action === 'discard' || ids.length > 1) {
-      const title = ids.length === 1 && action === 'discard' ? t('confirmDiscardOne', { id: String(ids[0]) })
-        : t(action === 'retry' ? 'confirmRetrySelected' : 'confirmDiscardSelected', { count: ids.length });
-      const ok = await confirmDialog({ title, description: action === 'discard' ? t('cannotUndo') : undefined, confirmLabel: t(action === 'retry' ? 'retry' : 'discard'), danger: action === 'discard' });
+      const title =
+        ids.length === 1 && action === 'discard'
+          ? t('confirmDiscardOne', { id: String(ids[0]) })
+          : t(action === 'retry' ? 'confirmRetrySelected' : 'confirmDiscardSelected', { count: ids.length });
+      const ok = await confirmDialog({
+        title,
+        description: action === 'discard' ? t('cannotUndo') : undefined,
+        confirmLabel: t(action === 'retry' ? 'retry' : 'discard'),
+        danger: action === 'discard',
+      });
       if (!ok) return;
     }
     try {
       if (action === 'retry') done('retried', (await retry.mutateAsync({ ids })).retried);
       else done('discarded', (await discard.mutateAsync({ ids })).discarded);
-    } catch (error) { failed(error); }
+    } catch (error) {
+      failed(error);
+    }
   };
-  const toggle = (id: number) => setSelected((s) => { const n = new Set(s); if (n.has(id)) n.delete(id); else n.add(id); return n; });
+  const toggle = (id: number) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(id)) n.delete(id);
+      else n.add(id);
+      return n;
+    });
   const allOnPage = selectable.length > 0 && selectable.every((j) => selected.has(j.id));
 
   return (
@@ -114,82 +153,220 @@ function FailedJobs() {
       <Card className="grid grid-cols-1 gap-3 text-sm sm:grid-cols-2 lg:grid-cols-4" aria-label={t('filters')}>
         <Field id="f-company" label={t('company')}>
           <select id="f-company" className={INPUT} value={filter.companyId ?? ''} onChange={(e) => set({ companyId: e.target.value || undefined })}>
-            <option value="">{tc('all')}</option>{facets.data?.companies.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
-          </select></Field>
+            <option value="">{tc('all')}</option>
+            {facets.data?.companies.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </Field>
         <Field id="f-task" label={t('task')}>
           <select id="f-task" className={INPUT} value={filter.task ?? ''} onChange={(e) => set({ task: e.target.value || undefined })}>
-            <option value="">{tc('all')}</option>{facets.data?.tasks.map((x) => <option key={x} value={x}>{x}</option>)}
-          </select></Field>
+            <option value="">{tc('all')}</option>
+            {facets.data?.tasks.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
+          </select>
+        </Field>
         <Field id="f-kind" label={t('errorKind')}>
-          <select id="f-kind" className={INPUT} value={filter.errorKind ?? ''} onChange={(e) => set({ errorKind: (e.target.value || undefined) as Filter['errorKind'] })}>
-            <option value="">{tc('all')}</option>{KINDS.map((k) => <option key={k} value={k}>{t(`kind.${k}`)}</option>)}
-          </select></Field>
+          <select
+            id="f-kind"
+            className={INPUT}
+            value={filter.errorKind ?? ''}
+            onChange={(e) => set({ errorKind: (e.target.value || undefined) as Filter['errorKind'] })}
+          >
+            <option value="">{tc('all')}</option>
+            {KINDS.map((k) => (
+              <option key={k} value={k}>
+                {t(`kind.${k}`)}
+              </option>
+            ))}
+          </select>
+        </Field>
         <Field id="f-code" label={t('errorCode')}>
           <select id="f-code" className={INPUT} value={filter.errorCode ?? ''} onChange={(e) => set({ errorCode: e.target.value || undefined })}>
-            <option value="">{tc('all')}</option>{facets.data?.errorCodes.map((c) => <option key={c.code} value={c.code}>{c.code} ({num(c.n)})</option>)}
-          </select></Field>
-        <Field id="f-from" label={t('from')}><input id="f-from" type="date" className={INPUT} value={filter.fromDay ?? ''} max={filter.toDay} onChange={(e) => set({ fromDay: e.target.value || undefined })} /></Field>
-        <Field id="f-to" label={t('to')}><input id="f-to" type="date" className={INPUT} value={filter.toDay ?? ''} min={filter.fromDay} onChange={(e) => set({ toDay: e.target.value || undefined })} /></Field>
-        <Field id="f-q" label={t('errorText')}><input id="f-q" type="search" className={INPUT} value={q} onChange={(e) => setQ(e.target.value)} /></Field>
+            <option value="">{tc('all')}</option>
+            {facets.data?.errorCodes.map((c) => (
+              <option key={c.code} value={c.code}>
+                {c.code} ({num(c.n)})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="f-from" label={t('from')}>
+          <input
+            id="f-from"
+            type="date"
+            className={INPUT}
+            value={filter.fromDay ?? ''}
+            max={filter.toDay}
+            onChange={(e) => set({ fromDay: e.target.value || undefined })}
+          />
+        </Field>
+        <Field id="f-to" label={t('to')}>
+          <input
+            id="f-to"
+            type="date"
+            className={INPUT}
+            value={filter.toDay ?? ''}
+            min={filter.fromDay}
+            onChange={(e) => set({ toDay: e.target.value || undefined })}
+          />
+        </Field>
+        <Field id="f-q" label={t('errorText')}>
+          <input id="f-q" type="search" className={INPUT} value={q} onChange={(e) => setQ(e.target.value)} />
+        </Field>
         <Field id="f-view" label={t('show')}>
           <select id="f-view" className={INPUT} value={view} onChange={(e) => setView(e.target.value as View)}>
             <option value="failed">{t('viewFailed')}</option>
             <option value="superseded">{t('viewSuperseded')}</option>
-          </select></Field>
+          </select>
+        </Field>
       </Card>
       <div className="flex flex-wrap items-center gap-3">
-        <span className="font-semibold" aria-live="polite"><span data-testid="failed-total" data-count={total}>{t(view === 'superseded' ? 'totalSuperseded' : 'total', { count: total })}</span></span>
-        {view === 'superseded' ? <span className="text-sm text-slate-700">{t('supersededText')}</span> : <>
-          <Button disabled={total === 0 || busy} onClick={() => void confirmAll('retry')}>{t('retryAll', { count: num(total) })}</Button>
-          <Button variant="danger" disabled={total === 0 || busy} onClick={() => void confirmAll('discard')}>{t('discardAll', { count: num(total) })}</Button>
-        </>}
+        <span className="font-semibold" aria-live="polite">
+          <span data-testid="failed-total" data-count={total}>
+            {t(view === 'superseded' ? 'totalSuperseded' : 'total', { count: total })}
+          </span>
+        </span>
+        {view === 'superseded' ? (
+          <span className="text-sm text-slate-700">{t('supersededText')}</span>
+        ) : (
+          <>
+            <Button disabled={total === 0 || busy} onClick={() => void confirmAll('retry')}>
+              {t('retryAll', { count: num(total) })}
+            </Button>
+            <Button variant="danger" disabled={total === 0 || busy} onClick={() => void confirmAll('discard')}>
+              {t('discardAll', { count: num(total) })}
+            </Button>
+          </>
+        )}
       </div>
       {view === 'failed' && selected.size > 0 && (
         <div data-testid="selection-bar" className="flex flex-wrap items-center gap-3 rounded-lg border border-indigo-200 bg-indigo-50 p-2 text-sm">
-          <span aria-live="polite" data-testid="selected-count">{t('selected', { count: selected.size })}</span>
-          <Button disabled={busy} onClick={() => void act('retry', [...selected])}>{t('retrySelected')}</Button>
-          <Button variant="danger" disabled={busy} onClick={() => void act('discard', [...selected])}>{t('discardSelected')}</Button>
-          <Button variant="secondary" onClick={() => setSelected(new Set())}>{t('clearSelection')}</Button>
+          <span aria-live="polite" data-testid="selected-count">
+            {t('selected', { count: selected.size })}
+          </span>
+          <Button disabled={busy} onClick={() => void act('retry', [...selected])}>
+            {t('retrySelected')}
+          </Button>
+          <Button variant="danger" disabled={busy} onClick={() => void act('discard', [...selected])}>
+            {t('discardSelected')}
+          </Button>
+          <Button variant="secondary" onClick={() => setSelected(new Set())}>
+            {t('clearSelection')}
+          </Button>
         </div>
       )}
       <div aria-live="polite" aria-atomic="true">
         {result && (
-          <p data-testid={result.kind === 'changed' ? 'count-changed' : result.kind === 'error' ? 'action-error' : 'action-result'} role={result.kind === 'error' ? 'alert' : undefined}
-            className={`text-sm ${result.kind === 'ok' ? 'text-emerald-800' : result.kind === 'error' ? 'text-red-800' : 'text-amber-900'}`}>{result.text}</p>
+          <p
+            data-testid={result.kind === 'changed' ? 'count-changed' : result.kind === 'error' ? 'action-error' : 'action-result'}
+            role={result.kind === 'error' ? 'alert' : undefined}
+            className={`text-sm ${result.kind === 'ok' ? 'text-emerald-800' : result.kind === 'error' ? 'text-red-800' : 'text-amber-900'}`}
+          >
+            {result.text}
+          </p>
         )}
       </div>
-      {list.error && <p role="alert" className="text-red-800">{errorText(list.error)}</p>}
+      {list.error && (
+        <p role="alert" className="text-red-800">
+          {errorText(list.error)}
+        </p>
+      )}
       <Table data-testid="failed-table" caption={t('tableCaption')} className={STACK_ON_PHONE}>
-        <THead><tr>
-          {view === 'failed' && <Th className="w-8"><input type="checkbox" aria-label={t('selectAll')} checked={allOnPage} disabled={selectable.length === 0}
-            onChange={() => setSelected(allOnPage ? new Set() : new Set(selectable.map((j) => j.id)))} className="h-4 w-4" /></Th>}
-          <Th>{t('job')}</Th><Th>{t('task')}</Th><Th>{t('company')}</Th><Th>{t('error')}</Th><Th>{t('failedAt')}</Th><Th>{t('actions')}</Th>
-        </tr></THead>
+        <THead>
+          <tr>
+            {view === 'failed' && (
+              <Th className="w-8">
+                <input
+                  type="checkbox"
+                  aria-label={t('selectAll')}
+                  checked={allOnPage}
+                  disabled={selectable.length === 0}
+                  onChange={() => setSelected(allOnPage ? new Set() : new Set(selectable.map((j) => j.id)))}
+                  className="h-4 w-4"
+                />
+              </Th>
+            )}
+            <Th>{t('job')}</Th>
+            <Th>{t('task')}</Th>
+            <Th>{t('company')}</Th>
+            <Th>{t('error')}</Th>
+            <Th>{t('failedAt')}</Th>
+            <Th>{t('actions')}</Th>
+          </tr>
+        </THead>
         <tbody>
           {rows.map((j) => (
             <tr key={j.id} data-testid="failed-row" data-job-id={j.id} className={`border-t border-slate-100 ${selected.has(j.id) ? 'bg-indigo-50' : ''}`}>
-              {view === 'failed' && <Td>{!j.supersededBy && <input type="checkbox" aria-label={t('select', { id: String(j.id) })} checked={selected.has(j.id)} onChange={() => toggle(j.id)} className="h-4 w-4" />}</Td>}
-              <Td data-label={t('job')} className="font-mono"><Link className="text-indigo-700 underline" href={`/admin/failed/${j.id}${query ? `?back=${encodeURIComponent(query)}` : ''}`}>#{j.id}</Link></Td>
-              <Td data-label={t('task')} className="break-words">{j.taskName}<div className="text-xs text-slate-700">{j.queue} · {t('attemptsCount', { count: j.attempts })}</div></Td>
+              {view === 'failed' && (
+                <Td>
+                  {!j.supersededBy && (
+                    <input
+                      type="checkbox"
+                      aria-label={t('select', { id: String(j.id) })}
+                      checked={selected.has(j.id)}
+                      onChange={() => toggle(j.id)}
+                      className="h-4 w-4"
+                    />
+                  )}
+                </Td>
+              )}
+              <Td data-label={t('job')} className="font-mono">
+                <Link className="text-indigo-700 underline" href={`/admin/failed/${j.id}${query ? `?back=${encodeURIComponent(query)}` : ''}`}>
+                  #{j.id}
+                </Link>
+              </Td>
+              <Td data-label={t('task')} className="break-words">
+                {j.taskName}
+                <div className="text-xs text-slate-700">
+                  {j.queue} · {t('attemptsCount', { count: j.attempts })}
+                </div>
+              </Td>
               <Td data-label={t('company')}>{j.companyName ?? '—'}</Td>
               <Td data-label={t('error')} className="min-w-0 [overflow-wrap:anywhere]">
-                {j.supersededBy && <div data-testid="superseded-by" className="text-slate-800">{t('supersededBy', { label: j.supersededBy.label })} <span className="font-mono text-xs text-slate-700">{j.supersededBy.key}</span></div>}
+                {j.supersededBy && (
+                  <div data-testid="superseded-by" className="text-slate-800">
+                    {t('supersededBy', { label: j.supersededBy.label })} <span className="font-mono text-xs text-slate-700">{j.supersededBy.key}</span>
+                  </div>
+                )}
                 <span className="font-mono text-red-800">{j.lastErrorCode ?? (j.supersededBy ? '' : t('unknownCode'))}</span>
-                {j.lastErrorKind && (KINDS as readonly string[]).includes(j.lastErrorKind) && <span className="text-xs"> ({t(`kind.${j.lastErrorKind as (typeof KINDS)[number]}`)})</span>}
+                {j.lastErrorKind && (KINDS as readonly string[]).includes(j.lastErrorKind) && (
+                  <span className="text-xs"> ({t(`kind.${j.lastErrorKind as (typeof KINDS)[number]}`)})</span>
+                )}
                 {j.lastError && <div className="line-clamp-2 text-xs text-slate-700">{j.lastError}</div>}
               </Td>
               <Td data-label={t('failedAt')}>{when(j.finishedAt)}</Td>
               <Td data-label={t('actions')}>
-                {!j.supersededBy && <div className="flex flex-wrap gap-1">
-                  <Button variant="secondary" disabled={busy} aria-label={t('retryOne', { id: String(j.id) })} onClick={() => void act('retry', [j.id])}>{t('retry')}</Button>
-                  <Button variant="secondary" disabled={busy} aria-label={t('discardOne', { id: String(j.id) })} onClick={() => void act('discard', [j.id])}>{t('discard')}</Button>
-                </div>}
+                {!j.supersededBy && (
+                  <div className="flex flex-wrap gap-1">
+                    <Button variant="secondary" disabled={busy} aria-label={t('retryOne', { id: String(j.id) })} onClick={() => void act('retry', [j.id])}>
+                      {t('retry')}
+                    </Button>
+                    <Button variant="secondary" disabled={busy} aria-label={t('discardOne', { id: String(j.id) })} onClick={() => void act('discard', [j.id])}>
+                      {t('discard')}
+                    </Button>
+                  </div>
+                )}
               </Td>
             </tr>
           ))}
         </tbody>
       </Table>
-      <Pager offset={offset} pageSize={PAGE} total={total} onOffset={(o) => { setOffset(o); setSelected(new Set()); setResult(null); }} />
+      <Pager
+        offset={offset}
+        pageSize={PAGE}
+        total={total}
+        onOffset={(o) => {
+          setOffset(o);
+          setSelected(new Set());
+          setResult(null);
+        }}
+      />
     </div>
   );
 }

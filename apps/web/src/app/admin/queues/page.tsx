@@ -45,16 +45,29 @@ export default function QueuesPage() {
   const stuck = useQuery({ ...trpc.admin.stuck.queryOptions(), refetchInterval: 10_000 });
   const pauses = useQuery({ ...trpc.admin.queuePauses.queryOptions(), refetchInterval: 5_000 });
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.admin.pathKey() });
-  const pause = useMutation(trpc.admin.pauseQueue.mutationOptions({
-    onSuccess: (r, v) => { toast({ title: t(r.paused ? 'pausedToast' : 'alreadyPaused', { queue: v.queue }), variant: 'success', testId: 'queue-toast' }); return refresh(); },
-    onError: (e) => toast({ title: errorText(e), variant: 'error' }),
-  }));
-  const resume = useMutation(trpc.admin.resumeQueue.mutationOptions({
-    onSuccess: (r, v) => { toast({ title: t(r.resumed ? 'resumedToast' : 'alreadyRunning', { queue: v.queue }), variant: 'success', testId: 'queue-toast' }); return refresh(); },
-    onError: (e) => toast({ title: errorText(e), variant: 'error' }),
-  }));
+  const pause = useMutation(
+    trpc.admin.pauseQueue.mutationOptions({
+      onSuccess: (r, v) => {
+        toast({ title: t(r.paused ? 'pausedToast' : 'alreadyPaused', { queue: v.queue }), variant: 'success', testId: 'queue-toast' });
+        return refresh();
+      },
+      onError: (e) => toast({ title: errorText(e), variant: 'error' }),
+    }),
+  );
+  const resume = useMutation(
+    trpc.admin.resumeQueue.mutationOptions({
+      onSuccess: (r, v) => {
+        toast({ title: t(r.resumed ? 'resumedToast' : 'alreadyRunning', { queue: v.queue }), variant: 'success', testId: 'queue-toast' });
+        return refresh();
+      },
+      onError: (e) => toast({ title: errorText(e), variant: 'error' }),
+    }),
+  );
   const askPause = async (queue: string) => {
-    if (await confirmDialog({ title: t('confirmPause', { queue }), description: t('confirmPauseText'), confirmLabel: t('pauseNamed', { queue }), danger: true })) pause.mutate({ queue });
+    if (
+      await confirmDialog({ title: t('confirmPause', { queue }), description: t('confirmPauseText'), confirmLabel: t('pauseNamed', { queue }), danger: true })
+    )
+      pause.mutate({ queue });
   };
   const askResume = async (queue: string) => {
     if (await confirmDialog({ title: t('confirmResume', { queue }), confirmLabel: t('resumeNamed', { queue }) })) resume.mutate({ queue });
@@ -63,36 +76,87 @@ export default function QueuesPage() {
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
-      {data.error && <p role="alert" className="text-red-800">{errorText(data.error)}</p>}
+      {data.error && (
+        <p role="alert" className="text-red-800">
+          {errorText(data.error)}
+        </p>
+      )}
       <EmailAccountPanel />
       {d?.limits.length || d?.rates.length ? (
-        <Card><h2 className="font-semibold">{t('limits')}</h2>
+        <Card>
+          <h2 className="font-semibold">{t('limits')}</h2>
           <ul className="text-sm">
-            {d.limits.map((l) => <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>{l.key}: <b>{t('inFlight', { inUse: num(l.inUse), max: num(l.max) })}</b></li>)}
-            {d.rates.map((r) => <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>{r.key}: <b>{t('rateUse', { used: num(r.inUsePerSecond, { maximumFractionDigits: 1, minimumFractionDigits: 1 }), max: num(r.perSecond), window: num(d.rateWindowSeconds) })}</b></li>)}
-          </ul></Card>
+            {d.limits.map((l) => (
+              <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>
+                {l.key}: <b>{t('inFlight', { inUse: num(l.inUse), max: num(l.max) })}</b>
+              </li>
+            ))}
+            {d.rates.map((r) => (
+              <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>
+                {r.key}:{' '}
+                <b>
+                  {t('rateUse', {
+                    used: num(r.inUsePerSecond, { maximumFractionDigits: 1, minimumFractionDigits: 1 }),
+                    max: num(r.perSecond),
+                    window: num(d.rateWindowSeconds),
+                  })}
+                </b>
+              </li>
+            ))}
+          </ul>
+        </Card>
       ) : null}
       <div className="grid gap-4 md:grid-cols-2">
         {d?.queues.map((q) => {
           const limit = d.limitDefs.find((x) => x.queue === q.queue)?.limits;
           const paused = pauses.data?.find((p) => p.queue === q.queue);
-          const limitText = [limit?.concurrency ? t('limitConcurrency', { max: num(limit.concurrency.max) }) : null, limit?.rate ? t('limitRate', { rate: num(limit.rate.perSecond) }) : null].filter(Boolean).join(' · ');
+          const limitText = [
+            limit?.concurrency ? t('limitConcurrency', { max: num(limit.concurrency.max) }) : null,
+            limit?.rate ? t('limitRate', { rate: num(limit.rate.perSecond) }) : null,
+          ]
+            .filter(Boolean)
+            .join(' · ');
           return (
             <Card key={q.queue} data-testid="queue-card" data-queue={q.queue} data-paused={paused ? 'true' : 'false'}>
               <div className="flex flex-wrap items-center justify-between gap-2">
                 <h2 className="font-semibold">{q.queue}</h2>
                 <div aria-live="polite" className="flex items-center gap-2">
                   <StatusBadge status={paused ? 'paused' : 'running'} />
-                  {paused
-                    ? <Button variant="secondary" disabled={resume.isPending} onClick={() => void askResume(q.queue)}>{t('resumeNamed', { queue: q.queue })}</Button>
-                    : <Button variant="secondary" disabled={pause.isPending} onClick={() => void askPause(q.queue)}>{t('pauseNamed', { queue: q.queue })}</Button>}
+                  {paused ? (
+                    <Button variant="secondary" disabled={resume.isPending} onClick={() => void askResume(q.queue)}>
+                      {t('resumeNamed', { queue: q.queue })}
+                    </Button>
+                  ) : (
+                    <Button variant="secondary" disabled={pause.isPending} onClick={() => void askPause(q.queue)}>
+                      {t('pauseNamed', { queue: q.queue })}
+                    </Button>
+                  )}
                 </div>
               </div>
-              {paused && <p data-testid="queue-paused" className="mt-1 text-sm text-amber-900">{t('paused', { when: when(paused.pausedAt), reason: paused.errorCode === 'paused_by_admin' ? t('pausedBy', { by: paused.pausedBy }) : paused.reason })}</p>}
+              {paused && (
+                <p data-testid="queue-paused" className="mt-1 text-sm text-amber-900">
+                  {t('paused', {
+                    when: when(paused.pausedAt),
+                    reason: paused.errorCode === 'paused_by_admin' ? t('pausedBy', { by: paused.pausedBy }) : paused.reason,
+                  })}
+                </p>
+              )}
               <dl className="my-2 grid grid-cols-3 gap-2 text-sm sm:grid-cols-6">
-                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => <div key={s} data-count={s}><dt className="text-slate-700"><StatusLabel status={s} /></dt><dd className="font-medium">{num(q.counts[s])}</dd></div>)}
+                {(['queued', 'running', 'retrying', 'failed', 'done'] as const).map((s) => (
+                  <div key={s} data-count={s}>
+                    <dt className="text-slate-700">
+                      <StatusLabel status={s} />
+                    </dt>
+                    <dd className="font-medium">{num(q.counts[s])}</dd>
+                  </div>
+                ))}
                 {/* Not due yet: waiting on purpose (e.g. the approval reminders), not stuck. */}
-                <div data-count="delayed"><dt className="text-slate-700"><StatusLabel status="delayed" /></dt><dd className="font-medium">{num(q.delayed)}</dd></div>
+                <div data-count="delayed">
+                  <dt className="text-slate-700">
+                    <StatusLabel status="delayed" />
+                  </dt>
+                  <dd className="font-medium">{num(q.delayed)}</dd>
+                </div>
               </dl>
               <p className="text-sm">{t('oldestWaiting', { age: age(q.oldestWaitingSeconds) })}</p>
               {limitText && <p className="text-sm text-slate-700">{t('limit', { text: limitText })}</p>}
@@ -104,25 +168,47 @@ export default function QueuesPage() {
       <Card>
         <h2 className="font-semibold">{t('delayedTitle')}</h2>
         {d?.delayed.length === 0 && <p className="text-sm text-slate-700">{tc('none')}</p>}
-        <ul className="text-sm">{d?.delayed.map((x) => (
-          <li key={`${x.queue}-${x.task}-${new Date(x.dueAt).toISOString()}`} data-testid="delayed-group">
-            {t.rich('delayedLine', { count: x.n, task: x.task, queue: x.queue, when: when(x.dueAt), due: (chunks) => <time dateTime={new Date(x.dueAt).toISOString()}>{chunks}</time> })}
-          </li>
-        ))}</ul>
+        <ul className="text-sm">
+          {d?.delayed.map((x) => (
+            <li key={`${x.queue}-${x.task}-${new Date(x.dueAt).toISOString()}`} data-testid="delayed-group">
+              {t.rich('delayedLine', {
+                count: x.n,
+                task: x.task,
+                queue: x.queue,
+                when: when(x.dueAt),
+                due: (chunks) => <time dateTime={new Date(x.dueAt).toISOString()}>{chunks}</time>,
+              })}
+            </li>
+          ))}
+        </ul>
         <p className="mt-1 text-xs text-slate-700">{t('recurringNote')}</p>
       </Card>
       <Card>
         <h2 className="font-semibold">{t('stuckTitle')}</h2>
         {stuck.data?.length === 0 && <p className="text-sm text-slate-700">{tc('none')}</p>}
-        <ul className="text-sm">{stuck.data?.map((j) => (
-          <li key={j.id} data-testid="stuck-job" data-job-id={j.id} className="break-words">
-            {t.rich('stuckLine', {
-              id: String(j.id), task: j.taskName, status: j.status, reason: j.reason, worker: j.workerId ?? '—', since: when(j.startedAt),
-              heartbeat: j.heartbeatAt ? when(j.heartbeatAt) : '—',
-              hb: (chunks) => (j.heartbeatAt ? <time data-testid="stuck-heartbeat" dateTime={new Date(j.heartbeatAt).toISOString()}>{chunks}</time> : <>{chunks}</>),
-            })}
-          </li>
-        ))}</ul>
+        <ul className="text-sm">
+          {stuck.data?.map((j) => (
+            <li key={j.id} data-testid="stuck-job" data-job-id={j.id} className="break-words">
+              {t.rich('stuckLine', {
+                id: String(j.id),
+                task: j.taskName,
+                status: j.status,
+                reason: j.reason,
+                worker: j.workerId ?? '—',
+                since: when(j.startedAt),
+                heartbeat: j.heartbeatAt ? when(j.heartbeatAt) : '—',
+                hb: (chunks) =>
+                  j.heartbeatAt ? (
+                    <time data-testid="stuck-heartbeat" dateTime={new Date(j.heartbeatAt).toISOString()}>
+                      {chunks}
+                    </time>
+                  ) : (
+                    <>{chunks}</>
+                  ),
+              })}
+            </li>
+          ))}
+        </ul>
       </Card>
     </div>
   );

@@ -10,8 +10,6 @@ import { AppError } from '@beton/dashboard';
 
 export const dynamic = 'force-dynamic';
 
-
-
 /**
  * HR uploads an employee file: `POST /api/imports?filename=staff.csv&month=2026-12` with the file
  * as the body (Content-Type text/csv or the XLSX type). The proxy has already checked the Origin
@@ -34,14 +32,21 @@ export const POST = handled(async (req: Request): Promise<Response> => {
   const url = new URL(req.url);
   const pool = db();
   try {
-    const { id } = await people(() => createImport(pool, {
-      companyId: session.companyId!, actor: `hr:${session.email}`, filename: url.searchParams.get('filename') ?? '', format, content,
-      effectiveMonth: url.searchParams.get('month') ?? '',
-      enqueue: (client, payload) => jobClientFor(pool).enqueue('import-employees', payload, { client }),
-    }));
+    const { id } = await people(() =>
+      createImport(pool, {
+        companyId: session.companyId!,
+        actor: `hr:${session.email}`,
+        filename: url.searchParams.get('filename') ?? '',
+        format,
+        content,
+        effectiveMonth: url.searchParams.get('month') ?? '',
+        enqueue: (client, payload) => jobClientFor(pool).enqueue('import-employees', payload, { client }),
+      }),
+    );
     return Response.json({ id }, { status: 201, headers: { 'cache-control': 'no-store' } });
   } catch (error) {
-    if (error instanceof AppError && error.code === 'INVALID_INPUT') return jsonError(req, 400, 'BAD_REQUEST', error.message, {}, { reason: Object.values(error.fieldErrors ?? {})[0] });
+    if (error instanceof AppError && error.code === 'INVALID_INPUT')
+      return jsonError(req, 400, 'BAD_REQUEST', error.message, {}, { reason: Object.values(error.fieldErrors ?? {})[0] });
     throw error;
   }
 });

@@ -20,7 +20,9 @@ export const GET = handled(async (req: Request): Promise<Response> => {
   const token = env().METRICS_TOKEN;
   if (!token) return jsonError(req, 404, 'NOT_FOUND', 'Not found');
   if (!bearerMatches(req.headers.get('authorization'), token)) {
-    return jsonError(req, 401, 'UNAUTHORIZED', 'A metrics scrape needs Authorization: Bearer <METRICS_TOKEN>', { 'www-authenticate': 'Bearer realm="metrics"' });
+    return jsonError(req, 401, 'UNAUTHORIZED', 'A metrics scrape needs Authorization: Bearer <METRICS_TOKEN>', {
+      'www-authenticate': 'Bearer realm="metrics"',
+    });
   }
   const m = metrics();
   return new Response(await m.metrics(), { headers: { 'Content-Type': m.contentType } });

@@ -32,16 +32,26 @@ export default function ImportPage() {
     setError(null);
     try {
       const type = file.name.toLowerCase().endsWith('.xlsx') ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv';
-      const res = await fetch(`/api/imports?${new URLSearchParams({ filename: file.name, month })}`, { method: 'POST', headers: { 'content-type': type }, body: file });
+      const res = await fetch(`/api/imports?${new URLSearchParams({ filename: file.name, month })}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: file,
+      });
       const body = (await res.json().catch(() => ({}))) as { id?: string; error?: { code?: string; reason?: string; limit?: string; requestId?: string } };
       if (res.ok && body.id) return router.push(`/employees/import/${body.id}`);
       const e = body.error;
-      setError(t('uploadFailed', {
-        reason: e?.reason === 'file.tooLarge' && e.limit ? t('tooLarge', { limit: e.limit })
-          : e?.reason ? reasonText(e.reason)
-          : e?.code === 'UNAUTHORIZED' ? t('signIn')
-          : t('serverError', { requestId: e?.requestId ?? '?' }),
-      }));
+      setError(
+        t('uploadFailed', {
+          reason:
+            e?.reason === 'file.tooLarge' && e.limit
+              ? t('tooLarge', { limit: e.limit })
+              : e?.reason
+                ? reasonText(e.reason)
+                : e?.code === 'UNAUTHORIZED'
+                  ? t('signIn')
+                  : t('serverError', { requestId: e?.requestId ?? '?' }),
+        }),
+      );
     } catch {
       setError(errorText(null));
     }
@@ -49,31 +59,76 @@ export default function ImportPage() {
   };
   return (
     <div className="space-y-4">
-      <Link href="/employees" className="text-sm text-indigo-700 underline">← {t('back')}</Link>
+      <Link href="/employees" className="text-sm text-indigo-700 underline">
+        ← {t('back')}
+      </Link>
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
       <Card className="space-y-3">
         <p className="text-sm text-slate-700">{t('howTo')}</p>
-        <form noValidate className="flex flex-wrap items-end gap-4" onSubmit={(e) => { e.preventDefault(); void upload(); }}>
+        <form
+          noValidate
+          className="flex flex-wrap items-end gap-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void upload();
+          }}
+        >
           <div className="min-w-0 text-sm">
-            <label htmlFor="import-file" className="block font-medium text-slate-800">{t('file')}</label>
-            <input id="import-file" name="file" type="file" accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+            <label htmlFor="import-file" className="block font-medium text-slate-800">
+              {t('file')}
+            </label>
+            <input
+              id="import-file"
+              name="file"
+              type="file"
+              accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
               aria-describedby={error ? 'upload-error' : undefined}
-              onChange={(e) => { setFile(e.target.files?.[0] ?? null); setError(null); }} className="mt-1 block max-w-full text-sm" />
+              onChange={(e) => {
+                setFile(e.target.files?.[0] ?? null);
+                setError(null);
+              }}
+              className="mt-1 block max-w-full text-sm"
+            />
           </div>
-          <div className="w-64 max-w-full"><TextField name="month" type="month" label={t('month')} value={month} onChange={setMonth} /></div>
-          <Button type="submit" disabled={busy}>{busy ? t('uploading') : t('upload')}</Button>
+          <div className="w-64 max-w-full">
+            <TextField name="month" type="month" label={t('month')} value={month} onChange={setMonth} />
+          </div>
+          <Button type="submit" disabled={busy}>
+            {busy ? t('uploading') : t('upload')}
+          </Button>
         </form>
-        {error && <p role="alert" id="upload-error" data-testid="upload-error" className="text-sm text-red-800">{error}</p>}
+        {error && (
+          <p role="alert" id="upload-error" data-testid="upload-error" className="text-sm text-red-800">
+            {error}
+          </p>
+        )}
       </Card>
       <h2 className="text-lg font-semibold">{t('previous')}</h2>
-      {list.error && <p role="alert" className="text-sm text-red-800">{errorText(list.error)}</p>}
+      {list.error && (
+        <p role="alert" className="text-sm text-red-800">
+          {errorText(list.error)}
+        </p>
+      )}
       <Table caption={t('caption')} className={STACK_ON_PHONE} data-testid="imports">
-        <THead><tr><Th>{t('fileName')}</Th><Th>{t('status')}</Th><Th>{t('rows')}</Th><Th>{t('when')}</Th></tr></THead>
+        <THead>
+          <tr>
+            <Th>{t('fileName')}</Th>
+            <Th>{t('status')}</Th>
+            <Th>{t('rows')}</Th>
+            <Th>{t('when')}</Th>
+          </tr>
+        </THead>
         <tbody>
           {list.data?.map((i) => (
             <tr key={i.id} className="border-t border-slate-100">
-              <Td data-label={t('fileName')} className="break-all"><Link className="text-indigo-700 underline" href={`/employees/import/${i.id}`}>{i.filename}</Link></Td>
-              <Td data-label={t('status')}><ImportStatus status={i.status} /></Td>
+              <Td data-label={t('fileName')} className="break-all">
+                <Link className="text-indigo-700 underline" href={`/employees/import/${i.id}`}>
+                  {i.filename}
+                </Link>
+              </Td>
+              <Td data-label={t('status')}>
+                <ImportStatus status={i.status} />
+              </Td>
               <Td data-label={t('rows')}>{i.rowsTotal === null ? '—' : num(i.rowsTotal)}</Td>
               <Td data-label={t('when')}>{when(i.createdAt)}</Td>
             </tr>

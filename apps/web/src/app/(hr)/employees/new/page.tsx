@@ -38,9 +38,18 @@ export default function NewEmployeePage() {
   const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
   return (
     <div className="space-y-4">
-      <Link href="/employees" className="text-sm text-indigo-700 underline">← {t('back')}</Link>
+      <Link href="/employees" className="text-sm text-indigo-700 underline">
+        ← {t('back')}
+      </Link>
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
-      <form noValidate className="space-y-4" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+      <form
+        noValidate
+        className="space-y-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
         {(create.error || Object.keys(errors).length > 0) && (
           <p role="alert" data-testid="form-error" className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
             {Object.keys(errors).length ? te('fix') : errorText(create.error)}
@@ -51,14 +60,32 @@ export default function NewEmployeePage() {
           <TextField name="email" type="email" inputMode="email" label={te('email')} value={form.email} onChange={set('email')} error={errors.email} />
           <TextField name="nameLatin" label={te('nameLatin')} value={form.nameLatin} onChange={set('nameLatin')} error={errors.nameLatin} />
           <TextField name="nameBengali" lang="bn" label={te('nameBengali')} value={form.nameBengali} onChange={set('nameBengali')} error={errors.nameBengali} />
-          <TextField name="bankAccount" inputMode="numeric" label={te('bankAccount')} value={form.bankAccount} onChange={set('bankAccount')} error={errors.bankAccount} />
+          <TextField
+            name="bankAccount"
+            inputMode="numeric"
+            label={te('bankAccount')}
+            value={form.bankAccount}
+            onChange={set('bankAccount')}
+            error={errors.bankAccount}
+          />
         </Card>
         <Card className="space-y-3">
           <h2 className="font-semibold">{t('salary')}</h2>
           <SalaryFields value={salary} onChange={setSalary} errors={errors} />
-          <div className="max-w-xs"><TextField name="effectiveMonth" type="month" label={t('effectiveMonth')} value={form.effectiveMonth} onChange={set('effectiveMonth')} error={errors.effectiveMonth} /></div>
+          <div className="max-w-xs">
+            <TextField
+              name="effectiveMonth"
+              type="month"
+              label={t('effectiveMonth')}
+              value={form.effectiveMonth}
+              onChange={set('effectiveMonth')}
+              error={errors.effectiveMonth}
+            />
+          </div>
         </Card>
-        <Button type="submit" disabled={create.isPending}>{create.isPending ? t('saving') : t('save')}</Button>
+        <Button type="submit" disabled={create.isPending}>
+          {create.isPending ? t('saving') : t('save')}
+        </Button>
       </form>
     </div>
   );

@@ -30,24 +30,45 @@ export default function MonthPage() {
     ...trpc.months.exports.queryOptions({ month }),
     refetchInterval: (q) => (q.state.data?.some((e) => e.status === 'queued' || e.status === 'building') ? 1_000 : false),
   });
-  const request = useMutation(trpc.months.requestExport.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.months.exports.queryKey({ month }) }) }));
+  const request = useMutation(
+    trpc.months.requestExport.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.months.exports.queryKey({ month }) }) }),
+  );
   const s = detail.data?.summary;
   const kindName = (kind: (typeof KINDS)[number]) => t(`kind_${kind}`);
-  const summary = s ? ([
-    ['employees', s.employeeCount], ['slipsSent', s.slipsSent], ['slipsFailed', s.slipsFailed],
-    ['credited', s.transfers.credited], ['atBank', s.transfers.submitted], ['pending', s.transfers.pending],
-  ] as const) : [];
+  const summary = s
+    ? ([
+        ['employees', s.employeeCount],
+        ['slipsSent', s.slipsSent],
+        ['slipsFailed', s.slipsFailed],
+        ['credited', s.transfers.credited],
+        ['atBank', s.transfers.submitted],
+        ['pending', s.transfers.pending],
+      ] as const)
+    : [];
   return (
     <div className="space-y-4">
-      <Link href="/months" className="text-sm text-indigo-700 underline">← {t('back')}</Link>
-      <h1 className="text-2xl font-semibold" data-testid="month-title">{monthName(month)}</h1>
+      <Link href="/months" className="text-sm text-indigo-700 underline">
+        ← {t('back')}
+      </Link>
+      <h1 className="text-2xl font-semibold" data-testid="month-title">
+        {monthName(month)}
+      </h1>
       {detail.isLoading && <p role="status">{tc('loading')}</p>}
-      {detail.error && <p role="alert" className="text-red-800">{errorText(detail.error)}</p>}
+      {detail.error && (
+        <p role="alert" className="text-red-800">
+          {errorText(detail.error)}
+        </p>
+      )}
       {s && (
         <Card>
           <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-6" data-testid="month-summary">
             {summary.map(([key, value]) => (
-              <div key={key}><dt className="text-slate-700">{t(key)}</dt><dd className="text-lg font-semibold" data-testid={key} data-count={value}>{num(value)}</dd></div>
+              <div key={key}>
+                <dt className="text-slate-700">{t(key)}</dt>
+                <dd className="text-lg font-semibold" data-testid={key} data-count={value}>
+                  {num(value)}
+                </dd>
+              </div>
             ))}
           </dl>
         </Card>
@@ -63,7 +84,11 @@ export default function MonthPage() {
             </Button>
           ))}
         </div>
-        {request.error && <p role="alert" className="mt-2 text-sm text-red-800">{errorText(request.error)}</p>}
+        {request.error && (
+          <p role="alert" className="mt-2 text-sm text-red-800">
+            {errorText(request.error)}
+          </p>
+        )}
         <ul className="mt-3 space-y-2" data-testid="exports" aria-live="polite">
           {exports.data?.length === 0 && <li className="text-sm text-slate-700">{t('noExports')}</li>}
           {exports.data?.map((e) => {
@@ -72,26 +97,47 @@ export default function MonthPage() {
             return (
               <li key={e.id} data-testid="export" data-kind={e.kind} data-status={status} className="rounded border border-slate-200 p-2 text-sm">
                 <div className="flex flex-wrap items-center gap-2">
-                  <span className="font-medium">{kindName(e.kind)}{e.volumes > 1 && <> · {t('part', { i: num(e.volume), n: num(e.volumes) })}</>}</span>
+                  <span className="font-medium">
+                    {kindName(e.kind)}
+                    {e.volumes > 1 && <> · {t('part', { i: num(e.volume), n: num(e.volumes) })}</>}
+                  </span>
                   <ExportBadge status={status} />
                   <span className="text-slate-700">{t('requested', { when: when(e.createdAt), who: e.requestedBy.replace(/^hr:/, '') })}</span>
                   {status === 'ready' && (
-                    <a className="rounded bg-indigo-600 px-3 py-1 font-medium break-all text-white hover:bg-indigo-700 sm:ml-auto" href={`/api/exports/${e.id}`} download={e.filename} data-testid="export-download">
+                    <a
+                      className="rounded bg-indigo-600 px-3 py-1 font-medium break-all text-white hover:bg-indigo-700 sm:ml-auto"
+                      href={`/api/exports/${e.id}`}
+                      download={e.filename}
+                      data-testid="export-download"
+                    >
                       {t('download', { file: e.filename })}
                     </a>
                   )}
                 </div>
                 {(e.status === 'queued' || e.status === 'building') && (
                   <div className="mt-2 flex items-center gap-2">
-                    <div className="h-2 flex-1 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label={t('progressLabel', { kind: kindName(e.kind) })} aria-valuenow={pct} aria-valuemin={0} aria-valuemax={100}>
+                    <div
+                      className="h-2 flex-1 overflow-hidden rounded bg-slate-200"
+                      role="progressbar"
+                      aria-label={t('progressLabel', { kind: kindName(e.kind) })}
+                      aria-valuenow={pct}
+                      aria-valuemin={0}
+                      aria-valuemax={100}
+                    >
                       <div className="h-2 bg-indigo-600" style={{ width: `${pct}%` }} />
                     </div>
-                    <span data-testid="export-progress" data-done={e.done} data-total={e.total}>{t('progress', { done: num(e.done), total: num(e.total) })}</span>
+                    <span data-testid="export-progress" data-done={e.done} data-total={e.total}>
+                      {t('progress', { done: num(e.done), total: num(e.total) })}
+                    </span>
                   </div>
                 )}
                 {status === 'ready' && e.expiresAt && <p className="mt-1 text-slate-700">{t('expires', { when: when(e.expiresAt) })}</p>}
                 {status === 'expired' && <p className="mt-1 text-slate-700">{t('expiredHelp')}</p>}
-                {e.status === 'failed' && <p role="alert" data-testid="export-error" className="mt-1 text-red-800">{t('exportFailed')}</p>}
+                {e.status === 'failed' && (
+                  <p role="alert" data-testid="export-error" className="mt-1 text-red-800">
+                    {t('exportFailed')}
+                  </p>
+                )}
               </li>
             );
           })}
@@ -101,27 +147,80 @@ export default function MonthPage() {
       <Card>
         <div className="mb-3 flex flex-wrap items-end gap-3">
           <Field id="month-search" label={t('search')} className="w-full sm:w-72">
-            <input id="month-search" type="search" className={INPUT} value={search} onChange={(e) => { setSearch(e.target.value); setOffset(0); }} />
+            <input
+              id="month-search"
+              type="search"
+              className={INPUT}
+              value={search}
+              onChange={(e) => {
+                setSearch(e.target.value);
+                setOffset(0);
+              }}
+            />
           </Field>
-          {detail.data && <span data-testid="month-employee-total" data-count={detail.data.total} className="text-sm text-slate-700">{t('total', { count: detail.data.total })}</span>}
+          {detail.data && (
+            <span data-testid="month-employee-total" data-count={detail.data.total} className="text-sm text-slate-700">
+              {t('total', { count: detail.data.total })}
+            </span>
+          )}
         </div>
         <Table caption={t('caption', { month: monthName(month) })} className={STACK_ON_PHONE} data-testid="month-employees">
-          <THead><tr>
-            <Th>{t('code')}</Th><Th>{t('name')}</Th><Th className="text-right">{t('net')}</Th><Th>{t('slip')}</Th><Th>{t('transfer')}</Th>
-          </tr></THead>
+          <THead>
+            <tr>
+              <Th>{t('code')}</Th>
+              <Th>{t('name')}</Th>
+              <Th className="text-right">{t('net')}</Th>
+              <Th>{t('slip')}</Th>
+              <Th>{t('transfer')}</Th>
+            </tr>
+          </THead>
           <tbody>
             {detail.data?.employees.map((e) => (
               <tr key={e.id} data-testid="month-employee" data-code={e.code} className="border-t border-slate-100">
-                <Td data-label={t('code')} className="font-mono">{e.code}</Td>
-                <Td data-label={t('name')}><Link className="text-indigo-700 underline" href={`/employees/${e.id}`}>{e.nameLatin}</Link> <span lang="bn" className="text-slate-700">{e.nameBengali}</span></Td>
-                <Td data-label={t('net')} className="whitespace-nowrap sm:text-right" data-net={e.net}>{money(e.net)}</Td>
-                <Td data-label={t('slip')} className="whitespace-nowrap"><StatusBadge status={e.slipStatus} />{e.slipId !== null && <> <a className="text-indigo-700 underline" href={`/api/slips/${e.slipId}/pdf`} target="_blank" rel="noreferrer" aria-label={t('pdfOf', { name: e.nameLatin })}>{t('pdf')}</a></>}</Td>
-                <Td data-label={t('transfer')} className="whitespace-nowrap"><TransferBadge status={e.transferStatus} />{e.creditedAt && <span className="ml-1 text-slate-700">{when(e.creditedAt)}</span>}</Td>
+                <Td data-label={t('code')} className="font-mono">
+                  {e.code}
+                </Td>
+                <Td data-label={t('name')}>
+                  <Link className="text-indigo-700 underline" href={`/employees/${e.id}`}>
+                    {e.nameLatin}
+                  </Link>{' '}
+                  <span lang="bn" className="text-slate-700">
+                    {e.nameBengali}
+                  </span>
+                </Td>
+                <Td data-label={t('net')} className="whitespace-nowrap sm:text-right" data-net={e.net}>
+                  {money(e.net)}
+                </Td>
+                <Td data-label={t('slip')} className="whitespace-nowrap">
+                  <StatusBadge status={e.slipStatus} />
+                  {e.slipId !== null && (
+                    <>
+                      {' '}
+                      <a
+                        className="text-indigo-700 underline"
+                        href={`/api/slips/${e.slipId}/pdf`}
+                        target="_blank"
+                        rel="noreferrer"
+                        aria-label={t('pdfOf', { name: e.nameLatin })}
+                      >
+                        {t('pdf')}
+                      </a>
+                    </>
+                  )}
+                </Td>
+                <Td data-label={t('transfer')} className="whitespace-nowrap">
+                  <TransferBadge status={e.transferStatus} />
+                  {e.creditedAt && <span className="ml-1 text-slate-700">{when(e.creditedAt)}</span>}
+                </Td>
               </tr>
             ))}
           </tbody>
         </Table>
-        {detail.data && <div className="mt-3"><Pager offset={offset} pageSize={PAGE} total={detail.data.total} onOffset={setOffset} /></div>}
+        {detail.data && (
+          <div className="mt-3">
+            <Pager offset={offset} pageSize={PAGE} total={detail.data.total} onOffset={setOffset} />
+          </div>
+        )}
       </Card>
     </div>
   );

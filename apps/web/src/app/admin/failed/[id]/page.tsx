@@ -12,8 +12,14 @@ export default async function JobPage({ params, searchParams }: { params: Promis
     const t = await getTranslations();
     return (
       <div className="space-y-4">
-        <Link href={backHref} className="text-sm text-indigo-700 underline">← {t('job.back')}</Link>
-        <Card><h1 data-testid="bad-job-id" className="text-xl font-semibold">{t('errors.badJobId', { value: id })}</h1></Card>
+        <Link href={backHref} className="text-sm text-indigo-700 underline">
+          ← {t('job.back')}
+        </Link>
+        <Card>
+          <h1 data-testid="bad-job-id" className="text-xl font-semibold">
+            {t('errors.badJobId', { value: id })}
+          </h1>
+        </Card>
       </div>
     );
   }

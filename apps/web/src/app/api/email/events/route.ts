@@ -29,7 +29,6 @@ function publicKey() {
   return cachedKey.key;
 }
 
-
 /**
  * A refused batch is counted before it is answered; when the database is unreachable for a
  * moment (a terminated connection, a restart), the answer goes out at once and the count is

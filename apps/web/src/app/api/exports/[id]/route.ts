@@ -14,14 +14,20 @@ export const dynamic = 'force-dynamic';
 export const GET = handled(async (req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> => {
   const session = await getSessionUser(req.headers);
   if (!session) return jsonError(req, 401, 'UNAUTHORIZED', 'Sign in first');
-  if (session.role !== 'HR' || !session.companyId) return jsonError(req, 403, 'FORBIDDEN', 'Month exports hold salary slips: they are for the company\'s HR managers only');
+  if (session.role !== 'HR' || !session.companyId)
+    return jsonError(req, 403, 'FORBIDDEN', "Month exports hold salary slips: they are for the company's HR managers only");
   if (session.mustChangePassword) return jsonError(req, 403, 'FORBIDDEN', 'Change your one-time password first');
   const pool = db();
   const found = await openMonthExport(pool, session.companyId, (await params).id, (kind) => EXPORT_FORMATS[kind].contentType);
   if (found.state === 'not-found') return jsonError(req, 404, 'NOT_FOUND', 'Not found');
   if (found.state === 'not-ready') return jsonError(req, 409, 'NOT_READY', `This export is ${found.export.status}; download it when it is ready.`);
   if (found.state === 'expired') {
-    return jsonError(req, 410, 'EXPIRED', `This download expired at ${found.export.expiresAt?.toISOString()}. Exports are kept for a limited time: build it again on the month's page.`);
+    return jsonError(
+      req,
+      410,
+      'EXPIRED',
+      `This download expired at ${found.export.expiresAt?.toISOString()}. Exports are kept for a limited time: build it again on the month's page.`,
+    );
   }
   const e = found.export;
   await auditExportDownload(pool, `hr:${session.email}`, e);

@@ -16,6 +16,10 @@ export const GET = handled(async (req: Request, { params }: { params: Promise<{ 
   const report = await errorReportCsv(db(), session.companyId, id);
   if (!report) return jsonError(req, 404, 'NOT_FOUND', 'Not found');
   return new Response(report.csv, {
-    headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${report.filename.replace(/[^\w.-]/g, '_')}"`, 'cache-control': 'private, no-store' },
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${report.filename.replace(/[^\w.-]/g, '_')}"`,
+      'cache-control': 'private, no-store',
+    },
   });
 });

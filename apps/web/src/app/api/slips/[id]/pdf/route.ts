@@ -13,7 +13,7 @@ export const dynamic = 'force-dynamic';
 export const GET = handled(async (req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> => {
   const session = await getSessionUser(req.headers);
   if (!session) return jsonError(req, 401, 'UNAUTHORIZED', 'Sign in first');
-  if (session.role !== 'HR' || !session.companyId) return jsonError(req, 403, 'FORBIDDEN', 'Salary slips are for the company\'s HR managers only');
+  if (session.role !== 'HR' || !session.companyId) return jsonError(req, 403, 'FORBIDDEN', "Salary slips are for the company's HR managers only");
   if (session.mustChangePassword) return jsonError(req, 403, 'FORBIDDEN', 'Change your one-time password first');
   const id = Number((await params).id);
   if (!Number.isSafeInteger(id) || id <= 0) return jsonError(req, 404, 'NOT_FOUND', 'Not found');
