@@ -1,5 +1,6 @@
 /**
- * Benchmark: the HR and admin reads on Prisma Client against the SQL they had (bench/sql-baseline.ts),
+ * Benchmark: the HR and admin reads on Prisma Client against SQL (the product's own functions where
+ * SQL was kept; bench/sql-baseline.ts for the schedules read that Prisma replaced),
  * in one process on one pool, interleaved call by call (the machine is shared: both sides see
  * the same load). Prisma side: the product's code where Prisma was kept (schedules), else
  * bench/prisma-candidates.ts (the reads that stayed SQL because Prisma measured slower). Database: bench/seed.ts (50,000 employees, 100,000 jobs
@@ -92,42 +93,42 @@ try {
   const reads = [
     await compare(
       'failed jobs list (no filter)',
-      () => before.listFailedJobs(pool, {}, page),
+      () => now.listFailedJobs(pool, {}, page),
       () => candidate.listFailedJobs(pool, {}, page),
     ),
     await compare(
       'failed jobs list (company, code, q)',
-      () => before.listFailedJobs(pool, { companyId, errorCode: 'invalid_recipient', q: 'mailbox' }, page),
+      () => now.listFailedJobs(pool, { companyId, errorCode: 'invalid_recipient', q: 'mailbox' }, page),
       () => candidate.listFailedJobs(pool, { companyId, errorCode: 'invalid_recipient', q: 'mailbox' }, page),
     ),
     await compare(
       'failed jobs count (task, kind, day)',
-      () => before.countFailedJobs(pool, { task: 'send-slip-email', errorKind: 'permanent', fromDay: '2026-01-01' }),
+      () => now.countFailedJobs(pool, { task: 'send-slip-email', errorKind: 'permanent', fromDay: '2026-01-01' }),
       () => candidate.countFailedJobs(pool, { task: 'send-slip-email', errorKind: 'permanent', fromDay: '2026-01-01' }),
     ),
     await compare(
       'failed facets',
-      () => before.failedFacets(pool),
+      () => now.failedFacets(pool),
       () => candidate.failedFacets(pool),
     ),
     await compare(
       'failed job detail',
-      () => before.failedJobDetail(pool, job!.id),
+      () => now.failedJobDetail(pool, job!.id),
       () => candidate.failedJobDetail(pool, job!.id),
     ),
     await compare(
       'employee detail',
-      () => before.employeeDetail(pool, hr, emp!.id),
+      () => now.employeeDetail(pool, hr, emp!.id),
       () => candidate.employeeDetail(pool, hr, emp!.id),
     ),
     await compare(
       'employee in company',
-      () => before.assertEmployeeInCompany(pool, hr, emp!.id),
+      () => now.assertEmployeeInCompany(pool, hr, emp!.id),
       () => candidate.assertEmployeeInCompany(pool, hr, emp!.id),
     ),
     await compare(
       'run for approval',
-      () => before.runForApproval(pool, companyId, runId),
+      () => now.runForApproval(pool, companyId, runId),
       () => candidate.runForApproval(pool, companyId, runId),
     ),
     await compare(
