@@ -8,6 +8,7 @@
  * replay), a body that is not a JSON array (400); no key configured (503: SendGrid retries).
  * Unknown event types and events for unknown keys are ignored and counted. Never a 500.
  */
+import { isConnectionError, retryOnConnectionError } from '@beton/jobs/client';
 import { countWebhook, storeEventBatch, type WebhookOutcome } from '@beton/payroll/events';
 import { EventWebhook, EventWebhookHeader } from '@sendgrid/eventwebhook';
 import { db } from '../../../../server/db.ts';
@@ -32,28 +33,18 @@ function publicKey() {
 /**
  * A refused batch is counted before it is answered; when the database is unreachable for a
  * moment (a terminated connection, a restart), the answer goes out at once and the count is
- * retried in the background for up to COUNT_RETRY_MS, so a refusal during a fault still counts.
+ * retried in the background (the engine's connection retry, up to COUNT_RETRY_MS), so a refusal
+ * during a fault still counts. A count whose commit was lost with its connection may count twice.
  */
 const COUNT_RETRY_MS = 30_000;
 async function countRefusal(pool: ReturnType<typeof db>, outcome: WebhookOutcome): Promise<void> {
-  const until = Date.now() + COUNT_RETRY_MS;
-  const once = () => countWebhook(pool, { [outcome]: 1 });
-  try {
-    await once();
-  } catch {
-    void (async () => {
-      for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        try {
-          return await once();
-        } catch (error) {
-          if (Date.now() < until) continue;
-          console.error(`webhook: a refusal (${outcome}) could not be counted: ${error instanceof Error ? error.message : String(error)}`);
-          return;
-        }
-      }
-    })();
-  }
+  const count = () => countWebhook(pool, { [outcome]: 1 });
+  const lost = (error: unknown) =>
+    console.error(`webhook: a refusal (${outcome}) could not be counted: ${error instanceof Error ? error.message : String(error)}`);
+  await count().catch((first: unknown) => {
+    if (isConnectionError(first)) void retryOnConnectionError(count, { deadlineMs: COUNT_RETRY_MS }).catch(lost);
+    else lost(first); // never a 500 for a count
+  });
 }
 
 export async function POST(req: Request): Promise<Response> {
