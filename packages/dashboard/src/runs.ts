@@ -1,5 +1,5 @@
 import { renderSlipJob as renderSlip, sendReminderEmailJob as sendReminderEmail, sendSlipEmailJob as sendSlipEmail } from '@beton/payroll/jobs';
-import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql } from '@beton/jobs/job-sets';
+import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql } from '@beton/jobs/job-conditions';
 import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
 import { remindersAt } from '@beton/payroll/actions';
 import { slipDeadline } from '@beton/payroll/month';

@@ -1,6 +1,6 @@
-import { inTransaction, writeAudit, type Pool, type PoolClient } from './db.ts';
+import { inTransaction, writeAudit, type Pool, type PoolClient } from '@beton/db';
 import { addWakeups } from './wakeups.ts';
-import { failedJobsWhere } from './job-sets.ts';
+import { failedJobsWhere } from './job-conditions.ts';
 import { transitionSql } from './transitions.ts';
 
 const RETRY_FROM = transitionSql('admin retry', ['failed'], 'queued');

@@ -7,13 +7,13 @@
 export * from './admin.ts';
 export * from './backoff.ts';
 export * from './connection-retry.ts';
-export * from './db.ts';
+export { refreshWakeupStatistics } from './wakeups.ts';
 export * from './definition.ts';
 export * from './engine/config-check.ts';
 export * from './engine/pause.ts';
 export * from './enqueue.ts';
 export * from './errors.ts';
-export * from './job-sets.ts';
+export * from './job-conditions.ts';
 export * from './jobs/index.ts';
 export * from './lanes.ts';
 export * from './limits.ts';

@@ -1,6 +1,6 @@
 import type { AnyJobDefinition, DefinitionNamed, JobLinks, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
-import type { Pool, PoolClient } from './db.ts';
+import type { Pool, PoolClient } from '@beton/db';
 import { addWakeupsSql, BULK_ENQUEUE_ANALYZE_ROWS, refreshWakeupStatistics, wakeupSpecSql } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
 

@@ -1,5 +1,5 @@
 import { Logger, runMigrations } from 'graphile-worker';
-import type { Pool } from './db.ts';
+import type { Pool } from '@beton/db';
 import { ensureWakeupAgeIndex } from './wakeups.ts';
 
 const quiet = new Logger(() => () => {});

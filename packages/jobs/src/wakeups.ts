@@ -167,7 +167,7 @@ export async function delayedWakeups(pool: Pool): Promise<Array<{ task: string; 
  * (`w`) no worker will take: locked before `staleBefore` (SQL) by a pool that has not touched it
  * since, worn out by graphile-worker's own retries, or pushed back by them past now +
  * `thresholdMs` (SQL, ms). A FROM item read from the wake-up side, ending with its WHERE clause.
- * (job-sets.ts: strandedWaitingFrom.)
+ * (job-conditions.ts: strandedWaitingFrom.)
  */
 export function strandedWakeupsFrom(thresholdMs: string, before: string): string {
   return `${JOBS} w

@@ -1,7 +1,7 @@
 import { createLogger } from '../src/logger.ts';
 import { PostgresLimiterStore } from '../src/limits.ts';
 import { startWorker, type StartWorkerOptions } from '../src/engine/worker.ts';
-import type { Pool } from '../src/db.ts';
+import type { Pool } from '@beton/db';
 
 export const silent = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 

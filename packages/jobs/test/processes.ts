@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Pool } from '../src/db.ts';
+import type { Pool } from '@beton/db';
 import { countWakeups } from '../src/wakeups.ts';
 
 /** Every child a test file started; `killAll()` (afterAll) SIGKILLs the ones still alive. */

@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createJobClient } from '../src/enqueue.ts';
 import { recoverStuckJobs } from '../src/sweeper.ts';
-import type { Pool } from '../src/db.ts';
+import type { Pool } from '@beton/db';
 import { fixtureDefinitions } from './fixtures/definitions.ts';
 import { waitFor } from './helpers.ts';
 import { createRunsTable, killAll, lockedGraphileJobs, spawnWorker } from './processes.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
-import { inTransaction, type Pool } from '../src/db.ts';
+import { inTransaction, type Pool } from '@beton/db';
 import { fetchWakeupsSql, wakeupTableMaintenance } from '../src/wakeups.ts';
 
 const job = <const N extends string>(name: N) =>

@@ -1,5 +1,5 @@
-import type { Pool, PoolClient } from '@beton/db';
-import { fairSharePriority, inTransaction, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, supersedeJobs, writeAudit } from '@beton/jobs/client';
+import { inTransaction, writeAudit, type Pool, type PoolClient } from '@beton/db';
+import { fairSharePriority, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, supersedeJobs } from '@beton/jobs/client';
 import { renderSlipJob, slipKey, type PayrollJobClient } from './jobs/index.ts';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';

@@ -1,5 +1,5 @@
-import type { Pool } from '@beton/db';
-import { errorFromHttpStatus, inTransaction, PermanentError, type LockService } from '@beton/jobs/client';
+import { inTransaction, type Pool } from '@beton/db';
+import { errorFromHttpStatus, PermanentError, type LockService } from '@beton/jobs/client';
 import type { PayrollJobClient } from './jobs/index.ts';
 import { salariesOfMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';

@@ -1,5 +1,5 @@
-import type { Pool } from '@beton/db';
-import { fairSharePriority, inTransaction, refreshWakeupStatistics, type LockService } from '@beton/jobs/client';
+import { inTransaction, type Pool } from '@beton/db';
+import { fairSharePriority, refreshWakeupStatistics, type LockService } from '@beton/jobs/client';
 import type { PayrollJobClient } from './jobs/index.ts';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';

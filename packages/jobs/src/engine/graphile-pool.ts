@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from '../db.ts';
+import type { Pool, PoolClient } from '@beton/db';
 import { retryOnConnectionError, type DbFaultListener } from '../connection-retry.ts';
 
 /**

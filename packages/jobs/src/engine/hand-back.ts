@@ -1,4 +1,4 @@
-import { inTransaction } from '../db.ts';
+import { inTransaction } from '@beton/db';
 import type { AnyJobDefinition } from '../definition.ts';
 import { addWakeups } from '../wakeups.ts';
 import type { ActiveJob, WorkerContext } from './context.ts';

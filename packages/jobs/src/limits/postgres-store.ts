@@ -1,4 +1,4 @@
-import type { Pool } from '../db.ts';
+import type { Pool } from '@beton/db';
 import { StoreClock } from './clock.ts';
 import type { RatePlaces } from './places.ts';
 import type { LimiterStore, RateReservation } from './store.ts';

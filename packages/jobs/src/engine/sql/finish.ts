@@ -1,4 +1,4 @@
-import type { PoolClient, Pool } from '../../db.ts';
+import type { PoolClient, Pool } from '@beton/db';
 import type { ErrorKind } from '../../errors.ts';
 import { transitionSql, type JobStatus } from '../../transitions.ts';
 import type { AttemptOutcome } from '../types.ts';

@@ -1,4 +1,4 @@
-import type { Pool } from '../../db.ts';
+import type { Pool } from '@beton/db';
 import type { HandlerOf } from '../../definition.ts';
 import { recoverStuckJobs } from '../../sweeper.ts';
 import type { sweepStuckJobsJob } from './definition.ts';
