@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parser } from '@prometheus-io/lezer-promql';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { METRIC_NAMES, createMetrics } from '@beton/jobs/metrics';
+import { BETON_METRIC_NAMES as METRIC_NAMES, createBetonMetrics } from '@beton/dashboard/metrics';
 import { metricsTable, renderMetricsDoc } from '../../scripts/docs-metrics.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,7 +26,7 @@ const file = parse(readFileSync(join(root, 'deploy/prometheus/alerts.yml'), 'utf
   groups: Array<{ name: string; rules: Rule[] }>;
 };
 const rules = file.groups.flatMap((g) => g.rules);
-const registered = new Set(createMetrics().names());
+const registered = new Set(createBetonMetrics().names());
 // Prometheus' own series, not Beton's
 const PROMETHEUS_BUILTIN = new Set(['up']);
 

@@ -8,10 +8,10 @@ import {
   DEFAULT_STUCK_RUNNING_MS,
   parseSchedule,
   sweepStuckJobsJob,
-  QUEUES,
   RATE_WINDOWS,
   ratePlaces,
 } from '@beton/jobs';
+import { jobQueues } from '@beton/dashboard/job-registry';
 import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
 import { EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, pollBankJob, purgeHistoryJob } from '@beton/payroll/jobs';
 
@@ -172,8 +172,9 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     options: { queue: { type: 'string' }, concurrency: { type: 'string' }, 'worker-id': { type: 'string' } },
     strict: true,
   });
-  const queue = z.enum(QUEUES, { message: `--queue must be one of ${QUEUES.join(', ')}` }).safeParse(values.queue);
-  if (!queue.success) throw new ConfigError(`--queue is required and must be one of: ${QUEUES.join(', ')} (got ${values.queue ?? 'nothing'})`);
+  const queue = values.queue;
+  if (queue === undefined || !jobQueues.includes(queue))
+    throw new ConfigError(`--queue is required and must be one of: ${jobQueues.join(', ')} (got ${values.queue ?? 'nothing'})`);
   const e = parseEnv(EnvSchema, env);
   // (A grace shorter than the email jobs' 30 s timeout is refused by the engine itself, naming the job.)
   if (e.SHUTDOWN_GRACE_MS >= 30_000 && (e.EMAIL_REQUEST_TIMEOUT_MS > e.SHUTDOWN_GRACE_MS - 2000 || e.EMAIL_REQUEST_TIMEOUT_MS > 29_000)) {
@@ -194,11 +195,11 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     }
   }
   const cores = os.availableParallelism();
-  const defaultConcurrency = queue.data === 'pdf-render' ? cores * e.RENDER_JOBS_PER_THREAD : queue.data === 'send-email' ? e.EMAIL_CONCURRENCY_LIMIT : 4;
+  const defaultConcurrency = queue === 'pdf-render' ? cores * e.RENDER_JOBS_PER_THREAD : queue === 'send-email' ? e.EMAIL_CONCURRENCY_LIMIT : 4;
   const concurrency = values.concurrency !== undefined ? positiveInt.parse(values.concurrency) : (e.WORKER_CONCURRENCY ?? defaultConcurrency);
   const poolMax = e.DB_POOL_MAX ?? Math.max(3, Math.floor(e.DB_CONNECTION_BUDGET / e.DB_BUDGET_PROCESSES));
   return {
-    queue: queue.data,
+    queue,
     concurrency,
     workerId: values['worker-id'] ?? e.WORKER_ID,
     cores,

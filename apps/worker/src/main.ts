@@ -9,6 +9,7 @@ import {
   createPauseGate,
   guardUnhandledRejections,
   isConnectionError,
+  linkColumnsOf,
   retryOnConnectionError,
   recurringFailingSeconds,
   waitForRate,
@@ -32,7 +33,8 @@ import {
   type LockService,
   configureDefinitions,
 } from '@beton/jobs';
-import { createMetrics, pgPoolStats } from '@beton/jobs/metrics';
+import { pgPoolStats } from '@beton/jobs/metrics';
+import { createBetonMetrics } from '@beton/dashboard/metrics';
 import { openRunsSlack } from '@beton/dashboard/runs';
 import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
 import { jobDefinitions, type BetonJobs, type BetonJobSettings } from '@beton/dashboard/job-registry';
@@ -60,6 +62,7 @@ async function recurringFailing(pool: Pool, definitions: readonly AnyJobDefiniti
   const seconds = await recurringFailingSeconds(
     pool,
     recurring.map((d) => d.name),
+    linkColumnsOf(definitions),
   );
   return recurring.map((d) => ({ task: d.name, failingSeconds: seconds[d.name] ?? 0, alertAfterSeconds: d.supersededByNextRun!.alertAfterMs / 1000 }));
 }
@@ -122,7 +125,7 @@ async function main() {
 
   const isScheduler = config.queue === 'maintenance';
   const workerId = config.workerId ?? `${os.hostname()}:${process.pid}:${config.queue}:${randomUUID().slice(0, 8)}`;
-  const metrics = createMetrics({
+  const metrics = createBetonMetrics({
     defaultLabels: { service: `worker-${config.queue}` },
     workerId,
     collectDbPool: () => [pgPoolStats('worker', pool)],

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { METRIC_NAMES, createMetrics, etaSlackSeconds, pgPoolStats } from '@beton/jobs/metrics';
+import { BETON_METRIC_NAMES as METRIC_NAMES, createBetonMetrics as createMetrics, etaSlackSeconds } from '@beton/dashboard/metrics';
+import { pgPoolStats } from '@beton/jobs/metrics';
 import { startHealthServer } from '../src/health-server.ts';
 import type { HealthServer } from '../src/health-server.ts';
 

@@ -1,3 +1,4 @@
+import { inTransaction, writeAudit } from '@beton/db';
 import { prismaFor } from '@beton/db/client';
 import {
   DEFAULT_STALE_HEARTBEAT_MS,
@@ -6,8 +7,6 @@ import {
   oldestDueJobAges,
   failedJobsWhere,
   runningScheduleCrons,
-  inTransaction,
-  writeAudit,
   nextDueTimes,
   queueStats,
   retryFailedJobs,

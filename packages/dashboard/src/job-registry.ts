@@ -39,6 +39,12 @@ export const jobDefinitions = [
 ] as const;
 
 export type BetonJobs = typeof jobDefinitions;
+/**
+ * Beton's queues, split by the character of their work (SPEC R3): pdf-render (CPU-bound),
+ * send-email (the provider's rate), maintenance (the rest, and the scheduler). One worker
+ * process runs one; the list is what the definitions name, in the order they first do.
+ */
+export const jobQueues: readonly string[] = [...new Set(jobDefinitions.map((d) => d.queue))];
 export type BetonJobName = BetonJobs[number]['name'];
 /** The deployment settings the definitions read in `configure` (the worker's config supplies them). */
 export type BetonJobSettings = EngineJobSettings & PayrollJobSettings;

@@ -6,9 +6,10 @@
  * workers' account probe leaves alone (only an account-fault pause resumes by itself).
  */
 import type { Pool } from '@beton/db';
-import { pauseQueue, queuePauses, QUEUES, resumeQueue } from '@beton/jobs/client';
+import { pauseQueue, queuePauses, resumeQueue } from '@beton/jobs/client';
 import { z } from 'zod';
 import { AppError } from './errors.ts';
+import { jobQueues } from './job-registry.ts';
 
 /** The error code of a pause made by an admin (not an account fault). */
 export const MANUAL_PAUSE_CODE = 'paused_by_admin';
@@ -17,8 +18,7 @@ export const queuePauseOutput = z.object({ queue: z.string(), reason: z.string()
 export type QueuePauseView = z.infer<typeof queuePauseOutput>;
 
 function knownQueue(queue: string): void {
-  if (!(QUEUES as readonly string[]).includes(queue))
-    throw new AppError('INVALID_INPUT', `No queue named "${queue}"`, { queue: `one of ${QUEUES.join(', ')}` });
+  if (!jobQueues.includes(queue)) throw new AppError('INVALID_INPUT', `No queue named "${queue}"`, { queue: `one of ${jobQueues.join(', ')}` });
 }
 
 /** Every paused queue with why and since when. */

@@ -16,6 +16,7 @@ export * from './errors.ts';
 export * from './job-conditions.ts';
 export * from './jobs/index.ts';
 export * from './lanes.ts';
+export * from './links.ts';
 export * from './limits.ts';
 export * from './lock.ts';
 export * from './logger.ts';

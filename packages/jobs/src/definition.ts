@@ -2,10 +2,7 @@ import type { z } from 'zod';
 import type { RetryPolicy } from './backoff.ts';
 import type { JobHandler } from './engine/worker.ts';
 import type { RateWindow } from './limits.ts';
-
-/** Queues, split by the character of their work (SPEC R3). */
-export const QUEUES = ['pdf-render', 'send-email', 'maintenance'] as const;
-export type QueueName = (typeof QUEUES)[number];
+import type { JobLinkColumns, JobLinkValues } from './links.ts';
 
 /** A limit held across every worker process on every machine (SPEC R4). */
 export interface JobLimits {
@@ -34,13 +31,6 @@ export interface JobLimits {
   };
 }
 
-/** Rows the job belongs to; shown to HR and used to scope queries. */
-export interface JobLinks {
-  companyId?: string | undefined;
-  payrollRunId?: string | undefined;
-  employeeId?: number | undefined;
-}
-
 /** A recurring schedule in a time zone (cron syntax, 5 fields). */
 export interface JobSchedule<Payload> {
   cron: string;
@@ -58,9 +48,14 @@ export interface DefinitionOverrides {
   schedule?: { cron?: string; timeZone?: string };
 }
 
-export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType, Settings = never> {
+export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType, Settings = never, Links extends JobLinkColumns = JobLinkColumns> {
   name: Name;
-  queue: QueueName;
+  /**
+   * The queue whose workers run it: the application names its queues (split by the character of
+   * their work, e.g. CPU-bound rendering apart from rate-limited sending) and each worker process
+   * runs one.
+   */
+  queue: string;
   schema: Schema;
   /** The attempt is stopped and failed as transient `timeout` past this. */
   timeoutMs: number;
@@ -68,7 +63,13 @@ export interface JobDefinition<Name extends string = string, Schema extends z.Zo
   retry?: Partial<RetryPolicy>;
   /** Same key → the same job: enqueueing it again returns the existing one. */
   idempotencyKey: (payload: z.infer<Schema>) => string;
-  links?: (payload: z.infer<Schema>) => JobLinks;
+  /**
+   * The application's link columns (links.ts: defineLinks), the same declaration on every job
+   * of a registry that links; `links` may return only its keys.
+   */
+  linkColumns?: Links;
+  /** The rows the job belongs to (e.g. its company), written to the declared link columns. */
+  links?: (payload: z.infer<Schema>) => NoInfer<JobLinkValues<Links>>;
   limits?: JobLimits;
   /** Expected run time; on SIGTERM a job that cannot finish in the grace left is handed back at once. Default: timeoutMs. */
   estimateMs?: (payload: z.infer<Schema>) => number;
@@ -92,9 +93,9 @@ export interface JobDefinition<Name extends string = string, Schema extends z.Zo
 }
 
 /** Identity function that keeps the literal types of a definition. */
-export function defineJob<const Name extends string, Schema extends z.ZodType, Settings = never>(
-  definition: JobDefinition<Name, Schema, Settings>,
-): JobDefinition<Name, Schema, Settings> {
+export function defineJob<const Name extends string, Schema extends z.ZodType, Settings = never, const Links extends JobLinkColumns = Record<never, never>>(
+  definition: JobDefinition<Name, Schema, Settings, Links>,
+): JobDefinition<Name, Schema, Settings, Links> {
   return definition;
 }
 

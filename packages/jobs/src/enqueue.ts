@@ -1,5 +1,6 @@
-import type { AnyJobDefinition, DefinitionNamed, JobLinks, PayloadOf } from './definition.ts';
+import type { AnyJobDefinition, DefinitionNamed, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
+import { linkColumnsOf, linkValues } from './links.ts';
 import type { Pool, PoolClient } from '@beton/db';
 import { addWakeupsSql, BULK_ENQUEUE_ANALYZE_ROWS, refreshWakeupStatistics, wakeupSpecSql } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
@@ -57,6 +58,9 @@ export class UnknownJobError extends Error {
  */
 export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(pool: Pool, definitions: Defs) {
   const byName = new Map<string, AnyJobDefinition>(definitions.map((d) => [d.name, d]));
+  // The application's link columns (links.ts), fixed for this client: one unnest array each.
+  const linkSpec = linkColumnsOf(definitions);
+  const links = Object.values(linkSpec);
 
   function definition(name: string): AnyJobDefinition {
     const def = byName.get(name);
@@ -80,15 +84,12 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const def = definition(name);
     const rows = items.map((item) => {
       const payload = def.schema.parse(item.payload); // bad input is refused before anything is written
-      const links: JobLinks = def.links?.(payload) ?? {};
       return {
         payload: JSON.stringify(payload),
         key: item.idempotencyKey ?? def.idempotencyKey(payload),
         runAt: item.runAt ?? null,
         priority: item.priority ?? 0,
-        companyId: links.companyId ?? null,
-        payrollRunId: links.payrollRunId ?? null,
-        employeeId: links.employeeId ?? null,
+        links: linkValues(linkSpec, def.name, def.links?.(payload) ?? {}),
       };
     });
     const keys = rows.map((r) => r.key);
@@ -97,13 +98,17 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     // The alongside statement's parameters come first: the enqueue's are numbered after them.
     const base = extra.alongside?.params.length ?? 0;
     const $ = (n: number) => `$${n + base}`;
-    const priority = extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(11)}), t.priority)`;
+    // $1–$7: task, queue, max attempts, then one array per column; each link's array after them.
+    const linkParams = links.map((l, i) => `, ${$(8 + i)}::${l.type}[]`).join('');
+    const linkColumns = links.map((l) => `, ${l.column}`).join('');
+    const linkValuesFrom = links.map((l) => `, t.${l.column}`).join('');
+    const priority = extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(8 + links.length)}), t.priority)`;
     const { rows: inserted } = await db.query<{ id: number }>(
       `with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
-         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key, company_id, payroll_run_id, employee_id, priority, updated_at)
-         select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, coalesce(t.run_at, now()), t.key, t.company_id, t.payroll_run_id, t.employee_id, ${priority}, now()
-         from unnest(${$(4)}::jsonb[], ${$(5)}::text[], ${$(6)}::timestamptz[], ${$(7)}::uuid[], ${$(8)}::uuid[], ${$(9)}::int[], ${$(10)}::int[])
-           as t(payload, key, run_at, company_id, payroll_run_id, employee_id, priority)
+         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at)
+         select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, coalesce(t.run_at, now()), t.key${linkValuesFrom}, ${priority}, now()
+         from unnest(${$(4)}::jsonb[], ${$(5)}::text[], ${$(6)}::timestamptz[], ${$(7)}::int[]${linkParams})
+           as t(payload, key, run_at, priority${linkColumns})
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
        , woken as (select count(*) from ${addWakeupsSql(`select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins`)})
@@ -116,10 +121,8 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         rows.map((r) => r.payload),
         keys,
         rows.map((r) => r.runAt),
-        rows.map((r) => r.companyId),
-        rows.map((r) => r.payrollRunId),
-        rows.map((r) => r.employeeId),
         rows.map((r) => r.priority),
+        ...links.map((_, i) => rows.map((r) => r.links[i])),
         ...(extra.priorityOf === undefined ? [] : [extra.priorityOf]),
       ],
     );

@@ -5,9 +5,11 @@ import type { AttemptOutcome } from '@beton/db/enums';
  * Self-contained building block: it knows nothing about graphile-worker, Prisma or pg.
  * The engine calls the typed recorders (`jobStarted`, `jobFinished`, …) and passes
  * callbacks for the values that are read at scrape time (queue depth from the `jobs`
- * table, DB pool usage, payroll-run ETA). Every name is listed in `METRIC_NAMES` and
- * documented in docs/metrics.md; deploy/prometheus/alerts.yml may only use these names
- * (a test checks it).
+ * table, DB pool usage, heartbeats). The application names its queues (`queues`) and adds
+ * gauges of its own to the same registry (`gauges`; Beton's payroll-run ETA:
+ * @beton/dashboard/metrics). Every engine name is listed in `METRIC_NAMES`; with the
+ * application's, documented in docs/metrics.md; deploy/prometheus/alerts.yml may only use
+ * these names (a test checks it).
  */
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -23,7 +25,6 @@ export const METRIC_NAMES = {
   providerRateLimited: 'beton_provider_rate_limited_total',
   dbPoolConnections: 'beton_db_pool_connections',
   workerHeartbeatAge: 'beton_worker_heartbeat_age_seconds',
-  payrollRunEtaSlack: 'beton_payroll_run_eta_slack_seconds',
   collectErrors: 'beton_metrics_collect_errors_total',
   queuePaused: 'beton_queue_paused',
   recurringFailing: 'beton_recurring_job_failing_seconds',
@@ -42,8 +43,6 @@ export type JobOutcome = (typeof JOB_OUTCOMES)[number];
 /** Statuses reported by `beton_queue_depth` (`done` is history, not depth). */
 export const DEPTH_STATUSES = ['queued', 'running', 'retrying', 'failed'] as const;
 export type DepthStatus = (typeof DEPTH_STATUSES)[number];
-
-export const DEFAULT_QUEUES = ['pdf-render', 'send-email', 'maintenance'] as const;
 
 /** The two limits a key can have: slots in flight (concurrency) and starts per second (rate). */
 export const LIMIT_KINDS = ['concurrency', 'rate'] as const;
@@ -69,11 +68,19 @@ export interface DbPoolStats {
   waiting?: number;
 }
 
-export interface PayrollRunEta {
-  company: string;
-  run: string;
-  /** deadline − estimated finish, seconds; negative means the run will be late */
-  slackSeconds: number;
+/**
+ * A gauge of the application's, in the same registry as the engine's: read at scrape time by
+ * `collect` (a throw counts in beton_metrics_collect_errors_total under `collector` and leaves
+ * the gauge empty for that scrape, never stale); without `collect`, values set on it directly
+ * (`metrics.gauge(name).set(…)`) stay.
+ */
+export interface ApplicationGauge {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  /** Its label in beton_metrics_collect_errors_total. */
+  collector: string;
+  collect?: () => MaybePromise<ReadonlyArray<{ labels: Record<string, string>; value: number }>>;
 }
 
 /** A recurring job superseded by its next run when it fails (JobDefinition.supersededByNextRun). */
@@ -99,14 +106,14 @@ export interface CreateMetricsOptions {
   defaultMetrics?: boolean;
   /** Labels added to every series, e.g. `{ service: 'worker-pdf' }`. */
   defaultLabels?: Record<string, string>;
-  /** Queues always reported by `beton_queue_depth` (zero-filled). Default: pdf-render, send-email, maintenance. */
+  /** The application's queues, always reported by the queue gauges (zero-filled). Default: none. */
   queues?: readonly string[];
   /** Read at scrape time; one call serves both queue gauges of one scrape. */
   collectQueueStats?: () => MaybePromise<QueueStats>;
   /** Read at scrape time, e.g. `() => [pgPoolStats('graphile', pool)]`. */
   collectDbPool?: () => MaybePromise<ReadonlyArray<DbPoolStats>>;
-  /** Read at scrape time (typically only the scheduler process passes it). */
-  collectPayrollRunEta?: () => MaybePromise<ReadonlyArray<PayrollRunEta>>;
+  /** The application's own gauges (see ApplicationGauge). */
+  gauges?: readonly ApplicationGauge[];
   /** Read at scrape time (the scheduler process): recurring jobs that fail and are superseded by their next run. */
   collectRecurringFailing?: () => MaybePromise<ReadonlyArray<RecurringFailing>>;
   /** Heartbeats of other workers (e.g. read from a heartbeats table by the scheduler). */
@@ -136,11 +143,13 @@ export interface BetonMetrics {
   readonly providerRateLimited: Counter<string>;
   readonly dbPoolConnections: Gauge<'pool' | 'state'>;
   readonly workerHeartbeatAge: Gauge<'worker'>;
-  readonly payrollRunEtaSlack: Gauge<'company' | 'run'>;
   readonly collectErrors: Counter<'collector'>;
   readonly queuePaused: Gauge<'queue'>;
   readonly recurringFailing: Gauge<'task'>;
   readonly recurringAlertAfter: Gauge<'task'>;
+
+  /** One of the application's gauges (CreateMetricsOptions.gauges), by name. */
+  gauge(name: string): Gauge;
 
   /** A worker took a job. */
   jobStarted(labels: { task: string; queue: string }): void;
@@ -171,21 +180,10 @@ export function pgPoolStats(pool: string, p: { totalCount: number; idleCount: nu
   return { pool, inUse: Math.max(0, p.totalCount - p.idleCount), idle: p.idleCount, waiting: p.waitingCount };
 }
 
-/**
- * Slack of a payroll run against its deadline: deadline − (now + remaining / rate), seconds.
- * Negative: at the current throughput the run finishes late. No throughput with work left: -Infinity.
- */
-export function etaSlackSeconds(input: { deadlineMs: number; nowMs: number; remainingJobs: number; jobsPerSecond: number }): number {
-  const untilDeadline = (input.deadlineMs - input.nowMs) / 1000;
-  if (input.remainingJobs <= 0) return untilDeadline;
-  if (!(input.jobsPerSecond > 0)) return Number.NEGATIVE_INFINITY;
-  return untilDeadline - input.remainingJobs / input.jobsPerSecond;
-}
-
 export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics {
   const registry = options.registry ?? new Registry();
   const now = options.now ?? Date.now;
-  const queues = options.queues ?? DEFAULT_QUEUES;
+  const queues = options.queues ?? [];
   const workerId = options.workerId ?? `${hostname()}-${process.pid}`;
   if (options.defaultLabels) registry.setDefaultLabels(options.defaultLabels);
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
@@ -326,20 +324,24 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
       for (const hb of (await safely('heartbeats', collect)) ?? []) this.set({ worker: hb.worker }, hb.ageSeconds);
     },
   });
-  const payrollRunEtaSlack = new Gauge({
-    name: METRIC_NAMES.payrollRunEtaSlack,
-    help: 'Deadline minus estimated finish (remaining slips / emails sent per second over 5 min) of each payroll run with slips left, seconds; negative: it will be late, -Inf: nothing sent for 5 min; reported by the schedulers.',
-    labelNames: ['company', 'run'] as const,
-    registers,
-    async collect() {
-      const collect = options.collectPayrollRunEta;
-      if (!collect) return; // values set directly with .set() stay
-      this.reset();
-      for (const r of (await safely('payroll_eta', collect)) ?? []) {
-        this.set({ company: r.company, run: r.run }, r.slackSeconds);
-      }
-    },
-  });
+  const applicationGauges = new Map<string, Gauge>();
+  for (const g of options.gauges ?? []) {
+    const collect = g.collect;
+    applicationGauges.set(
+      g.name,
+      new Gauge({
+        name: g.name,
+        help: g.help,
+        labelNames: g.labelNames,
+        registers,
+        async collect() {
+          if (!collect) return; // values set directly with .set() stay
+          this.reset();
+          for (const r of (await safely(g.collector, collect)) ?? []) this.set(r.labels, r.value);
+        },
+      }),
+    );
+  }
 
   const queuePaused = new Gauge({
     name: METRIC_NAMES.queuePaused,
@@ -381,7 +383,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
   const collectors: Array<[string, unknown]> = [
     ['queue_stats', options.collectQueueStats],
     ['db_pool', options.collectDbPool],
-    ['payroll_eta', options.collectPayrollRunEta],
+    ...(options.gauges ?? []).map((g): [string, unknown] => [g.collector, g.collect]),
     ['heartbeats', options.collectHeartbeats],
   ];
   for (const [collector, fn] of collectors) if (fn) collectErrors.inc({ collector }, 0);
@@ -403,9 +405,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics 
     providerRateLimited,
     dbPoolConnections,
     workerHeartbeatAge,
-    payrollRunEtaSlack,
     collectErrors,
     queuePaused,
+    gauge(name) {
+      const g = applicationGauges.get(name);
+      if (!g) throw new Error(`No application gauge named ${name}`);
+      return g;
+    },
     queuePausedSet(queue, paused) {
       queuePaused.set({ queue }, paused ? 1 : 0);
     },

@@ -1,4 +1,5 @@
 import type { Pool } from '@beton/db';
+import { groupColumn, type JobLinkColumns } from './links.ts';
 import { delayedWakeups, oldestDueWakeups } from './wakeups.ts';
 import { JOB_STATUSES, type JobStatus } from './transitions.ts';
 
@@ -94,17 +95,21 @@ export async function workerHeartbeatAges(pool: Pool): Promise<Array<{ worker: s
 
 /**
  * Per recurring task: how long it has not succeeded, seconds — 0 when its latest finished
- * attempt succeeded; otherwise the time since its last success (or its first attempt). Reads the
- * attempts' (payroll run, task, finished_at) index: recurring jobs belong to no payroll run.
+ * attempt succeeded; otherwise the time since its last success (or its first attempt). `links`:
+ * the application's declaration (links.ts); a recurring job has none of its group link, so with
+ * one the read takes the attempts without it, through an index that begins with that column
+ * and the task (Beton's: (payroll_run_id, task_name, finished_at)).
  */
-export async function recurringFailingSeconds(pool: Pool, tasks: string[]): Promise<Record<string, number>> {
+export async function recurringFailingSeconds(pool: Pool, tasks: string[], links: JobLinkColumns): Promise<Record<string, number>> {
+  const group = groupColumn(links);
+  const attempts = `job_attempts a where ${group ? `a.${group} is null and ` : ''}a.task_name = t.task`;
   const { rows } = await pool.query<{ task: string; failing: number | null }>(
     `select t.task,
-            case when (select a.outcome from job_attempts a where a.payroll_run_id is null and a.task_name = t.task and a.finished_at is not null
+            case when (select a.outcome from ${attempts} and a.finished_at is not null
                        order by a.finished_at desc limit 1) = 'done' then 0
                  else extract(epoch from now() - coalesce(
-                   (select max(a.finished_at) from job_attempts a where a.payroll_run_id is null and a.task_name = t.task and a.outcome = 'done'),
-                   (select min(a.started_at) from job_attempts a where a.payroll_run_id is null and a.task_name = t.task)))::float8 end as failing
+                   (select max(a.finished_at) from ${attempts} and a.outcome = 'done'),
+                   (select min(a.started_at) from ${attempts})))::float8 end as failing
      from unnest($1::text[]) as t(task)`,
     [tasks],
   );

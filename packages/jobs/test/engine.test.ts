@@ -10,7 +10,7 @@ import { listWakeups } from '../src/wakeups.ts';
 
 const flaky = defineJob({
   name: 'test-flaky',
-  queue: 'maintenance',
+  queue: 'test-main',
   schema: z.object({ key: z.string(), failTimes: z.number().int(), permanent: z.boolean().optional() }),
   timeoutMs: 5_000,
   retry: { baseMs: 40, capMs: 400 },
@@ -18,7 +18,7 @@ const flaky = defineJob({
 });
 const render = defineJob({
   name: 'test-render',
-  queue: 'pdf-render',
+  queue: 'test-cpu',
   schema: z.object({ key: z.string() }),
   timeoutMs: 5_000,
   idempotencyKey: (p) => `render:${p.key}`,
@@ -35,7 +35,7 @@ describe('job engine', () => {
     db = await createTestDatabase('engine');
     worker = await testWorker(db.pool, {
       definitions,
-      queue: 'maintenance',
+      queue: 'test-main',
       concurrency: 4,
       random: () => 0.5,
       handlers: {

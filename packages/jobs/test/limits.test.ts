@@ -22,7 +22,7 @@ const POOL_MAX = 5; // per process: a connection budget of 15 for the three
 /** Worker processes' environment: 45 calls in flight and 40 per second across them. */
 function callEnv(store: 'postgres' | 'redis', provider: FakeProvider): Record<string, string> {
   return {
-    QUEUE: 'send-email',
+    QUEUE: 'test-limited',
     CONCURRENCY: '45',
     CALL_CONCURRENCY: '45',
     CALL_RATE: '40',

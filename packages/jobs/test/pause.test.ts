@@ -15,7 +15,7 @@ import { silent, testWorker, waitFor } from './helpers.ts';
 
 const send = defineJob({
   name: 'test-send',
-  queue: 'send-email',
+  queue: 'test-limited',
   schema: z.object({ key: z.string(), defers: z.number().int().default(0) }),
   timeoutMs: 5_000,
   retry: { maxAttempts: 2, baseMs: 20, capMs: 50 },
@@ -34,7 +34,7 @@ describe('queue pause for account faults', () => {
     for (const id of ['a', 'b']) {
       const pause = createPauseGate({
         pool: db.pool,
-        queue: 'send-email',
+        queue: 'test-limited',
         workerId: id,
         logger: silent,
         pollMs: 100,
@@ -44,7 +44,7 @@ describe('queue pause for account faults', () => {
       workers.push(
         await testWorker(db.pool, {
           definitions: [send],
-          queue: 'send-email',
+          queue: 'test-limited',
           concurrency: 3,
           workerId: id,
           pause,
@@ -99,9 +99,9 @@ describe('queue pause for account faults', () => {
 
   it('an admin resume lifts the pause at once; a deferred job waits without using its 2 attempts', async () => {
     keyRevoked = true; // the workers' probes fail: only the admin can lift this pause
-    await db.pool.query(`insert into queue_pauses (queue, reason, error_code, paused_by) values ('send-email', 'x', 'provider_unauthorized', 'test')`);
-    expect(await resumeQueue(db.pool, 'send-email', 'admin@beton.example')).toMatchObject({ reason: 'x' });
-    expect(await resumeQueue(db.pool, 'send-email', 'admin@beton.example')).toBeNull();
+    await db.pool.query(`insert into queue_pauses (queue, reason, error_code, paused_by) values ('test-limited', 'x', 'provider_unauthorized', 'test')`);
+    expect(await resumeQueue(db.pool, 'test-limited', 'admin@beton.example')).toMatchObject({ reason: 'x' });
+    expect(await resumeQueue(db.pool, 'test-limited', 'admin@beton.example')).toBeNull();
     keyRevoked = false;
     const jobs = createJobClient(db.pool, [send]);
     const job = await jobs.enqueue('test-send', { key: 'deferring', defers: 5 });

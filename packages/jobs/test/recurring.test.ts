@@ -12,13 +12,14 @@ import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
 import { TransientError } from '../src/errors.ts';
 import { createMetrics } from '../src/metrics.ts';
+import { NO_LINKS } from '../src/links.ts';
 import { recurringFailingSeconds } from '../src/stats.ts';
 import type { RunningWorker } from '../src/engine/worker.ts';
 import { attemptsOf, jobRow, testWorker, waitFor } from './helpers.ts';
 
 const poll = defineJob({
   name: 'test-poll',
-  queue: 'maintenance',
+  queue: 'test-main',
   schema: z.object({ dueAt: z.string() }),
   timeoutMs: 5_000,
   retry: { maxAttempts: 2, baseMs: 20, capMs: 40 },
@@ -42,7 +43,7 @@ describe('a recurring job superseded by its next run', () => {
     });
     worker = await testWorker(db.pool, {
       definitions: [poll],
-      queue: 'maintenance',
+      queue: 'test-main',
       concurrency: 2,
       logger: pino({ level: 'warn' }, sink),
       handlers: {
@@ -83,7 +84,7 @@ describe('a recurring job superseded by its next run', () => {
     const second = await jobs.enqueue('test-poll', { dueAt: '2026-12-01T00:15:00Z' });
     await waitFor('the second poll ended', async () => (await jobRow(db.pool, second.id)).status === 'done', 10_000);
     await waitFor('the alert in the log', async () => logged.find((l) => l.level === 50 && /recurring job test-poll has not succeeded for/.test(l.msg)), 5000);
-    const failing = (await recurringFailingSeconds(db.pool, ['test-poll']))['test-poll']!;
+    const failing = (await recurringFailingSeconds(db.pool, ['test-poll'], NO_LINKS))['test-poll']!;
     expect(failing).toBeGreaterThan(0.3);
     const metrics = createMetrics({
       defaultMetrics: false,
@@ -97,6 +98,6 @@ describe('a recurring job superseded by its next run', () => {
     bankDown = false;
     const third = await jobs.enqueue('test-poll', { dueAt: '2026-12-01T00:30:00Z' });
     await waitFor('the third poll done', async () => (await jobRow(db.pool, third.id)).status === 'done', 10_000);
-    expect((await recurringFailingSeconds(db.pool, ['test-poll']))['test-poll']).toBe(0);
+    expect((await recurringFailingSeconds(db.pool, ['test-poll'], NO_LINKS))['test-poll']).toBe(0);
   });
 });

@@ -7,14 +7,14 @@ import { definitionSchedules, dueTimes, firstSeenDueTimes, nextDueTimes, parseSc
 
 const monthly = defineJob({
   name: 'test-monthly',
-  queue: 'maintenance',
+  queue: 'test-main',
   schema: z.object({ companyId: z.string(), dueAt: z.string() }),
   timeoutMs: 5_000,
   idempotencyKey: (p) => `monthly:${p.companyId}:${p.dueAt}`,
 });
 const recurring = defineJob({
   name: 'test-recurring',
-  queue: 'maintenance',
+  queue: 'test-main',
   schema: z.object({ dueAt: z.string() }),
   timeoutMs: 5_000,
   idempotencyKey: (p) => `recurring:${p.dueAt}`,

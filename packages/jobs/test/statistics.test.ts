@@ -12,7 +12,7 @@ import { inTransaction, type Pool } from '@beton/db';
 import { fetchWakeupsSql, wakeupTableMaintenance } from '../src/wakeups.ts';
 
 const job = <const N extends string>(name: N) =>
-  defineJob({ name, queue: 'maintenance', schema: z.object({ key: z.string() }), timeoutMs: 5_000, idempotencyKey: (p) => `${name}:${p.key}` });
+  defineJob({ name, queue: 'test-main', schema: z.object({ key: z.string() }), timeoutMs: 5_000, idempotencyKey: (p) => `${name}:${p.key}` });
 const quiet = job('test-stats-quiet');
 const bulkInCaller = job('test-stats-caller');
 const bulk = job('test-stats-bulk');

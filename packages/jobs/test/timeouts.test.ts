@@ -108,7 +108,7 @@ describe('timeouts (R8)', () => {
   describe('misconfigured timeouts are refused at start', () => {
     const slow = defineJob({
       name: 'test-slow',
-      queue: 'maintenance',
+      queue: 'test-main',
       schema: z.object({}),
       timeoutMs: 30_000,
       idempotencyKey: () => 'slow',
@@ -127,9 +127,9 @@ describe('timeouts (R8)', () => {
 
     it('startWorker refuses before registering or fetching anything', async () => {
       await expect(
-        testWorker(db.pool, { definitions: [slow], handlers: { 'test-slow': async () => {} }, queue: 'maintenance', concurrency: 1, shutdownGraceMs: 1000 }),
+        testWorker(db.pool, { definitions: [slow], handlers: { 'test-slow': async () => {} }, queue: 'test-main', concurrency: 1, shutdownGraceMs: 1000 }),
       ).rejects.toThrow(/30000 ms must not exceed the shutdown grace period 1000 ms/);
-      const { rows } = await db.pool.query(`select count(*)::int as n from workers where queue = 'maintenance' and pid = $1`, [process.pid]);
+      const { rows } = await db.pool.query(`select count(*)::int as n from workers where queue = 'test-main' and pid = $1`, [process.pid]);
       expect(rows[0].n).toBe(0);
     });
 

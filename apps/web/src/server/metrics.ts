@@ -1,13 +1,14 @@
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { queueDepth } from '@beton/jobs/stats';
-import { createMetrics, pgPoolStats, type BetonMetrics } from '@beton/jobs/metrics';
+import { createBetonMetrics } from '@beton/dashboard/metrics';
+import { pgPoolStats, type BetonMetrics } from '@beton/jobs/metrics';
 import { db } from './db.ts';
 
 let cached: BetonMetrics | undefined;
 
 /** One registry per web process: queue depth from the jobs table, the web pool's use. */
 export function metrics(): BetonMetrics {
-  cached ??= createMetrics({
+  cached ??= createBetonMetrics({
     defaultLabels: { service: 'web' },
     collectQueueStats: () => queueDepth(db(), jobDefinitions),
     collectDbPool: () => [pgPoolStats('web', db())],

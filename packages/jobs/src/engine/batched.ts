@@ -1,6 +1,6 @@
 import { createBatcher, type BatcherOptions } from './batcher.ts';
 import type { WorkerContext } from './context.ts';
-import { claimJobs, type ClaimedRow } from './sql/claim.ts';
+import { claimJobs, claimStatement, type ClaimedRow } from './sql/claim.ts';
 import { markJobsDone, type DoneItem } from './sql/finish.ts';
 
 /**
@@ -10,12 +10,13 @@ import { markJobsDone, type DoneItem } from './sql/finish.ts';
  * claimed row, or undefined for a stale wake-up.
  */
 export function createClaimBatcher(ctx: WorkerContext, batching: BatcherOptions) {
+  const statement = claimStatement(ctx.links);
   return createBatcher<{ jobId: number; seq: number }, ClaimedRow | undefined>(async (items) => {
     let retried = false;
     const rows = await ctx.withRetry('claim jobs', () => {
       const again = retried;
       retried = true;
-      return claimJobs(ctx.pool, items, ctx.workerId, again);
+      return claimJobs(ctx.pool, statement, items, ctx.workerId, again);
     });
     const byId = new Map(rows.map((r) => [r.id, r]));
     return items.map((i) => byId.get(i.jobId));

@@ -1,8 +1,9 @@
 import { DEFAULT_DB_RETRY_DEADLINE_MS, isRetryableConflict, retryOnConnectionError } from '../connection-retry.ts';
 import type { Pool } from '@beton/db';
-import type { AnyJobDefinition, QueueName } from '../definition.ts';
+import type { AnyJobDefinition } from '../definition.ts';
 import type { ClassifiedError } from '../errors.ts';
 import type { LimiterStore } from '../limits.ts';
+import type { JobLinkColumns } from '../links.ts';
 import type { Logger } from '../logger.ts';
 import type { DbHealth } from './db-health.ts';
 import type { PauseGate } from './pause.ts';
@@ -37,7 +38,9 @@ export interface RetryExtra {
 export interface WorkerContext {
   pool: Pool;
   logger: Logger;
-  queue: QueueName;
+  queue: string;
+  /** The application's link columns, from its definitions (links.ts): the claim and the recurring jobs' read use them. */
+  links: JobLinkColumns;
   workerId: string;
   events: WorkerEvents;
   limiter: LimiterStore;

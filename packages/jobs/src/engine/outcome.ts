@@ -114,7 +114,7 @@ export function createOutcomes(ctx: WorkerContext, deps: { handBacks: HandBacks;
     const alertAfterMs = def.supersededByNextRun?.alertAfterMs;
     if (alertAfterMs === undefined) return;
     try {
-      const failingSeconds = (await recurringFailingSeconds(pool, [def.name]))[def.name] ?? 0;
+      const failingSeconds = (await recurringFailingSeconds(pool, [def.name], ctx.links))[def.name] ?? 0;
       if (failingSeconds * 1000 > alertAfterMs) {
         logger.error(
           { task: def.name, failingSeconds: Math.round(failingSeconds), alertAfterSeconds: alertAfterMs / 1000 },

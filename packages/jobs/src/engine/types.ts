@@ -1,7 +1,7 @@
 import type { Task } from 'graphile-worker';
 import type { AttemptOutcome as DbAttemptOutcome } from '@beton/db/enums';
 import type { Pool } from '@beton/db';
-import type { AnyJobDefinition, QueueName } from '../definition.ts';
+import type { AnyJobDefinition } from '../definition.ts';
 import type { ClassifiedError } from '../errors.ts';
 import type { LimiterStore } from '../limits.ts';
 import type { Logger } from '../logger.ts';
@@ -53,7 +53,7 @@ export interface StartWorkerOptions {
   definitions: readonly AnyJobDefinition[];
   /** One handler per definition, its payload typed by the definition's schema (see HandlerMap). */
   handlers: Record<string, JobHandler<never>>;
-  queue: QueueName;
+  queue: string;
   /** Jobs run at once in this process. */
   concurrency: number;
   /** Where global limits are held (PostgreSQL or Redis). */

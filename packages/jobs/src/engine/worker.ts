@@ -10,6 +10,7 @@ import { Logger as GraphileLogger, run, type TaskList } from 'graphile-worker';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { DEFAULT_DB_RETRY_DEADLINE_MS, isConnectionError } from '../connection-retry.ts';
+import { linkColumnsOf } from '../links.ts';
 import { createClaimBatcher, createDoneBatcher } from './batched.ts';
 import { checkTimeouts } from './config-check.ts';
 import { createContext } from './context.ts';
@@ -55,7 +56,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   for (const def of mine) if (!handlers[def.name]) throw new Error(`No handler for job "${def.name}" (queue ${queue})`);
 
   const db = new DbHealth(pool);
-  const ctx = createContext({ pool, logger, queue, workerId, events, limiter, random, pause: options.pause, db }, dbRetryDeadlineMs);
+  const ctx = createContext({ pool, logger, queue, links: linkColumnsOf(definitions), workerId, events, limiter, random, pause: options.pause, db }, dbRetryDeadlineMs);
 
   await ctx.withRetry('register the worker', () => registerWorker(pool, workerId, queue));
 

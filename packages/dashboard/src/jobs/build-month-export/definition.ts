@@ -1,3 +1,4 @@
+import { jobLinks } from '@beton/db/job-links';
 import { defineJob } from '@beton/jobs/client';
 import { z } from 'zod';
 
@@ -17,5 +18,6 @@ export const buildMonthExportJob = defineJob({
   timeoutMs: 25_000,
   retry: { maxAttempts: 3 },
   idempotencyKey: (p) => `month-export:${p.exportId}`,
+  linkColumns: jobLinks,
   links: (p) => ({ companyId: p.companyId }),
 });

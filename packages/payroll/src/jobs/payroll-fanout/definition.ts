@@ -1,3 +1,4 @@
+import { jobLinks } from '@beton/db/job-links';
 import { monthSchema } from '@beton/db/month';
 import { defineJob } from '@beton/jobs/client';
 import { z } from 'zod';
@@ -9,5 +10,6 @@ export const payrollFanoutJob = defineJob({
   schema: z.object({ companyId: z.string().uuid(), month: monthSchema }),
   timeoutMs: 25_000,
   idempotencyKey: (p) => `payroll:${p.month}:${p.companyId}`,
+  linkColumns: jobLinks,
   links: (p) => ({ companyId: p.companyId }),
 });

@@ -1,3 +1,4 @@
+import { jobLinks } from '@beton/db/job-links';
 import { defineJob } from '@beton/jobs/client';
 import { slipKey, slipPayload } from '../slip-payload.ts';
 
@@ -8,5 +9,6 @@ export const renderSlipJob = defineJob({
   schema: slipPayload,
   timeoutMs: 30_000,
   idempotencyKey: slipKey,
+  linkColumns: jobLinks,
   links: (p) => ({ companyId: p.companyId, employeeId: p.employeeId, payrollRunId: p.payrollRunId }),
 });

@@ -1,3 +1,4 @@
+import { jobLinks } from '@beton/db/job-links';
 import { monthSchema } from '@beton/db/month';
 import { defineJob } from '@beton/jobs/client';
 import { z } from 'zod';
@@ -11,6 +12,7 @@ export const sendReminderEmailJob = defineJob({
   schema: z.object({ companyId: z.string().uuid(), employeeId: z.number().int().positive(), month: monthSchema, payrollRunId: z.string().uuid().optional() }),
   timeoutMs: 30_000,
   idempotencyKey: (p) => `reminder:${p.month}:emp-${p.employeeId}`,
+  linkColumns: jobLinks,
   links: (p) => ({ companyId: p.companyId, employeeId: p.employeeId, payrollRunId: p.payrollRunId }),
   limits: EMAIL_PROVIDER_LIMITS,
   configure: (s: EmailJobSettings) => ({ limits: emailProviderLimits(s.emailLimits) }),

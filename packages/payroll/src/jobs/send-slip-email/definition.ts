@@ -1,3 +1,4 @@
+import { jobLinks } from '@beton/db/job-links';
 import { defineJob } from '@beton/jobs/client';
 import { EMAIL_PROVIDER_LIMITS, EMAIL_RETRY, emailProviderLimits, type EmailJobSettings } from '../email-policy.ts';
 import { slipKey, slipPayload } from '../slip-payload.ts';
@@ -9,6 +10,7 @@ export const sendSlipEmailJob = defineJob({
   schema: slipPayload,
   timeoutMs: 30_000,
   idempotencyKey: (p) => `${slipKey(p)}:email`,
+  linkColumns: jobLinks,
   links: (p) => ({ companyId: p.companyId, employeeId: p.employeeId, payrollRunId: p.payrollRunId }),
   limits: EMAIL_PROVIDER_LIMITS,
   configure: (s: EmailJobSettings) => ({ limits: emailProviderLimits(s.emailLimits) }),

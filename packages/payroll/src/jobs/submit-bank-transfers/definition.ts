@@ -1,3 +1,4 @@
+import { jobLinks } from '@beton/db/job-links';
 import { monthSchema } from '@beton/db/month';
 import { defineJob } from '@beton/jobs/client';
 import { z } from 'zod';
@@ -14,5 +15,6 @@ export const submitBankTransfersJob = defineJob({
   timeoutMs: 25_000,
   retry: { maxAttempts: 8 },
   idempotencyKey: (p) => `bank-transfers:${p.month}:${p.companyId}`,
+  linkColumns: jobLinks,
   links: (p) => ({ companyId: p.companyId, payrollRunId: p.payrollRunId }),
 });

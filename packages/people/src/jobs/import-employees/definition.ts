@@ -4,6 +4,7 @@
  * checkpoint. `run` numbers HR's apply requests, so a resume after an attempt that gave up is a
  * new job (the same key is the same job). The import itself: ../../import (run.ts).
  */
+import { jobLinks } from '@beton/db/job-links';
 import { defineJob } from '@beton/jobs/client';
 import { z } from 'zod';
 
@@ -31,5 +32,6 @@ export const importEmployeesJob = defineJob({
   /** A crash or a database fault is retried from the checkpoint. */
   retry: { maxAttempts: 5 },
   idempotencyKey: (p) => `import:${p.importId}:${p.phase}${p.run ? `:${p.run}` : ''}${p.part ? `:part-${p.part}` : ''}`,
+  linkColumns: jobLinks,
   links: (p) => ({ companyId: p.companyId }),
 });
