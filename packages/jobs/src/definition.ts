@@ -65,7 +65,7 @@ export interface JobDefinition<Name extends string = string, Schema extends z.Zo
   idempotencyKey: (payload: z.infer<Schema>) => string;
   /**
    * The application's link columns (links.ts: defineLinks), the same declaration on every job
-   * of a registry that links; `links` may return only its keys.
+   * of a registry that links; `links` returns values of the declared types for its keys (another key is refused at enqueue).
    */
   linkColumns?: Links;
   /** The rows the job belongs to (e.g. its company), written to the declared link columns. */
