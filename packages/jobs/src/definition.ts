@@ -48,7 +48,12 @@ export interface DefinitionOverrides {
   schedule?: { cron?: string; timeZone?: string };
 }
 
-export interface JobDefinition<Name extends string = string, Schema extends z.ZodType = z.ZodType, Settings = never, Links extends JobLinkColumns = JobLinkColumns> {
+export interface JobDefinition<
+  Name extends string = string,
+  Schema extends z.ZodType = z.ZodType,
+  Settings = never,
+  Links extends JobLinkColumns = JobLinkColumns,
+> {
   name: Name;
   /**
    * The queue whose workers run it: the application names its queues (split by the character of

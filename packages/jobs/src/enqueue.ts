@@ -102,7 +102,8 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const linkParams = links.map((l, i) => `, ${$(8 + i)}::${l.type}[]`).join('');
     const linkColumns = links.map((l) => `, ${l.column}`).join('');
     const linkValuesFrom = links.map((l) => `, t.${l.column}`).join('');
-    const priority = extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(8 + links.length)}), t.priority)`;
+    const priority =
+      extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(8 + links.length)}), t.priority)`;
     const { rows: inserted } = await db.query<{ id: number }>(
       `with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
          insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at)

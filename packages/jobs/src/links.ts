@@ -36,7 +36,22 @@ export const NO_LINKS: JobLinkColumns = Object.freeze({});
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const TYPES = new Set<string>(['uuid', 'text', 'int', 'bigint']);
 /** Columns of `jobs` and `job_attempts` the engine writes itself: not links. */
-const RESERVED = new Set(['id', 'task_name', 'queue', 'payload', 'status', 'max_attempts', 'run_at', 'idempotency_key', 'key', 'priority', 'updated_at', 'job_id', 'attempt', 'worker_id']);
+const RESERVED = new Set([
+  'id',
+  'task_name',
+  'queue',
+  'payload',
+  'status',
+  'max_attempts',
+  'run_at',
+  'idempotency_key',
+  'key',
+  'priority',
+  'updated_at',
+  'job_id',
+  'attempt',
+  'worker_id',
+]);
 
 export class JobLinksError extends Error {
   override readonly name = 'JobLinksError';
@@ -101,7 +116,8 @@ export function attemptColumns(spec: JobLinkColumns): string[] {
  */
 export function linkValues(spec: JobLinkColumns, jobName: string, links: Readonly<Record<string, unknown>>): Array<string | number | null> {
   for (const key of Object.keys(links)) {
-    if (!Object.hasOwn(spec, key)) throw new JobLinksError(`Job "${jobName}" links "${key}", which is not a declared link (declared: ${Object.keys(spec).join(', ') || 'none'})`);
+    if (!Object.hasOwn(spec, key))
+      throw new JobLinksError(`Job "${jobName}" links "${key}", which is not a declared link (declared: ${Object.keys(spec).join(', ') || 'none'})`);
   }
   return Object.keys(spec).map((key) => (links[key] ?? null) as string | number | null);
 }

@@ -1,7 +1,14 @@
 import { retryOnConnectionError } from './connection-retry.ts';
 import { inTransaction, type Pool } from '@beton/db';
 import { addWakeups, deleteWakeupsOf, releaseAbandonedWakeups } from './wakeups.ts';
-import { DEFAULT_STUCK_RUNNING_MS, heartbeatsAgo, RUNNING_JOBS_FROM, staleRunningCondition, strandedWaitingFrom, wakeupMissingCondition } from './job-conditions.ts';
+import {
+  DEFAULT_STUCK_RUNNING_MS,
+  heartbeatsAgo,
+  RUNNING_JOBS_FROM,
+  staleRunningCondition,
+  strandedWaitingFrom,
+  wakeupMissingCondition,
+} from './job-conditions.ts';
 import { transitionSql } from './transitions.ts';
 
 /** A stuck running job goes back to the queue (R8). */

@@ -97,7 +97,12 @@ describe('declared links on a database', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('links');
-    worker = await testWorker(db.pool, { definitions: [linked, stray], queue: 'test-main', concurrency: 2, handlers: { 'test-linked': async () => {}, 'test-stray': async () => {} } });
+    worker = await testWorker(db.pool, {
+      definitions: [linked, stray],
+      queue: 'test-main',
+      concurrency: 2,
+      handlers: { 'test-linked': async () => {}, 'test-stray': async () => {} },
+    });
   });
 
   afterAll(async () => {
@@ -111,7 +116,11 @@ describe('declared links on a database', () => {
     const batch = randomUUID();
     const inBatch = await jobs.enqueue('test-linked', { key: 'a', ownerId: owner, batchId: batch });
     const alone = await jobs.enqueue('test-linked', { key: 'b', ownerId: owner });
-    await waitFor('both done', async () => (await jobRow(db.pool, inBatch.id)).status === 'done' && (await jobRow(db.pool, alone.id)).status === 'done', 10_000);
+    await waitFor(
+      'both done',
+      async () => (await jobRow(db.pool, inBatch.id)).status === 'done' && (await jobRow(db.pool, alone.id)).status === 'done',
+      10_000,
+    );
 
     const { rows } = await db.pool.query<{ id: number; company_id: string; payroll_run_id: string | null; employee_id: number | null; copied: string | null }>(
       `select j.id, j.company_id, j.payroll_run_id, j.employee_id, a.payroll_run_id as copied

@@ -56,7 +56,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   for (const def of mine) if (!handlers[def.name]) throw new Error(`No handler for job "${def.name}" (queue ${queue})`);
 
   const db = new DbHealth(pool);
-  const ctx = createContext({ pool, logger, queue, links: linkColumnsOf(definitions), workerId, events, limiter, random, pause: options.pause, db }, dbRetryDeadlineMs);
+  const ctx = createContext(
+    { pool, logger, queue, links: linkColumnsOf(definitions), workerId, events, limiter, random, pause: options.pause, db },
+    dbRetryDeadlineMs,
+  );
 
   await ctx.withRetry('register the worker', () => registerWorker(pool, workerId, queue));
 
