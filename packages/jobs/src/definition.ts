@@ -70,7 +70,8 @@ export interface JobDefinition<
   idempotencyKey: (payload: z.infer<Schema>) => string;
   /**
    * The application's link columns (links.ts: defineLinks), the same declaration on every job
-   * of a registry that links; `links` returns values of the declared types for its keys (another key is refused at enqueue).
+   * of a registry that links; `links` returns values of the declared types for its keys only
+   * (defineJob checks both; another key is refused at enqueue).
    */
   linkColumns?: Links;
   /** The rows the job belongs to (e.g. its company), written to the declared link columns. */
@@ -97,9 +98,22 @@ export interface JobDefinition<
   configure?(settings: Settings): DefinitionOverrides;
 }
 
-/** Identity function that keeps the literal types of a definition. */
-export function defineJob<const Name extends string, Schema extends z.ZodType, Settings = never, const Links extends JobLinkColumns = Record<never, never>>(
-  definition: JobDefinition<Name, Schema, Settings, Links>,
+/** Keys of `R` the declaration `Links` does not name: each must be absent (never). */
+type OnlyDeclared<R, Links> = { [K in Exclude<keyof R, keyof Links>]: never };
+
+/**
+ * Identity function that keeps the literal types of a definition. `links` may return only keys
+ * its `linkColumns` declare, with their types (another key is a compile error here, and refused
+ * at enqueue for a definition built otherwise).
+ */
+export function defineJob<
+  const Name extends string,
+  Schema extends z.ZodType,
+  Settings = never,
+  const Links extends JobLinkColumns = Record<never, never>,
+  R extends JobLinkValues<Links> = JobLinkValues<Links>,
+>(
+  definition: Omit<JobDefinition<Name, Schema, Settings, Links>, 'links'> & { links?: (payload: z.infer<Schema>) => R & OnlyDeclared<R, Links> },
 ): JobDefinition<Name, Schema, Settings, Links> {
   return definition;
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
+import { PermanentError } from '../src/errors.ts';
 import { claimStatement } from '../src/engine/sql/claim.ts';
 import { defineLinks, JobLinksError, linkColumnsOf, NO_LINKS } from '../src/links.ts';
 import { recurringFailingSeconds } from '../src/stats.ts';
@@ -31,16 +32,16 @@ const linked = defineJob({
   links: (p) => ({ ownerId: p.ownerId, batchId: p.batchId }),
 });
 
-/** Links a key nobody declared: refused at enqueue (the compiler checks the declared keys' types, not extra keys). */
-const stray = defineJob({
+/** Links a key nobody declared: a compile error in defineJob (below), so built by hand here; refused at enqueue. */
+const strayBase = defineJob({
   name: 'test-stray',
   queue: 'test-main',
   schema: z.object({ key: z.string() }),
   timeoutMs: 5_000,
   idempotencyKey: (p) => `stray:${p.key}`,
   linkColumns: fixtureLinks,
-  links: (p) => ({ ownerId: randomUUID(), shelfId: p.key }),
 });
+const stray = { ...strayBase, links: (p: { key: string }) => ({ ownerId: randomUUID(), shelfId: p.key }) } as unknown as typeof strayBase;
 
 defineJob({
   name: 'test-typed',
@@ -51,6 +52,25 @@ defineJob({
   linkColumns: fixtureLinks,
   // @ts-expect-error -- the declaration types `ownerId` (a uuid: a string)
   links: (p) => ({ ownerId: p.key.length }),
+});
+defineJob({
+  name: 'test-typed-keys',
+  queue: 'test-main',
+  schema: z.object({ key: z.string() }),
+  timeoutMs: 5_000,
+  idempotencyKey: (p) => p.key,
+  linkColumns: fixtureLinks,
+  // @ts-expect-error -- `shelfId` is not a declared link
+  links: (p) => ({ ownerId: p.key, shelfId: p.key }),
+});
+defineJob({
+  name: 'test-typed-none',
+  queue: 'test-main',
+  schema: z.object({ key: z.string() }),
+  timeoutMs: 5_000,
+  idempotencyKey: (p) => p.key,
+  // @ts-expect-error -- no declaration: no link
+  links: (p) => ({ ownerId: p.key }),
 });
 
 describe('declared links', () => {
@@ -101,7 +121,13 @@ describe('declared links on a database', () => {
       definitions: [linked, stray],
       queue: 'test-main',
       concurrency: 2,
-      handlers: { 'test-linked': async () => {}, 'test-stray': async () => {} },
+      handlers: {
+        // A job of a batch fails: the task's recurring runs (no batch) must not see it.
+        'test-linked': async (p: { batchId?: string | undefined }) => {
+          if (p.batchId) throw new PermanentError('rejected', 'a batch job fails');
+        },
+        'test-stray': async () => {},
+      },
     });
   });
 
@@ -114,25 +140,25 @@ describe('declared links on a database', () => {
     const jobs = createJobClient(db.pool, [linked, stray]);
     const owner = randomUUID();
     const batch = randomUUID();
-    const inBatch = await jobs.enqueue('test-linked', { key: 'a', ownerId: owner, batchId: batch });
     const alone = await jobs.enqueue('test-linked', { key: 'b', ownerId: owner });
-    await waitFor(
-      'both done',
-      async () => (await jobRow(db.pool, inBatch.id)).status === 'done' && (await jobRow(db.pool, alone.id)).status === 'done',
-      10_000,
-    );
+    await waitFor('the job without a batch done', async () => (await jobRow(db.pool, alone.id)).status === 'done', 10_000);
+    // The batch job's attempt ends last (failed).
+    const inBatch = await jobs.enqueue('test-linked', { key: 'a', ownerId: owner, batchId: batch });
+    await waitFor('the batch job failed', async () => (await jobRow(db.pool, inBatch.id)).status === 'failed', 10_000);
 
     const { rows } = await db.pool.query<{ id: number; company_id: string; payroll_run_id: string | null; employee_id: number | null; copied: string | null }>(
       `select j.id, j.company_id, j.payroll_run_id, j.employee_id, a.payroll_run_id as copied
        from jobs j join job_attempts a on a.job_id = j.id where j.id = any($1) order by j.id`,
-      [[inBatch.id, alone.id]],
+      [[alone.id, inBatch.id]],
     );
     expect(rows).toEqual([
-      { id: inBatch.id, company_id: owner, payroll_run_id: batch, employee_id: null, copied: batch },
       { id: alone.id, company_id: owner, payroll_run_id: null, employee_id: null, copied: null },
+      { id: inBatch.id, company_id: owner, payroll_run_id: batch, employee_id: null, copied: batch },
     ]);
-    // Only the job without a batch counts as a recurring run of its task (group link null), and it succeeded.
+    // Only the run without a batch is a recurring run of its task (group link null): it succeeded.
     expect(await recurringFailingSeconds(db.pool, ['test-linked'], fixtureLinks)).toEqual({ 'test-linked': 0 });
+    // Without the declaration every attempt counts, the failed batch job's last.
+    expect((await recurringFailingSeconds(db.pool, ['test-linked'], NO_LINKS))['test-linked']).toBeGreaterThan(0);
   });
 
   it('refuses a link the declaration does not name, writing nothing', async () => {
