@@ -180,9 +180,9 @@ export function strandedWakeupsFrom(thresholdMs: string, before: string): string
      union all
      select w.payload from ${JOBS} w where w.attempts >= w.max_attempts and not coalesce(w.locked_at < ${before}, false)
      union all
-     select w.payload from ${TASKS} t cross join lateral (
-       select w.payload from ${JOBS} w
-       where w.task_id = t.id and w.is_available and w.run_at > now() + make_interval(secs => (${thresholdMs})::float8 / 1000)) w) w
+     select w.payload from ${JOBS} w
+     where w.task_id = any(array(select id from ${TASKS})) and w.is_available
+       and w.run_at > now() + make_interval(secs => (${thresholdMs})::float8 / 1000)) w
     join jobs j on j.id = (w.payload->>'jobId')::bigint and j.wakeup_seq = (w.payload->>'seq')::int
       and j.status in ('queued', 'retrying') and j.run_at < ${before}
     where true`;
