@@ -229,13 +229,16 @@ async function main() {
         )
       ).rows
     : [];
-  const sqlNested = statements
+  // Statements run inside others (triggers, functions): their time is part of their caller's.
+  const sqlNestedTop = statements
     ? (
-        await db.pool.query<{ calls: number }>(
-          `select coalesce(sum(calls), 0)::int as calls from pg_stat_statements where not toplevel and dbid = (select oid from pg_database where datname = current_database())`,
+        await db.pool.query<{ query: string; calls: number; ms: number }>(
+          `select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls::int, total_exec_time::float8 as ms
+           from pg_stat_statements where not toplevel and dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc`,
         )
-      ).rows[0]!.calls
-    : 0;
+      ).rows
+    : [];
+  const sqlNested = sqlNestedTop.reduce((a, r) => a + r.calls, 0);
   const sqlCalls = sqlTop.reduce((a, r) => a + r.calls, 0);
   const sqlMs = sqlTop.reduce((a, r) => a + r.ms, 0);
   const harnessUsage = process.cpuUsage(harnessCpu0);
@@ -411,6 +414,11 @@ async function main() {
     );
     say(`  ${'calls/slip'.padStart(10)} ${'ms/slip'.padStart(8)} ${'ms/call'.padStart(8)}  statement`);
     for (const r of sqlTop.slice(0, 15))
+      say(
+        `  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  ${r.query.slice(0, 150)}`,
+      );
+    say(`  inside triggers and functions (part of the time above), the top 8:`);
+    for (const r of sqlNestedTop.slice(0, 8))
       say(
         `  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  ${r.query.slice(0, 150)}`,
       );

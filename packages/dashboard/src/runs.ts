@@ -324,6 +324,9 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
       `select j.payroll_run_id as run, count(*)::int as n from ${RUNNING_JOBS_FROM}
        where (a.started_at < $2::timestamptz - make_interval(secs => ${stuckAfterSecondsSql()}) or ${staleRunningCondition(t)}) and j.payroll_run_id = any($1::uuid[])
          and j.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
+         -- The same runs and tasks on the attempt (copied at its claim): its (run, task, finished_at)
+         -- index reads these runs' open attempts, not every open attempt of every tenant.
+         and a.payroll_run_id = any($1::uuid[]) and a.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
        group by 1`,
       [ids, now],
     ),

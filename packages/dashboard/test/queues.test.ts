@@ -1,8 +1,8 @@
-import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
+import { createPool, createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient } from '@beton/jobs';
 import { approvePayroll } from '@beton/payroll/actions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { queuesOverview, RATE_WINDOW_S } from '../src/admin.ts';
 import { listRunProgress } from '../src/runs.ts';
 
@@ -33,6 +33,41 @@ describe('queues overview (admin)', () => {
     expect(RATE_WINDOW_S).toBe(10);
     expect(view.rates).toEqual([{ key: 'email-provider', perSecond: 40, inUsePerSecond: 3 }]);
     expect(view.queues.find((q) => q.queue === 'send-email')?.counts.done).toBe(35);
+  });
+
+  it("the last hour's chart: a refresh counts new attempts of the open minutes and keeps the closed minutes it counted", async () => {
+    // A pool of its own: the chart's closed minutes are kept per pool (per web process), and this
+    // test writes attempts in the past, which the engine never does.
+    const pool = createPool({ url: db.url, max: 2, applicationName: 'queues-chart' });
+    onTestFinished(() => pool.end());
+    const now = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
+    const attempts = (minutesAgo: number, n: number, outcome = 'done') =>
+      pool.query(
+        `with j as (insert into jobs (task_name, queue, payload, status, max_attempts, idempotency_key)
+                    select 'test-chart', 'maintenance', '{}', 'done', 6, 'chart-' || gen_random_uuid() from generate_series(1, $3::int) returning id)
+         insert into job_attempts (job_id, attempt, task_name, started_at, finished_at, outcome)
+         select id, 1, 'test-chart', $1::timestamptz - make_interval(mins => $2::int) - interval '1 second', $1::timestamptz - make_interval(mins => $2::int), $4::"AttemptOutcome" from j`,
+        [now, minutesAgo, n, outcome],
+      );
+    const chart = async (at: Date) =>
+      Object.fromEntries(
+        (await queuesOverview(pool, at)).queues
+          .find((q) => q.queue === 'test-chart')
+          ?.perMinute.map((m) => [Math.floor((now.getTime() - m.minute.getTime()) / 60_000), `${m.done}/${m.failed}`]) ?? [],
+      );
+    await attempts(30, 4);
+    await attempts(30, 1, 'failed');
+    await attempts(0, 2);
+    const first = await chart(now);
+    expect(first).toMatchObject({ 30: '4/1', 0: '2/0' });
+    // Ten seconds later: two more in the open minute are counted; the minute 30 minutes ago comes from what was counted.
+    await attempts(0, 2);
+    const later = await chart(new Date(now.getTime() + 10_000));
+    expect(later).toMatchObject({ 30: '4/1', 0: '4/0' });
+    // An hour and a half later both minutes have left the window.
+    const gone = await chart(new Date(now.getTime() + 90 * 60_000));
+    expect(gone[30]).toBeUndefined();
+    expect(gone[0]).toBeUndefined();
   });
 
   it('delayed jobs have their own column and list: approved reminders are "N due at hh:mm", not queued work that looks stuck', async () => {

@@ -1,13 +1,13 @@
 import { Logger, runMigrations } from 'graphile-worker';
 import type { Pool } from '@beton/db';
-import { ensureWakeupAgeIndex } from './wakeups.ts';
+import { ensureWakeupIndexes } from './wakeups.ts';
 
 const quiet = new Logger(() => () => {});
 
-/** Creates Beton's index on graphile-worker's wake-up table if missing or invalid (wakeups.ts: WAKEUP_AGE_INDEX). */
-export const ensureQueueIndexes = ensureWakeupAgeIndex;
+/** Creates Beton's indexes on graphile-worker's wake-up table if missing or invalid (wakeups.ts: WAKEUP_INDEXES). */
+export const ensureQueueIndexes = ensureWakeupIndexes;
 
-/** Installs or upgrades graphile-worker's schema (idempotent), then Beton's index on it. */
+/** Installs or upgrades graphile-worker's schema (idempotent), then Beton's indexes on it. */
 export async function migrateQueue(pool: Pool): Promise<void> {
   await runMigrations({ pgPool: pool, logger: quiet });
   await ensureQueueIndexes(pool);

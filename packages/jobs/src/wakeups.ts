@@ -163,18 +163,29 @@ export async function delayedWakeups(pool: Pool): Promise<Array<{ task: string; 
 }
 
 /**
- * Waiting jobs (`j`: queued or retrying, due before `dueBefore` (SQL)) whose current wake-up
- * (`w`) no worker will take: locked before `staleBefore` (SQL) by a pool that has not touched it
- * since, worn out by graphile-worker's own retries, or pushed back by them past now +
- * `thresholdMs` (SQL, ms). A FROM item read from the wake-up side, ending with its WHERE clause.
+ * Waiting jobs (`j`: queued or retrying, due before `before` (SQL)) whose current wake-up
+ * (`w`) no worker will take: locked before `before` by a pool that has not touched it since,
+ * worn out by graphile-worker's own retries, or pushed back by them past now + `thresholdMs`
+ * (SQL, ms). A FROM item read from the wake-up side, ending with its WHERE clause.
  * (job-conditions.ts: strandedWaitingFrom.)
+ *
+ * The three cases are three disjoint index reads (WAKEUP_INDEXES), not one condition over every
+ * wake-up: a month in flight at 500,000 employees holds 335,000 pending wake-ups, and HR's
+ * progress page asks this on every refresh (bench:scale). Locked wake-ups are as many as the
+ * workers hold (WAKEUP_LOCKED_INDEX), worn-out ones should not exist (WAKEUP_WORN_OUT_INDEX),
+ * and the pushed-back ones are a range of each task's available wake-ups (WAKEUP_AGE_INDEX).
  */
 export function strandedWakeupsFrom(thresholdMs: string, before: string): string {
-  return `${JOBS} w
+  return `(select w.payload from ${JOBS} w where w.locked_at < ${before}
+     union all
+     select w.payload from ${JOBS} w where w.attempts >= w.max_attempts and not coalesce(w.locked_at < ${before}, false)
+     union all
+     select w.payload from ${JOBS} w
+     where w.task_id = any(array(select id from ${TASKS})) and w.is_available
+       and w.run_at > now() + make_interval(secs => (${thresholdMs})::float8 / 1000)) w
     join jobs j on j.id = (w.payload->>'jobId')::bigint and j.wakeup_seq = (w.payload->>'seq')::int
       and j.status in ('queued', 'retrying') and j.run_at < ${before}
-    where (w.locked_at < ${before} or w.attempts >= w.max_attempts
-           or (w.locked_at is null and w.run_at > now() + make_interval(secs => (${thresholdMs})::float8 / 1000)))`;
+    where true`;
 }
 
 /** A condition on the job `j`: its current wake-up does not exist. */
@@ -219,17 +230,35 @@ export async function refreshWakeupStatistics(pool: Pool): Promise<void> {
  * Partial on available wake-ups, like graphile-worker's own main index.
  */
 export const WAKEUP_AGE_INDEX = 'beton_wakeups_task_run_at_idx';
+/** The locked wake-ups (as many as the workers hold: fetched or running), for strandedWakeupsFrom. */
+export const WAKEUP_LOCKED_INDEX = 'beton_wakeups_locked_at_idx';
+/** The wake-ups graphile-worker's own retries wore out (none, normally), for strandedWakeupsFrom. */
+export const WAKEUP_WORN_OUT_INDEX = 'beton_wakeups_worn_out_idx';
 
-/** Creates WAKEUP_AGE_INDEX if missing or left invalid by a failed build (CONCURRENTLY: writers go on). */
-export async function ensureWakeupAgeIndex(pool: Pool): Promise<void> {
-  const { rows } = await pool.query<{ valid: boolean }>(
-    `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
-     join pg_namespace n on n.oid = c.relnamespace where n.nspname = $2 and c.relname = $1`,
-    [WAKEUP_AGE_INDEX, SCHEMA],
-  );
-  if (rows[0]?.valid) return;
-  if (rows[0]) await pool.query(`drop index concurrently if exists ${SCHEMA}.${WAKEUP_AGE_INDEX}`);
-  await pool.query(`create index concurrently if not exists ${WAKEUP_AGE_INDEX} on ${JOBS} (task_id, run_at) where is_available`);
+/**
+ * Beton's indexes on graphile-worker's wake-up table (graphile-worker's migrations create the
+ * table, so these are built by the worker at start, not by a Prisma migration). The two
+ * partial ones hold only rows outside graphile-worker's own (available-only) indexes: a wake-up
+ * enters the locked index when a worker fetches it, a write that already changes the main index.
+ */
+export const WAKEUP_INDEXES: ReadonlyArray<{ name: string; definition: string }> = [
+  { name: WAKEUP_AGE_INDEX, definition: `(task_id, run_at) where is_available` },
+  { name: WAKEUP_LOCKED_INDEX, definition: `(locked_at) where locked_at is not null` },
+  { name: WAKEUP_WORN_OUT_INDEX, definition: `(id) where attempts >= max_attempts` },
+];
+
+/** Creates WAKEUP_INDEXES missing or left invalid by a failed build (CONCURRENTLY: writers go on). */
+export async function ensureWakeupIndexes(pool: Pool): Promise<void> {
+  for (const index of WAKEUP_INDEXES) {
+    const { rows } = await pool.query<{ valid: boolean }>(
+      `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+       join pg_namespace n on n.oid = c.relnamespace where n.nspname = $2 and c.relname = $1`,
+      [index.name, SCHEMA],
+    );
+    if (rows[0]?.valid) continue;
+    if (rows[0]) await pool.query(`drop index concurrently if exists ${SCHEMA}.${index.name}`);
+    await pool.query(`create index concurrently if not exists ${index.name} on ${JOBS} ${index.definition}`);
+  }
 }
 
 // Reads for tools and tests (benches, drills, fault tests): what is pending, locked, of which job.

@@ -45,6 +45,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     random = Math.random,
     batching = { delayMs: 0, maxSize: 100 },
     localQueueSize = concurrency,
+    refetchDelayMs = Math.min(100, options.pollIntervalMs ?? 1000),
     dbRetryDeadlineMs = DEFAULT_DB_RETRY_DEADLINE_MS,
     stallAfterMs = 120_000,
     eventLoopBlockedMs = 10_000,
@@ -111,7 +112,16 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
             // >= 0: with the default -1 a job finishing during shutdown stays locked for 4 h (FACTS).
             completeJobBatchDelay: 0,
             failJobBatchDelay: 0,
-            ...(localQueueSize > 1 ? { localQueue: { size: localQueueSize } } : {}),
+            ...(localQueueSize > 1
+              ? {
+                  localQueue: {
+                    size: localQueueSize,
+                    // A fetch that did not fill the local queue delays the next one (types.ts: refetchDelayMs),
+                    // however many new-job notifications arrive meanwhile.
+                    ...(refetchDelayMs > 0 ? { refetchDelay: { durationMs: refetchDelayMs, threshold: localQueueSize - 1, maxAbortThreshold: Infinity } } : {}),
+                  },
+                }
+              : {}),
           },
         },
       }),
