@@ -217,7 +217,9 @@ async function main() {
   // The schedulers keep Beton's index on graphile-worker's wake-ups (created CONCURRENTLY once
   // graphile-worker has installed its schema; a race with the other scheduler is harmless).
   if (isScheduler)
-    void ensureQueueIndexes(pool).catch((error) => log.warn({ err: error }, 'could not create the wake-up indexes (queue ages and stranded jobs read without them)'));
+    void ensureQueueIndexes(pool).catch((error) =>
+      log.warn({ err: error }, 'could not create the wake-up indexes (queue ages and stranded jobs read without them)'),
+    );
   stopWorker = (reason) => worker.stop(reason);
   if (isScheduler) {
     await retryOnConnectionError(
