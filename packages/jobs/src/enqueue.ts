@@ -1,7 +1,7 @@
 import type { AnyJobDefinition, DefinitionNamed, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { linkColumnsOf, linkValues } from './links.ts';
-import type { Pool, PoolClient } from '@beton/db';
+import { prepared, type Pool, type PoolClient } from '@beton/db';
 import { addWakeupsSql, BULK_ENQUEUE_ANALYZE_ROWS, refreshWakeupStatistics, wakeupSpecSql } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
 
@@ -23,6 +23,7 @@ export interface EnqueueOptions {
    * A data-modifying statement (INSERT/UPDATE/DELETE, no RETURNING needed) run as part of the
    * enqueue's ONE statement: both happen or neither, in one round trip. `sql` numbers its own
    * parameters $1… for `params` (e.g. the render job's "store the slip" with its email's enqueue).
+   * A fixed text (every value a parameter): the enqueue is a prepared statement named from its text.
    */
   alongside?: { sql: string; params: unknown[] };
 }
@@ -104,8 +105,10 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const linkValuesFrom = links.map((l) => `, t.${l.column}`).join('');
     const priority =
       extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(8 + links.length)}), t.priority)`;
-    const { rows: inserted } = await db.query<{ id: number }>(
-      `with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
+    // Prepared (@beton/db prepared): the text is fixed per job, links and call site (`alongside`
+    // is a caller's fixed statement, its values parameters), and the render job runs it per slip.
+    const { rows: inserted } = await db.query<{ id: number }>({
+      ...prepared(`with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
          insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at)
          select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, coalesce(t.run_at, now()), t.key${linkValuesFrom}, ${priority}, now()
          from unnest(${$(4)}::jsonb[], ${$(5)}::text[], ${$(6)}::timestamptz[], ${$(7)}::int[]${linkParams})
@@ -113,8 +116,8 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
        , woken as (select count(*) from ${addWakeupsSql(`select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins`)})
-       select ins.id from ins, woken`,
-      [
+       select ins.id from ins, woken`),
+      values: [
         ...(extra.alongside?.params ?? []),
         def.name,
         def.queue,
@@ -126,7 +129,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         ...links.map((_, i) => rows.map((r) => r.links[i])),
         ...(extra.priorityOf === undefined ? [] : [extra.priorityOf]),
       ],
-    );
+    });
     return { keys, insertedIds: inserted.map((r) => r.id) };
   }
 

@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import { prepared, type Pool } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeferError, TransientError } from '@beton/jobs/client';
 import type { ActivityLookup } from './activity.ts';
@@ -89,14 +89,16 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   // A new key's row is inserted with its first attempt already recorded (what the "record the
   // attempt" update below does for an existing row): one statement for the common case (issue
   // 23). An existing row is returned as it stands (xmax = 0 only on the row this statement inserted).
-  const { rows } = await pool.query<DeliveryRow & { inserted: boolean }>(
-    `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since, payroll_run_id, company_id, employee_id)
-     values ($1, $2, 'sending', 1, now(), $3, $4, $5)
-     on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
-     returning status, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
-       (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms, xmax = 0 as inserted`,
-    [key, email.to, links.payrollRunId ?? null, links.companyId ?? null, links.employeeId ?? null],
-  );
+  const { rows } = await pool.query<DeliveryRow & { inserted: boolean }>({
+    ...prepared(
+      `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since, payroll_run_id, company_id, employee_id)
+       values ($1, $2, 'sending', 1, now(), $3, $4, $5)
+       on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
+       returning status, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
+         (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms, xmax = 0 as inserted`,
+    ),
+    values: [key, email.to, links.payrollRunId ?? null, links.companyId ?? null, links.employeeId ?? null],
+  });
   const delivery = rows[0]!;
   if (delivery.status === 'sent') return { sent: true, messageId: delivery.provider_message_id ?? '', alreadySent: true };
   if (delivery.event_state !== null) return markAccepted(pool, key, null, true);
@@ -152,11 +154,13 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   try {
     const messageId = await mailer.send(email, { beforeRequest });
     release?.();
-    await pool.query(
-      `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null,
-              request_left_at = ${leftSql} where idempotency_key = $1`,
-      [key, messageId, performance.now() - (leftAt ?? performance.now())],
-    );
+    await pool.query({
+      ...prepared(
+        `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null,
+                request_left_at = ${leftSql} where idempotency_key = $1`,
+      ),
+      values: [key, messageId, performance.now() - (leftAt ?? performance.now())],
+    });
     return { sent: true, messageId, alreadySent: false, ...(resend ? { resentAfterUnknown: true } : {}) };
   } catch (error) {
     release?.();

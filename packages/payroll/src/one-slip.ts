@@ -12,12 +12,20 @@
  * - An attempt that was accepted closes the other attempts' open or failed jobs (superseded).
  * - What "accepted for this employee and month" is: slipAcceptedKeySql (slip-attempts.ts).
  */
+import { prepared } from '@beton/db';
 import { SupersededError, TransientError } from '@beton/jobs/client';
 import { slipKey } from './jobs/slip-payload.ts';
 import type { DeliveryResult } from './email.ts';
 import { sendSlip, type MailDeps } from './send.ts';
 import { attemptLabel, slipAcceptedKeySql, slipInFlightKeySql, supersedeOtherAttempts } from './slip-attempts.ts';
 import type { RenderSlipPayload } from './slip.ts';
+
+// Before every slip email's request (prepared once per connection: @beton/db prepared).
+const ONE_SLIP_CHECK = prepared(
+  `select ${slipAcceptedKeySql('$1::int', '$2::text', '$3::text')} as accepted,
+          ${slipInFlightKeySql('$1::int', '$2::text', '$3::text')} as in_flight,
+          exists (select 1 from slip_resends r where r.employee_id = $1 and r.month = $2 and not r.copy) as siblings`,
+);
 
 /** How long an attempt waits for another one whose outcome is not known yet before it looks again. */
 const IN_FLIGHT_RETRY_MS = 2_000;
@@ -38,12 +46,10 @@ export async function sendSlipOnce(deps: MailDeps, payload: RenderSlipPayload): 
     delivery: {
       ...deps.delivery,
       beforeSend: async () => {
-        const { rows } = await deps.pool.query<{ accepted: string | null; in_flight: string | null; siblings: boolean }>(
-          `select ${slipAcceptedKeySql('$1::int', '$2::text', '$3::text')} as accepted,
-                  ${slipInFlightKeySql('$1::int', '$2::text', '$3::text')} as in_flight,
-                  exists (select 1 from slip_resends r where r.employee_id = $1 and r.month = $2 and not r.copy) as siblings`,
-          [payload.employeeId, payload.month, key],
-        );
+        const { rows } = await deps.pool.query<{ accepted: string | null; in_flight: string | null; siblings: boolean }>({
+          ...ONE_SLIP_CHECK,
+          values: [payload.employeeId, payload.month, key],
+        });
         const r = rows[0]!;
         siblings ||= r.siblings;
         if (r.accepted) {

@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import { prepared, type Pool } from '@beton/db';
 import { PermanentError } from '@beton/jobs/client';
 import { slipKey } from './jobs/slip-payload.ts';
 import type { ActivityLookup } from './activity.ts';
@@ -18,7 +18,7 @@ export interface MailDeps {
 export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Promise<DeliveryResult> {
   const key = slipKey(payload);
   const data = await loadSlipData(deps.pool, payload.employeeId, payload.month);
-  const slip = await deps.pool.query<{ pdf: Buffer; encrypted: boolean }>('select pdf, encrypted from slips where key = $1', [key]);
+  const slip = await deps.pool.query<{ pdf: Buffer; encrypted: boolean }>({ ...prepared('select pdf, encrypted from slips where key = $1'), values: [key] });
   const pdf = slip.rows[0]?.pdf;
   if (!pdf) throw new PermanentError('slip_missing', `No rendered slip stored for ${key}`);
   const content = slipEmail({

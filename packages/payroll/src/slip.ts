@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from '@beton/db';
+import { prepared, type Pool, type PoolClient } from '@beton/db';
 import { PermanentError } from '@beton/jobs/client';
 import type { SlipData } from '@beton/pdf';
 import { salaryInMonthSql } from '@beton/people/salary';
@@ -51,13 +51,16 @@ export async function loadSlipData(
     email: string;
     bank_account: string;
     salary: Salary;
-  }>(
-    `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password,
-            e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
-            ${salaryInMonthSql('e', '$2')} as salary
-     from employees e join companies c on c.id = e.company_id where e.id = $1`,
-    [employeeId, month],
-  );
+  }>({
+    // Every render and every email loads it: prepared once per connection (@beton/db prepared).
+    ...prepared(
+      `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password,
+              e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
+              ${salaryInMonthSql('e', '$2')} as salary
+       from employees e join companies c on c.id = e.company_id where e.id = $1`,
+    ),
+    values: [employeeId, month],
+  });
   const e = rows[0];
   if (!e) throw new PermanentError('employee_not_found', `Employee ${employeeId} does not exist (deleted after the job was queued?)`);
   const { earnings, deductions } = salaryLines(e.salary);

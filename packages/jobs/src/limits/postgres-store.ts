@@ -1,7 +1,35 @@
-import type { Pool } from '@beton/db';
+import { prepared, type Pool } from '@beton/db';
 import { StoreClock } from './clock.ts';
 import type { RatePlaces } from './places.ts';
 import type { LimiterStore, RateReservation } from './store.ts';
+
+// Every job of a limited key runs these: prepared once per connection (@beton/db prepared).
+const ACQUIRE_SLOT = prepared(
+  `update limiter_slots s set holder = $3, expires_at = now() + make_interval(secs => $4::float8 / 1000)
+   from (select slot from limiter_slots
+         where key = $1 and slot < $2 and (holder is null or expires_at < now())
+         order by slot limit 1 for update skip locked) free
+   where s.key = $1 and s.slot = free.slot
+   returning s.slot`,
+);
+const RELEASE_SLOT = prepared(`update limiter_slots set holder = null, expires_at = null where key = $1 and slot = $2 and holder = $3`);
+const RESERVE_INTERVAL = prepared(
+  `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => $2::float8 / 1000))
+   on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
+   returning (extract(epoch from (tat - make_interval(secs => $2::float8 / 1000))) * 1000)::float8 as reserved_ms,
+             (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
+);
+// `tat` = the place taken + one spacing (the earliest the next can be); the place itself is
+// computed in whole microseconds by beton_rate_next_place (migration rate_limit_fixed_window;
+// nextPlaceInSecond is the same in TypeScript).
+const RESERVE_FIXED = prepared(
+  `insert into rate_limits as r (key, tat)
+   values ($1, 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from clock_timestamp()) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond')
+   on conflict (key) do update
+     set tat = 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from greatest(r.tat, clock_timestamp())) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
+   returning ((extract(epoch from tat) * 1000000)::bigint - $4)::float8 / 1000 as reserved_ms,
+             (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
+);
 
 /** The limits in PostgreSQL (the default): a row per slot (`limiter_slots`) and a GCRA or per-second schedule per key (`rate_limits`). */
 export class PostgresLimiterStore implements LimiterStore {
@@ -15,20 +43,12 @@ export class PostgresLimiterStore implements LimiterStore {
       await this.pool.query(`insert into limiter_slots (key, slot) select $1, g from generate_series(0, $2::int - 1) g on conflict do nothing`, [key, max]);
       this.prepared.add(prepared);
     }
-    const { rows } = await this.pool.query<{ slot: number }>(
-      `update limiter_slots s set holder = $3, expires_at = now() + make_interval(secs => $4::float8 / 1000)
-       from (select slot from limiter_slots
-             where key = $1 and slot < $2 and (holder is null or expires_at < now())
-             order by slot limit 1 for update skip locked) free
-       where s.key = $1 and s.slot = free.slot
-       returning s.slot`,
-      [key, max, holder, ttlMs],
-    );
+    const { rows } = await this.pool.query<{ slot: number }>({ ...ACQUIRE_SLOT, values: [key, max, holder, ttlMs] });
     return rows[0]?.slot ?? null;
   }
 
   async releaseSlot(key: string, slot: number, holder: string): Promise<void> {
-    await this.pool.query(`update limiter_slots set holder = null, expires_at = null where key = $1 and slot = $2 and holder = $3`, [key, slot, holder]);
+    await this.pool.query({ ...RELEASE_SLOT, values: [key, slot, holder] });
   }
 
   async reserveStart(key: string, places: RatePlaces): Promise<RateReservation> {
@@ -38,27 +58,9 @@ export class PostgresLimiterStore implements LimiterStore {
       const sent = performance.now();
       const { rows } =
         places.kind === 'interval'
-          ? await client.query<{ reserved_ms: number; now_ms: number }>(
-              // `tat` holds microseconds: the interval is rounded up to one, or rounding could
-              // shorten every interval (and so lift the rate above perSecond).
-              `insert into rate_limits as r (key, tat) values ($1, clock_timestamp() + make_interval(secs => $2::float8 / 1000))
-               on conflict (key) do update set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
-               returning (extract(epoch from (tat - make_interval(secs => $2::float8 / 1000))) * 1000)::float8 as reserved_ms,
-                         (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
-              [key, Math.ceil(1_000_000 / places.perSecond) / 1000],
-            )
-          : // `tat` = the place taken + one spacing (the earliest the next can be); the place
-            // itself is computed in whole microseconds by beton_rate_next_place (migration
-            // rate_limit_fixed_window; nextPlaceInSecond is the same in TypeScript).
-            await client.query<{ reserved_ms: number; now_ms: number }>(
-              `insert into rate_limits as r (key, tat)
-               values ($1, 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from clock_timestamp()) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond')
-               on conflict (key) do update
-                 set tat = 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from greatest(r.tat, clock_timestamp())) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
-               returning ((extract(epoch from tat) * 1000000)::bigint - $4)::float8 / 1000 as reserved_ms,
-                         (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
-              [key, places.perSecond, places.leadUs, places.spacingUs],
-            );
+          ? // The interval rounded up to a whole microsecond (`tat`'s unit): rounding down would lift the rate above perSecond.
+            await client.query<{ reserved_ms: number; now_ms: number }>({ ...RESERVE_INTERVAL, values: [key, Math.ceil(1_000_000 / places.perSecond) / 1000] })
+          : await client.query<{ reserved_ms: number; now_ms: number }>({ ...RESERVE_FIXED, values: [key, places.perSecond, places.leadUs, places.spacingUs] });
       const answered = performance.now();
       const row = rows[0]!;
       this.clock.sample(sent, answered, row.now_ms);
