@@ -82,7 +82,7 @@ async function main() {
   );
   // pg_stat_statements counts every statement (calls, time) for the per-slip budget.
   const db = await freshDatabase('bench', {
-    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '2000' },
+    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.track_planning': 'on', 'pg_stat_statements.max': '2000' },
   });
   exit.add(() => db.drop());
   say(`database: ${db.where}`);
@@ -223,8 +223,9 @@ async function main() {
   // statement that fired it, and its time is counted in that statement's).
   const sqlTop = statements
     ? (
-        await db.pool.query<{ query: string; calls: number; ms: number; rows: number }>(
-          `select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls::int, total_exec_time::float8 as ms, rows::int
+        await db.pool.query<{ query: string; calls: number; ms: number; rows: number; plan_ms: number; plans: number }>(
+          `select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls::int, total_exec_time::float8 as ms, rows::int,
+                  total_plan_time::float8 as plan_ms, plans::int
            from pg_stat_statements where toplevel and dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc`,
         )
       ).rows
@@ -241,6 +242,9 @@ async function main() {
   const sqlNested = sqlNestedTop.reduce((a, r) => a + r.calls, 0);
   const sqlCalls = sqlTop.reduce((a, r) => a + r.calls, 0);
   const sqlMs = sqlTop.reduce((a, r) => a + r.ms, 0);
+  // Planning (pg_stat_statements.track_planning): a statement sent without a name is planned on every call.
+  const sqlPlanMs = sqlTop.reduce((a, r) => a + r.plan_ms, 0);
+  const sqlPlans = sqlTop.reduce((a, r) => a + r.plans, 0);
   const harnessUsage = process.cpuUsage(harnessCpu0);
   const harnessMs = (harnessUsage.user + harnessUsage.system) / 1000;
   const machineMs = machineBusyMs() - machine0;
@@ -410,12 +414,12 @@ async function main() {
   for (const [k, v] of rows) say(`  ${k.padEnd(72)} ${v}`);
   if (sqlTop.length) {
     say(
-      `\nStatements: ${round(sqlCalls / N, 1)} round trips per slip (${sqlCalls} in all; ${round(sqlNested / N, 1)} more per slip inside triggers and functions), ${round(sqlMs / N, 2)} ms of execution per slip (wall, lock waits included); the top 15 by time:`,
+      `\nStatements: ${round(sqlCalls / N, 1)} round trips per slip (${sqlCalls} in all; ${round(sqlNested / N, 1)} more per slip inside triggers and functions), ${round(sqlMs / N, 2)} ms of execution per slip (wall, lock waits included) and ${round(sqlPlanMs / N, 2)} ms of planning (${round(sqlPlans / N, 1)} plans per slip); the top 15 by time (plans per slip in brackets):`,
     );
     say(`  ${'calls/slip'.padStart(10)} ${'ms/slip'.padStart(8)} ${'ms/call'.padStart(8)}  statement`);
     for (const r of sqlTop.slice(0, 15))
       say(
-        `  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  ${r.query.slice(0, 150)}`,
+        `  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  [${round(r.plans / N, 2)}] ${r.query.slice(0, 140)}`,
       );
     say(`  inside triggers and functions (part of the time above), the top 8:`);
     for (const r of sqlNestedTop.slice(0, 8))
