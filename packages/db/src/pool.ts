@@ -18,10 +18,17 @@ export interface PoolOptions {
   max?: number;
   /** Shown in pg_stat_activity.application_name. Default: 'beton'. */
   applicationName?: string;
+  /** Server settings of every connection (sent at connect, e.g. `plan_cache_mode`). */
+  settings?: Record<string, string>;
 }
 
-export function createPool({ url, max = 10, applicationName = 'beton' }: PoolOptions): Pool {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName });
+export function createPool({ url, max = 10, applicationName = 'beton', settings }: PoolOptions): Pool {
+  const options = settings
+    ? Object.entries(settings)
+        .map(([k, v]) => `-c ${k}=${v}`)
+        .join(' ')
+    : undefined;
+  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName, ...(options ? { options } : {}) });
   // An idle client that errors (server restarted) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
