@@ -310,11 +310,10 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
   // Narrow queries instead of one wide one: counts by (task, status) from the counters the
   // triggers on `jobs` keep (a few rows, not 100,000); the running jobs (RUNNING_JOBS_FROM: as
   // many as are in flight); per run, its first email sent and those of the last 5 minutes (an
-  // index range over their attempts' (run, task, finished_at)); the open slips of every run
-  // still running (the queue a waiting run stands in).
+  // index range over their attempts' (run, task, finished_at)).
   const ids = runs.map((r) => r.id);
   const t = staleThresholdMsSql(DEFAULT_STALE_HEARTBEAT_MS);
-  const [counts, tooLong, sending, active] = await Promise.all([
+  const [counts, tooLong, sending] = await Promise.all([
     pool.query<{ run: string; task: string; status: keyof StatusCounts; n: number }>(
       `select payroll_run_id as run, task_name as task, status, n
        from run_job_counts where payroll_run_id = any($1::uuid[]) and task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}', '${REMINDER_TASK}')`,
@@ -341,13 +340,21 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
                              and a.finished_at > $2::timestamptz - make_interval(secs => $3) and a.finished_at <= $2) w`,
       [ids, now, THROUGHPUT_WINDOW_S],
     ),
-    pool.query<{ run: string; open: number; total: number }>(
-      `select r.id as run, r.employee_count as total,
+  ]);
+  // The open slips of every run still running (the queue a waiting run stands in), only when a
+  // run has nothing sent yet: it reads every running run's counters (600 runs at 500,000
+  // employees), which a run already sending does not need (bench:scale).
+  let activeRuns: Promise<Array<{ run: string; open: number; total: number }>> | undefined;
+  const active = () =>
+    (activeRuns ??= pool
+      .query<{ run: string; open: number; total: number }>(
+        `select r.id as run, r.employee_count as total,
               coalesce(sum(c.n) filter (where c.status in ('queued', 'running', 'retrying')), 0)::int as open
        from payroll_runs r left join run_job_counts c on c.payroll_run_id = r.id and c.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
        where r.status = 'running' group by r.id`,
-    ),
-  ]);
+      )
+      .then((r) => r.rows));
+
   // The rate of all slip emails, only when a run waits in the queue with nothing sent yet.
   let allSending: { rate: number | null } | undefined;
   const allRate = async () => {
@@ -413,7 +420,7 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
         schedule.expectedFinishAt = at(remaining, ownRate);
       } else if (remaining > 0 && !firstSentAt) {
         // Nothing of this run sent yet: where it stands in the queue, at the rate of all sending.
-        const others = active.rows.filter((r) => r.run !== run.id);
+        const others = (await active()).filter((r) => r.run !== run.id);
         const ahead = queueAhead({ open: remaining, total }, others);
         schedule.slipsAhead = ahead.first;
         const all = await allRate();
