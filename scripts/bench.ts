@@ -82,7 +82,12 @@ async function main() {
   );
   // pg_stat_statements counts every statement (calls, time) for the per-slip budget.
   const db = await freshDatabase('bench', {
-    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.track_planning': 'on', 'pg_stat_statements.max': '2000' },
+    settings: {
+      shared_preload_libraries: 'pg_stat_statements',
+      'pg_stat_statements.track': 'all',
+      'pg_stat_statements.track_planning': 'on',
+      'pg_stat_statements.max': '2000',
+    },
   });
   exit.add(() => db.drop());
   say(`database: ${db.where}`);
