@@ -86,7 +86,8 @@ export interface StartWorkerOptions {
    * After a fetch that did not fill the local queue, the next fetch waits this long on average
    * (0.5–1.5 ×), whatever new-job notifications arrive meanwhile: one fetch per this many ms
    * when work trickles in one job at a time (each email enqueued by a finished render) instead of
-   * one fetch per job. At most `pollIntervalMs`; 0 = off. Default: 100.
+   * one fetch per job. At most `pollIntervalMs`; 0 = off; only for a local queue of 16 or more
+   * (a smaller one fetches on every new job, as graphile-worker does by default). Default: 100.
    */
   refetchDelayMs?: number;
   /** The queue's pause flag (engine/pause.ts): wake-ups wait while it is set; an account fault sets it. */

@@ -28,6 +28,9 @@ import type { JobHandler, RunningWorker, StartWorkerOptions } from './types.ts';
 
 export type * from './types.ts';
 
+/** The smallest local queue whose fetches are delayed after one that did not fill it (types.ts: refetchDelayMs). */
+const REFETCH_DELAY_MIN_QUEUE = 16;
+
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const {
     pool,
@@ -118,7 +121,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
                     size: localQueueSize,
                     // A fetch that did not fill the local queue delays the next one (types.ts: refetchDelayMs),
                     // however many new-job notifications arrive meanwhile.
-                    ...(refetchDelayMs > 0 ? { refetchDelay: { durationMs: refetchDelayMs, threshold: localQueueSize - 1, maxAbortThreshold: Infinity } } : {}),
+                    // Only for a local queue of REFETCH_DELAY_MIN_QUEUE or more: a small one (a test's,
+                    // a small deployment's) takes each new job at once, in priority order (R13's fair share).
+                    ...(refetchDelayMs > 0 && localQueueSize >= REFETCH_DELAY_MIN_QUEUE
+                      ? { refetchDelay: { durationMs: refetchDelayMs, threshold: localQueueSize - 1, maxAbortThreshold: Infinity } }
+                      : {}),
                   },
                 }
               : {}),
