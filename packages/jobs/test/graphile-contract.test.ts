@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateQueue } from '../src/migrate.ts';
-import { GRAPHILE_CONTRACT, GRAPHILE_WORKER_VERSION, WAKEUP_AGE_INDEX } from '../src/wakeups.ts';
+import { GRAPHILE_CONTRACT, GRAPHILE_WORKER_VERSION, WAKEUP_INDEXES } from '../src/wakeups.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -64,12 +64,12 @@ describe("graphile-worker's private schema (wakeups.ts)", () => {
     expect(attrs.map((a) => [a.attribute_name, a.data_type])).toEqual(GRAPHILE_CONTRACT.types.job_spec);
   });
 
-  it("builds Beton's index on the wake-up table, valid", async () => {
-    const { rows } = await db.pool.query<{ valid: boolean }>(
-      `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
-       where n.nspname = $1 and c.relname = $2`,
-      [GRAPHILE_CONTRACT.schema, WAKEUP_AGE_INDEX],
+  it("builds Beton's indexes on the wake-up table, valid", async () => {
+    const { rows } = await db.pool.query<{ name: string }>(
+      `select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = $1 and i.indisvalid and c.relname = any($2::text[])`,
+      [GRAPHILE_CONTRACT.schema, WAKEUP_INDEXES.map((i) => i.name)],
     );
-    expect(rows).toEqual([{ valid: true }]);
+    expect(rows.map((r) => r.name).sort()).toEqual(WAKEUP_INDEXES.map((i) => i.name).sort());
   });
 });
