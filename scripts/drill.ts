@@ -512,6 +512,18 @@ async function main() {
       event('rolling deploy finished');
     })(),
   );
+  /** A late resend's story: each attempt of the slip's jobs, seconds after the press. */
+  const traceSlipJobs = async (employeeId: number, pressedAt: number) => {
+    const { rows } = await db.pool.query<{ line: string }>(
+      `select format('job %s %s (priority %s, now %s): attempt %s on %s %s–%s s %s%s', j.id, j.task_name, j.priority, j.status, a.attempt, coalesce(a.worker_id, '?'),
+                round(extract(epoch from a.started_at - $2::timestamptz)::numeric, 1), coalesce(round(extract(epoch from a.finished_at - $2::timestamptz)::numeric, 1)::text, '…'),
+                a.outcome, coalesce(' ' || a.error_kind || ': ' || left(a.error_message, 120) || coalesce(', retry in ' || a.retry_delay_ms || ' ms', ''), '')) as line
+       from jobs j join job_attempts a on a.job_id = j.id
+       where j.employee_id = $1 and j.task_name in ('render-slip', 'send-slip-email') order by a.started_at`,
+      [employeeId, new Date(pressedAt)],
+    );
+    for (const r of rows) event(`  employee ${employeeId}: ${r.line}`);
+  };
   // HR presses Resend mid-run (R13): (a) for the slip furthest back in the queue — Resend
   // returns it (no second email) and moves it ahead of the bulk; (b) for an invalid address HR
   // has just fixed — its failed email is replaced by resend #1, or, not sent yet, moved ahead.
@@ -571,6 +583,7 @@ async function main() {
             r.latencyS = round((m.receivedAt.getTime() - r.pressedAt) / 1000);
             event(`resend of ${r.label} arrived ${r.latencyS} s after it was pressed`);
           }
+          if (!m || r.latencyS! > RESEND_TARGET_S) await traceSlipJobs(r.employeeId, r.pressedAt);
         }),
       );
     })(),

@@ -67,6 +67,14 @@ describe("the 'fixed' window's places", () => {
     setTimeout(() => abort.abort(), 200);
     await expect(waitForRate(late, { key: 'k', perSecond: 40, window: 'fixed', signal: abort.signal })).rejects.toBeInstanceOf(LimitWaitAborted);
     expect(reserved.length).toBeGreaterThan(11); // kept taking new places until the job gave the wait up
+    // No slack: every start wakes after its place's earliest instant, so it would always re-reserve.
+    reserved.length = 0;
+    await expect(waitForRate(late, { key: 'activity', perSecond: 0.1, window: 'sliding', toleranceMs: 0 })).rejects.toThrow(
+      /no timing slack re-reserves every start: give it toleranceMs > 0 or maxReReservations: 0 \(activity\)/,
+    );
+    expect(reserved).toHaveLength(0);
+    await waitForRate(late, { key: 'activity', perSecond: 0.1, window: 'sliding', toleranceMs: 0, maxReReservations: 0 });
+    expect(reserved).toHaveLength(1); // late, and it goes: one place taken
   });
 
   describe('the stores compute the same places', () => {

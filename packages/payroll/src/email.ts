@@ -70,7 +70,9 @@ interface DeliveryRow {
 /**
  * Exactly-once email (R7, issue 16). The delivery row of the key is consulted first: sent, or
  * any Event Webhook event for the key (the provider has it) → done without sending. A send
- * records its attempt before the call and, once the request is answered, the outcome. When the
+ * records its attempt before it waits for its turn, marks the outcome unknown right before the
+ * request may leave (after the rate limit's place) and, once the request is answered, records
+ * the outcome. When the
  * request left and no answer came (a cut connection, a timeout), the outcome is unknown and
  * nothing is sent again until either evidence arrives — the webhook's first event for the key
  * (applied by the apply-email-events job), or the Activity API when enabled — or the settle
@@ -92,7 +94,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   const { rows } = await pool.query<DeliveryRow & { inserted: boolean }>({
     ...prepared(
       `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since, payroll_run_id, company_id, employee_id)
-       values ($1, $2, 'sending', 1, now(), $3, $4, $5)
+       values ($1, $2, 'sending', 1, null, $3, $4, $5)
        on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
        returning status, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
          (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms, xmax = 0 as inserted`,
@@ -112,9 +114,14 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
       await pool.query(`update email_deliveries set request_left_at = now() where idempotency_key = $1 and request_left_at is null`, [key]);
       leftAgeMs = 0;
     }
-    const accepted = await findEvidence(deps, email, options.signal);
+    // The lookup may wait for its turn, but leaves the attempt time to defer, or — its window
+    // over — to send (the drill: a lookup that ate the attempt's time left none for the request).
+    const windowOver = leftAgeMs >= windowMs;
+    const timeLeft = options.timeLeftMs?.() ?? Infinity;
+    const lookupWaitMs = Math.min(options.evidenceWaitMs ?? 10_000, timeLeft - 2000 - (windowOver ? mailer.requestTimeoutMs : 0));
+    const accepted = await findEvidence(deps, email, options.signal, lookupWaitMs);
     if (accepted !== null) return markAccepted(pool, key, accepted, true);
-    if (leftAgeMs < windowMs) {
+    if (!windowOver) {
       throw new DeferError(
         'outcome_unknown',
         `the provider may have accepted ${key} ${Math.round(leftAgeMs / 1000)} s ago; waiting for its evidence (settle window ${Math.round(windowMs / 1000)} s)`,
@@ -130,7 +137,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   // key's insert recorded it already).
   if (!delivery.inserted)
     await pool.query(
-      `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = now(), request_left_at = null,
+      `update email_deliveries set status = 'sending', attempts = attempts + 1, recipient = $2, outcome_unknown_since = null, request_left_at = null,
             resent_after_unknown = resent_after_unknown + case when $3 then 1 else 0 end
      where idempotency_key = $1`,
       [key, email.to, resend],
@@ -147,6 +154,11 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
         `only ${Math.round(timeLeft)} ms left in this attempt: a request needs up to ${mailer.requestTimeoutMs} ms; not sent`,
       );
     }
+    // From here the request may leave: its outcome is unknown until it answers. Recorded now, not
+    // when the attempt began: an attempt killed while it waited for its slot or its place under
+    // the rate limit never sent, and its next attempt sends at once instead of waiting out a
+    // settle window (the drill's resends held by a SIGKILLed worker arrived after 87–143 s).
+    await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1`), values: [key] });
     release = options.hold?.();
     leftAt = performance.now();
   };
@@ -183,7 +195,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     // The request left and no answer came back. Wait in this attempt for the evidence (the
     // webhook's first event usually comes within seconds), then defer the job.
     const waitMs = Math.min(options.evidenceWaitMs ?? 10_000, (options.timeLeftMs?.() ?? 15_000) - 2000);
-    const accepted = await awaitEvidence(deps, email, waitMs, options.signal);
+    const accepted = await awaitEvidence(deps, email, waitMs, options.signal, options.timeLeftMs);
     if (accepted !== null) return markAccepted(pool, key, accepted, false);
     const sinceLeft = performance.now() - leftAt!;
     throw new DeferError(
@@ -206,8 +218,13 @@ async function markAccepted(pool: Pool, key: string, messageId: string | null, a
   return { sent: true, messageId: rows[0]?.provider_message_id ?? '', alreadySent };
 }
 
-/** Evidence that the provider accepted the key: a webhook event applied to its row, or the Activity API. */
-async function findEvidence(deps: DeliveryDeps, email: OutgoingEmail, signal?: AbortSignal): Promise<string | null> {
+/**
+ * Evidence that the provider accepted the key: a webhook event applied to its row, or the
+ * Activity API — whose turn (5 a minute for the whole account) is waited for at most
+ * `lookupWaitMs`: no turn in time is "still unknown", and the attempt goes on to defer (or, its
+ * window over, to resend) instead of spending its whole timeout in the queue of lookups.
+ */
+async function findEvidence(deps: DeliveryDeps, email: OutgoingEmail, signal: AbortSignal | undefined, lookupWaitMs: number): Promise<string | null> {
   const { rows } = await deps.pool.query<{ status: string; event_state: string | null; provider_message_id: string | null }>(
     `select status, event_state, provider_message_id from email_deliveries where idempotency_key = $1`,
     [email.idempotencyKey],
@@ -215,11 +232,18 @@ async function findEvidence(deps: DeliveryDeps, email: OutgoingEmail, signal?: A
   const row = rows[0];
   if (row && (row.status === 'sent' || row.event_state !== null)) return row.provider_message_id ?? '';
   if (!deps.activity) return null;
-  const found = await deps.activity.find({ key: email.idempotencyKey, to: email.to }, signal);
+  const bounded = AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(Math.max(0, lookupWaitMs))]);
+  const found = await deps.activity.find({ key: email.idempotencyKey, to: email.to }, bounded);
   return typeof found === 'string' && found !== 'unknown' ? found : null;
 }
 
-async function awaitEvidence(deps: DeliveryDeps, email: OutgoingEmail, waitMs: number, signal?: AbortSignal): Promise<string | null> {
+async function awaitEvidence(
+  deps: DeliveryDeps,
+  email: OutgoingEmail,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+  timeLeftMs: (() => number) | undefined,
+): Promise<string | null> {
   const until = performance.now() + waitMs;
   try {
     while (performance.now() < until) {
@@ -231,7 +255,8 @@ async function awaitEvidence(deps: DeliveryDeps, email: OutgoingEmail, waitMs: n
       const row = rows[0];
       if (row && (row.status === 'sent' || row.event_state !== null)) return row.provider_message_id ?? '';
     }
-    return await findEvidence(deps, email, signal);
+    // The lookup's turn: what the attempt has left (a second before its timeout), at most waitMs.
+    return await findEvidence(deps, email, signal, Math.min(waitMs, (timeLeftMs?.() ?? waitMs) - 1000));
   } catch {
     return null; // no time left (the job's signal): the next run looks again
   }

@@ -101,6 +101,38 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(provider.messages({ customArgs: { idempotency_key: 'k:gate-aborted' } })).toHaveLength(1);
   });
 
+  it('an attempt that dies while it waits for its turn (a SIGKILLed worker) left no unknown outcome: the next attempt sends at once', async () => {
+    // The first attempt's process "dies" in the rate limiter's wait: its promise never settles.
+    void deliverEmail({ pool: db.pool, mailer }, email('k:killed-waiting'), { beforeSend: () => new Promise<void>(() => {}) });
+    await new Promise((r) => setTimeout(r, 200));
+    const row = await db.pool.query(`select status, outcome_unknown_since from email_deliveries where idempotency_key = 'k:killed-waiting'`);
+    expect(row.rows[0]).toEqual({ status: 'sending', outcome_unknown_since: null });
+    // The sweeper's retry: no settle window to wait out (300 s by default), no possible duplicate.
+    const started = performance.now();
+    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:killed-waiting'));
+    expect(result).toMatchObject({ sent: true, alreadySent: false });
+    expect(result.resentAfterUnknown).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:killed-waiting' } })).toHaveLength(1);
+  });
+
+  it('an attempt that dies once its turn came (the request may be on the wire) leaves an unknown outcome: the next attempt waits for evidence', async () => {
+    // The request leaves and its answer does not come within the attempt's life (a slow provider).
+    provider.setFaults({ extraLatencyMs: 3_000 });
+    const slow = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url, timeoutMs: 1_000 });
+    const hung = deliverEmail({ pool: db.pool, mailer: slow }, email('k:killed-sending'), { evidenceWaitMs: 0 }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    const row = await db.pool.query(`select outcome_unknown_since is not null as unknown from email_deliveries where idempotency_key = 'k:killed-sending'`);
+    expect(row.rows[0]).toEqual({ unknown: true });
+    // The sweeper's retry meanwhile: it may not send until the evidence comes or the window ends.
+    const next = await deliverEmail({ pool: db.pool, mailer: slow }, email('k:killed-sending'), { settleMs: 60_000, evidenceWaitMs: 0 }).catch(
+      (e: unknown) => e,
+    );
+    expect(next).toMatchObject({ name: 'DeferError' });
+    expect(await hung).toMatchObject({ name: 'DeferError' }); // its own answer never came either
+    expect(provider.stats().requests).toBe(1);
+  });
+
   it('a 429 carries the provider reset time as the minimum wait', async () => {
     provider.setRatePerSecond(1);
     await deliverEmail({ pool: db.pool, mailer }, email('k:r1'));

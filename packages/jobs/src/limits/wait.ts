@@ -110,6 +110,10 @@ async function reserveAcrossFaults(store: LimiterStore, key: string, places: Rat
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
   const { toleranceMs = 100, maxReReservations = 10, window = 'sliding' } = opts;
+  // A start sleeps until the latest local instant of its place, so with no slack it always wakes
+  // "late" and would take a new place every time (maxReReservations of them, each one spacing on).
+  if (window === 'sliding' && toleranceMs <= 0 && maxReReservations > 0)
+    throw new Error(`A sliding rate limit with no timing slack re-reserves every start: give it toleranceMs > 0 or maxReReservations: 0 (${opts.key})`);
   const places = ratePlaces(opts.perSecond, toleranceMs, window);
   const started = performance.now();
   for (let reReservations = 0; ; reReservations++) {
