@@ -31,6 +31,8 @@ export interface RunnerSupervisorOptions {
   onGiveUp?: (reason: string) => void;
   /** The new runner's graphile pool id. */
   onPoolId?: (poolId: string) => void;
+  /** Each local-queue fetch, with how many wake-ups it brought. */
+  onFetch?: (jobs: number) => void;
 }
 
 export interface RunnerSupervisor {
@@ -83,6 +85,7 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
       options.onPoolId?.(workerPool.id);
     });
     events.on('localQueue:getJobs:complete', ({ jobs }: { jobs: Array<{ id: string }> }) => {
+      options.onFetch?.(jobs.length);
       for (const id of ids(jobs)) g.held.add(id);
     });
     events.on('localQueue:returnJobs', ({ jobs }: { jobs: Array<{ id: string }> }) => {
