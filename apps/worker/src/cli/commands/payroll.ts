@@ -1,12 +1,12 @@
 import { countCompanies, findCompany } from '@beton/dashboard/companies';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient, PostgresLock } from '@beton/jobs';
-import { assertMonth, CompanyNotFoundError, InvalidMonthError, runPayroll } from '@beton/payroll';
+import { assertMonth, CompanyNotFoundError, FANOUT_PARALLEL, InvalidMonthError, runPayroll } from '@beton/payroll';
 import { hostname } from 'node:os';
 import { CliError, cliActor, numberFlag, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';
 
-const help = `Usage: beton payroll run --month <YYYY-MM> [--company <id>] [--parallel 4]
+const help = `Usage: beton payroll run --month <YYYY-MM> [--company <id>] [--parallel ${FANOUT_PARALLEL}]
 
 Runs the monthly payroll by hand, as the 02:00 schedule does: for each company, under the
 payroll lock, inserts its payroll_runs row (unique per company and month) and enqueues one
@@ -16,7 +16,7 @@ Only enqueues: the pdf-render and send-email workers do the work.
 Options:
   --month <m>     the month paid, e.g. 2026-11 (required)
   --company <id>  only this company (uuid)
-  --parallel <n>  companies enqueued at once (default: 4)
+  --parallel <n>  companies enqueued at once (default: ${FANOUT_PARALLEL})
   -h, --help      this help`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -36,7 +36,7 @@ export const payrollRun: Command = {
       throw error;
     }
     if (values.company !== undefined && !UUID.test(values.company)) throw new UsageError(`--company must be a company id (uuid), got "${values.company}"`);
-    const parallel = numberFlag(values.parallel, 'parallel', 4, { integer: true, min: 1, max: 32 });
+    const parallel = numberFlag(values.parallel, 'parallel', FANOUT_PARALLEL, { integer: true, min: 1, max: 32 });
     const month = values.month;
     const summary = await usingDatabase(
       async (db) => {
