@@ -16,7 +16,7 @@ import {
   type PauseGate,
   createLogger,
   definitionSchedules,
-  ensureQueueIndexes,
+  ensureWakeupIndexes,
   firstSeenDueTimes,
   PostgresLimiterStore,
   queueDepth,
@@ -226,7 +226,7 @@ async function main() {
   // The schedulers keep Beton's index on graphile-worker's wake-ups (created CONCURRENTLY once
   // graphile-worker has installed its schema; a race with the other scheduler is harmless).
   if (isScheduler)
-    void ensureQueueIndexes(pool).catch((error) =>
+    void ensureWakeupIndexes(pool).catch((error) =>
       log.warn({ err: error }, 'could not create the wake-up indexes (queue ages and stranded jobs read without them)'),
     );
   stopWorker = (reason) => worker.stop(reason);

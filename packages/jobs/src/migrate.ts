@@ -4,11 +4,11 @@ import { ensureWakeupIndexes } from './wakeups.ts';
 
 const quiet = new Logger(() => () => {});
 
-/** Creates Beton's indexes on graphile-worker's wake-up table if missing or invalid (wakeups.ts: WAKEUP_INDEXES). */
-export const ensureQueueIndexes = ensureWakeupIndexes;
+/** Beton's indexes on graphile-worker's wake-up table (wakeups.ts: WAKEUP_INDEXES), built by the scheduler at start. */
+export { ensureWakeupIndexes };
 
 /** Installs or upgrades graphile-worker's schema (idempotent), then Beton's indexes on it. */
 export async function migrateQueue(pool: Pool): Promise<void> {
   await runMigrations({ pgPool: pool, logger: quiet });
-  await ensureQueueIndexes(pool);
+  await ensureWakeupIndexes(pool);
 }
