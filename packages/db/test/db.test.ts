@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../src/testing.ts';
 import { AlreadySeededError, companySizes, seedDatabase } from '../src/seed.ts';
-import { checkDatabase } from '../src/pool.ts';
+import { checkDatabase, createPool } from '../src/pool.ts';
 import { DatabaseUnreachableError } from '../src/errors.ts';
 import { maskUrl } from '../src/url.ts';
 import { prng } from '../src/random.ts';
@@ -190,6 +190,37 @@ describe('data model guarantees', () => {
       await client.query('rollback');
     } finally {
       client.release();
+    }
+  });
+});
+
+describe("Beton's connections", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('connections');
+  });
+  afterAll(() => db?.drop());
+
+  it('plan no parallel query (a misestimated read launched two workers: 27–33 ms for 0.1 ms of work), unless a pool says otherwise', async () => {
+    const show = async (pool: pg.Pool) =>
+      (await pool.query<{ v: string; p: string }>(`select current_setting('max_parallel_workers_per_gather') as v, current_setting('plan_cache_mode') as p`))
+        .rows[0];
+    const plain = createPool({ url: db.url });
+    const tuned = createPool({ url: db.url, settings: { plan_cache_mode: 'force_generic_plan' } });
+    const parallel = createPool({ url: db.url, settings: { max_parallel_workers_per_gather: '2' } });
+    try {
+      expect(await show(plain)).toEqual({ v: '0', p: 'auto' });
+      expect(await show(tuned)).toEqual({ v: '0', p: 'force_generic_plan' });
+      expect((await show(parallel))!.v).toBe('2');
+      // A read PostgreSQL would otherwise run in parallel: a scan of a table made big enough.
+      await plain.query(`create table wide as select g as id, md5(g::text) as t from generate_series(1, 300000) g`);
+      await plain.query('analyze wide');
+      const plan = async (pool: pg.Pool) =>
+        (await pool.query<{ 'QUERY PLAN': string }>(`explain select count(*) from wide where t like '%ab%'`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(await plan(parallel)).toContain('Gather');
+      expect(await plan(plain)).not.toContain('Gather');
+    } finally {
+      await Promise.all([plain.end(), tuned.end(), parallel.end()]);
     }
   });
 });
