@@ -57,8 +57,8 @@ export interface WorkerContext {
   recordingJobs: Set<number>;
   /** Outcomes being written after their wake-up was released; stop() waits for them. */
   recording: Set<Promise<void>>;
-  /** Jobs being claimed now (one claim per job at a time, even if two wake-ups of it arrive). */
-  claiming: Set<number>;
+  /** Jobs being claimed now (one claim per job at a time, even if two wake-ups of it arrive): whether the claim took the job. */
+  claiming: Map<number, Promise<boolean>>;
   /** Waits for a pause or a limiter slot: aborted by a shutdown. */
   waiting: Set<AbortController>;
   /** Set by stop(): `deadline` is when the grace period's hand-backs must be written (performance.now()). */
@@ -87,7 +87,7 @@ export function createContext(
     active: new Map(),
     recordingJobs: new Set(),
     recording: new Set(),
-    claiming: new Set(),
+    claiming: new Map(),
     waiting: new Set(),
     shutdown: { stopping: false, deadline: Infinity },
   };

@@ -56,13 +56,29 @@ export function trackedTask(
 
     try {
       // 2. Claim: queued/retrying → running, one more attempt, its history row (batched). A
-      // second wake-up of a job this process already has in hand is stale.
-      if (ctx.active.has(jobId) || ctx.claiming.has(jobId)) {
+      // second wake-up of a job this process is running is stale. One of a job this process is
+      // still claiming waits for that claim: it may fail as stale because this wake-up is the
+      // newer one (HR's resend renumbers a waiting job's wake-up) — dropping this one then left
+      // the job queued with no wake-up at all (apps/worker/test/one-slip.test.ts).
+      for (let inClaim = ctx.claiming.get(jobId); inClaim; inClaim = ctx.claiming.get(jobId)) {
+        if (await inClaim) {
+          logger.debug({ jobId, seq, task: def.name }, 'wake-up of a job just claimed ignored');
+          return;
+        }
+      }
+      if (ctx.active.has(jobId)) {
         logger.debug({ jobId, seq, task: def.name }, 'wake-up of a job already in hand ignored');
         return;
       }
-      ctx.claiming.add(jobId);
-      const claimed = await deps.claim({ jobId, seq }).finally(() => ctx.claiming.delete(jobId));
+      const claiming = deps.claim({ jobId, seq });
+      const settled = claiming
+        .then(
+          (row) => Boolean(row),
+          () => false,
+        )
+        .finally(() => ctx.claiming.delete(jobId));
+      ctx.claiming.set(jobId, settled);
+      const claimed = await claiming;
       if (!claimed) {
         logger.debug({ jobId, seq, task: def.name }, 'stale wake-up ignored');
         return;
