@@ -42,6 +42,7 @@ import {
   bar,
   exitHandling,
   freshDatabase,
+  jobStory,
   readyWorkerId,
   round,
   sampleWorkerConnections,
@@ -512,17 +513,10 @@ async function main() {
       event('rolling deploy finished');
     })(),
   );
-  /** A late resend's story: each attempt of the slip's jobs, seconds after the press. */
+  /** A late resend's story: each attempt and waiting wake-up of the slip's jobs, seconds after the press. */
   const traceSlipJobs = async (employeeId: number, pressedAt: number) => {
-    const { rows } = await db.pool.query<{ line: string }>(
-      `select format('job %s %s (priority %s, now %s): attempt %s on %s %s–%s s %s%s', j.id, j.task_name, j.priority, j.status, a.attempt, coalesce(a.worker_id, '?'),
-                round(extract(epoch from a.started_at - $2::timestamptz)::numeric, 1), coalesce(round(extract(epoch from a.finished_at - $2::timestamptz)::numeric, 1)::text, '…'),
-                a.outcome, coalesce(' ' || a.error_kind || ': ' || left(a.error_message, 120) || coalesce(', retry in ' || a.retry_delay_ms || ' ms', ''), '')) as line
-       from jobs j join job_attempts a on a.job_id = j.id
-       where j.employee_id = $1 and j.task_name in ('render-slip', 'send-slip-email') order by a.started_at`,
-      [employeeId, new Date(pressedAt)],
-    );
-    for (const r of rows) event(`  employee ${employeeId}: ${r.line}`);
+    const lines = await jobStory(db.pool, `j.employee_id = $2 and j.task_name in ('render-slip', 'send-slip-email')`, [employeeId], new Date(pressedAt));
+    for (const line of lines) event(`  employee ${employeeId}: ${line}`);
   };
   // HR presses Resend mid-run (R13): (a) for the slip furthest back in the queue — Resend
   // returns it (no second email) and moves it ahead of the bulk; (b) for an invalid address HR

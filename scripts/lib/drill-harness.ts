@@ -205,3 +205,29 @@ export function spawnWorkerSlowStart(options: {
 }): Managed {
   return spawnWorker({ ...options, readyTimeoutMs: options.readyTimeoutMs ?? 240_000 });
 }
+
+/**
+ * The story of some jobs, one line per attempt (times in seconds after `since`) and one per
+ * wake-up of a job still waiting — what a drill prints for a late resend and a test for a round
+ * that did not settle. `where` is a condition on the job `j` over `params` (numbered from $2).
+ */
+export async function jobStory(pool: Pool, where: string, params: unknown[], since: Date): Promise<string[]> {
+  const { rows } = await pool.query<{ line: string }>(
+    `select line from (
+       select j.id, a.started_at as at, format('job %s %s (priority %s, now %s, wake-up #%s): attempt %s on %s %s–%s s %s%s', j.id, j.task_name, j.priority, j.status, j.wakeup_seq,
+              a.attempt, coalesce(a.worker_id, '?'), round(extract(epoch from a.started_at - $1::timestamptz)::numeric, 1),
+              coalesce(round(extract(epoch from a.finished_at - $1::timestamptz)::numeric, 1)::text, '…'), a.outcome,
+              coalesce(' ' || a.error_kind || ': ' || left(a.error_message, 120) || coalesce(', retry in ' || a.retry_delay_ms || ' ms', ''), '')) as line
+       from jobs j join job_attempts a on a.job_id = j.id where ${where}
+       union all
+       select j.id, null, format('job %s %s (now %s, wake-up #%s): %s', j.id, j.task_name, j.status, j.wakeup_seq,
+              coalesce(string_agg(format('wake-up #%s due %s s, locked %s by %s, %s/%s tries', w.payload->>'seq', round(extract(epoch from w.run_at - $1::timestamptz)::numeric, 1),
+                                         coalesce(round(extract(epoch from w.locked_at - $1::timestamptz)::numeric, 1)::text, '-'), coalesce(w.locked_by, '-'), w.attempts, w.max_attempts), '; ') filter (where w.id is not null),
+                       'NO wake-up'))
+       from jobs j left join graphile_worker._private_jobs w on (w.payload->>'jobId')::bigint = j.id
+       where (${where}) and j.status in ('queued', 'retrying') group by j.id
+     ) s order by id, at nulls last`,
+    [since, ...params],
+  );
+  return rows.map((r) => r.line);
+}

@@ -19,7 +19,7 @@ import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { NoPayrollRunError, resendSlip, runCompanyPayroll, sendSlipCopy, SlipActionRefused } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, waitUntil } from '../../../scripts/lib/drill-harness.ts';
+import { jobStory, sleep, waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
 
 const SEED = Number(process.env.ONE_SLIP_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -291,25 +291,14 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
       // delivered or on its way), until nothing is open.
       const settle = async (what: string) => {
         await waitUntil(`${what} (seed ${SEED}, round ${round})`, async () => (await openSlipJobs(month)) === 0, 120_000, 300).catch(async (error: Error) => {
-          // What is still open, and each attempt of it: the story of a round that did not settle.
-          const { rows } = await db.pool.query<{ line: string }>(
-            `select format('job %s %s %s (run_at %s): attempt %s %s %s–%s %s %s', j.id, j.task_name, j.status, j.run_at, a.attempt, a.worker_id, a.started_at, a.finished_at, a.outcome, left(coalesce(a.error_message, ''), 160)) as line
-             from jobs j left join job_attempts a on a.job_id = j.id
-             where j.task_name in ('render-slip', 'send-slip-email') and j.payload->>'month' = $1 and j.status in ('queued', 'running', 'retrying') order by j.id, a.id`,
+          // What is still open, each attempt and wake-up of it: the story of a round that did not settle.
+          const story = await jobStory(
+            db.pool,
+            `j.task_name in ('render-slip', 'send-slip-email') and j.payload->>'month' = $2 and j.status in ('queued', 'running', 'retrying')`,
             [month],
+            new Date(Date.now() - 180_000),
           );
-          const { rows: w } = await db.pool.query<{ line: string }>(
-            `select format('job %s (wakeup_seq %s): wake-up %s seq %s run_at %s locked_at %s by %s attempts %s/%s task %s', j.id, j.wakeup_seq, g.id, g.payload->>'seq', g.run_at, g.locked_at, g.locked_by, g.attempts, g.max_attempts, g.task_id) as line
-             from jobs j left join graphile_worker._private_jobs g on (g.payload->>'jobId')::bigint = j.id
-             where j.task_name in ('render-slip', 'send-slip-email') and j.payload->>'month' = $1 and j.status in ('queued', 'running', 'retrying') order by j.id`,
-            [month],
-          );
-          const { rows: workers } = await db.pool.query<{ line: string }>(
-            `select format('%s %s last_seen %s stopped %s', id, queue, last_seen, stopped_at) as line from workers`,
-          );
-          throw new Error(
-            `${error.message}\n${rows.map((r) => r.line).join('\n')}\n${w.map((r) => r.line).join('\n')}\n${workers.map((r) => r.line).join('\n')}\nnow ${new Date().toISOString()}\n${log.join('\n')}`,
-          );
+          throw new Error(`${error.message}\n${story.join('\n')}\n${log.join('\n')}`);
         });
         await sleep(600); // a late second email would arrive now
         check();

@@ -34,37 +34,35 @@ describe('fetches of a worker whose queue gets no new work', () => {
     await db?.drop();
   });
 
-  // Only local queues of 16 or more (engine/worker.ts: REFETCH_DELAY_MIN_QUEUE).
-  for (const concurrency of [32]) {
-    it(`a worker with ${concurrency} slots fetches about once per refetch delay, not once per other queue's job`, async () => {
-      const fetches: number[] = [];
-      const worker = await testWorker(db.pool, {
-        definitions,
-        handlers: { 'test-idle': async () => {} },
-        queue: 'test-main',
-        concurrency,
-        refetchDelayMs: 100,
-        events: { onFetch: (e) => fetches.push(e.jobs) },
-      });
-      try {
-        await sleep(300);
-        fetches.length = 0;
-        // 150 jobs of another queue, one statement each, over ~1.5 s: 150 wake-up notifications.
-        const jobs = createJobClient(db.pool, definitions);
-        const started = performance.now();
-        for (let i = 0; i < 150; i++) {
-          await jobs.enqueue('test-other', { n: concurrency * 1000 + i });
-          await sleep(10);
-        }
-        const seconds = (performance.now() - started) / 1000;
-        await sleep(200);
-        // One fetch per ~100 ms (0.5–1.5 × the delay) at most: ≤ 20 a second; without the delay, ~150.
-        expect(fetches.every((n) => n === 0)).toBe(true);
-        expect(fetches.length).toBeLessThan(20 * seconds + 5);
-        expect(fetches.length).toBeLessThan(75);
-      } finally {
-        await worker.stop();
-      }
+  // A local queue of 16 or more (engine/worker.ts: REFETCH_DELAY_MIN_QUEUE).
+  it("a worker with 32 slots fetches about once per refetch delay, not once per other queue's job", async () => {
+    const fetches: number[] = [];
+    const worker = await testWorker(db.pool, {
+      definitions,
+      handlers: { 'test-idle': async () => {} },
+      queue: 'test-main',
+      concurrency: 32,
+      refetchDelayMs: 100,
+      events: { onFetch: (e) => fetches.push(e.jobs) },
     });
-  }
+    try {
+      await sleep(300);
+      fetches.length = 0;
+      // 150 jobs of another queue, one statement each, over ~1.5 s: 150 wake-up notifications.
+      const jobs = createJobClient(db.pool, definitions);
+      const started = performance.now();
+      for (let i = 0; i < 150; i++) {
+        await jobs.enqueue('test-other', { n: i });
+        await sleep(10);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      await sleep(200);
+      // One fetch per ~100 ms (0.5–1.5 × the delay) at most: ≤ 20 a second; without the delay, ~150.
+      expect(fetches.every((n) => n === 0)).toBe(true);
+      expect(fetches.length).toBeLessThan(20 * seconds + 5);
+      expect(fetches.length).toBeLessThan(75);
+    } finally {
+      await worker.stop();
+    }
+  });
 });

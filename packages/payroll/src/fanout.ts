@@ -95,9 +95,10 @@ export interface PayrollRunSummary {
 
 /**
  * Companies enqueued at once by runPayroll. Each lane's statements are the database's CPU work
- * (the jobs rows, their wake-ups, the counters): on the 2-core machine 500,000 jobs took
- * 15.5 s with 2 lanes against 16.1 s with 4 and 16.4–17.1 s with 8 (warm; the first fan-out on a
- * fresh database 17.1 / 20.5 / 19.6 s). More lanes than the database has cores only contend.
+ * (the jobs rows, their wake-ups, the counters). On the 2-core machine one experiment had
+ * 500,000 jobs in 15.5 s with 2 lanes against 16.1 s with 4 and 16.4–17.1 s with 8 (warm), but
+ * bench:scale's cold fan-out took 16.3 s with 4 and 16.3–19.1 s with 2: no gain shown beyond
+ * the run-to-run noise.
  */
 export const FANOUT_PARALLEL = 2;
 

@@ -121,9 +121,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
                     size: localQueueSize,
                     // A fetch that did not fill the local queue delays the next one (types.ts: refetchDelayMs),
                     // however many new-job notifications arrive meanwhile. Only for a local queue of
-                    // REFETCH_DELAY_MIN_QUEUE or more: with the delay after an empty fetch on the small
-                    // ones too, apps/worker/test/one-slip.test.ts left a queued email job with no
-                    // wake-up at all in 3 of 8 loaded runs (0 of 4 without it; not root-caused).
+                    // REFETCH_DELAY_MIN_QUEUE or more. A delay after an empty fetch on the small ones
+                    // too saved ~1 fetch in vain per slip (graphile-worker wakes every worker on every
+                    // new job), but was taken out while one-slip.test lost wake-ups — a claim bug found
+                    // later (engine/task.ts) that also struck without it; not re-measured since.
                     ...(refetchDelayMs > 0 && localQueueSize >= REFETCH_DELAY_MIN_QUEUE
                       ? { refetchDelay: { durationMs: refetchDelayMs, threshold: localQueueSize - 1, maxAbortThreshold: Infinity } }
                       : {}),
