@@ -7,6 +7,7 @@ import { PermanentError, TransientError } from '../src/errors.ts';
 import type { RunningWorker } from '../src/engine/worker.ts';
 import { attemptsOf, jobRow, testWorker, waitFor } from './helpers.ts';
 import { listWakeups } from '../src/wakeups.ts';
+import { promoteJobs } from '../src/promote.ts';
 
 const flaky = defineJob({
   name: 'test-flaky',
@@ -142,6 +143,37 @@ describe('job engine', () => {
     // priorityOf a job that is gone: the priority given (default 0).
     const orphan = await jobs().enqueue('test-flaky', { key: 'along-3', failTimes: 0 }, { priorityOf: -1, runAt: new Date(Date.now() + 60_000) });
     expect((await db.pool.query(`select priority from jobs where id = $1`, [orphan.id])).rows[0].priority).toBe(0);
+  });
+
+  it("runs a job whose wake-up was renumbered while this process was claiming it under the old number (HR's resend)", async () => {
+    // The claim of wake-up 1 is held up (its statement waits for job_attempts); HR's resend then
+    // renumbers the waiting job (wake-up 2). Claim 1 fails as stale; wake-up 2, which arrived
+    // while claim 1 was in hand, must claim the job itself rather than be dropped as a duplicate.
+    const hold = await db.pool.connect();
+    const hr = await db.pool.connect();
+    try {
+      await hold.query('begin');
+      await hold.query('lock table job_attempts in share mode');
+      const job = await jobs().enqueue('test-flaky', { key: 'renumbered', failTimes: 0 });
+      await waitFor('claim 1 waits', async () => {
+        const { rows } = await db.pool.query(`select count(*)::int as n from pg_locks where relation = 'job_attempts'::regclass and not granted`);
+        return rows[0].n > 0;
+      });
+      expect(await promoteJobs(hr, [job.id])).toEqual([job.id]);
+      const { rows: renumbered } = await db.pool.query<{ seq: number }>(`select wakeup_seq as seq from jobs where id = $1`, [job.id]);
+      await waitFor('the new wake-up fetched by the worker', async () =>
+        (await listWakeups(db.pool, { jobIds: [job.id] })).some((w) => w.seq === renumbered[0]!.seq && w.lockedAt !== null),
+      );
+      expect((await jobRow(db.pool, job.id)).status).toBe('queued');
+      await hold.query('commit');
+      await waitFor('the renumbered job runs', async () => (await jobRow(db.pool, job.id)).status === 'done', 10_000);
+      expect(await jobRow(db.pool, job.id)).toMatchObject({ attempts: 1 });
+      expect(calls.get('renumbered')).toBe(1);
+    } finally {
+      await hold.query('rollback').catch(() => undefined);
+      hold.release();
+      hr.release();
+    }
   });
 
   it('does not run a delayed job before its time', async () => {
