@@ -32,7 +32,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startWebServer } from '../apps/web/test/server.ts';
 import { bar, exitHandling, freshDatabase, median, round, sampleRss, sampleWorkerConnections, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
-import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs, otherWork } from './lib/cpu.ts';
+import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs, otherWork, POSTGRES_ROLES, postgresChildren, type PostgresRole } from './lib/cpu.ts';
 import { summarizeCpuProfile } from './lib/cpuprofile.ts';
 import { repoRoot, type Managed } from './lib/processes.ts';
 import { DEFAULT_RENDER_JOBS_PER_THREAD } from '../apps/worker/src/config.ts';
@@ -164,6 +164,13 @@ async function main() {
     { kind: 'scheduler', pids: [workers[2]!.pid] },
     { kind: 'postgres', pids: postmaster !== undefined ? [postmaster] : backends!.pids() },
     { kind: 'web', pids: webPids },
+    // PostgreSQL's share split by what its processes do (a local server only): see the report.
+    ...(postmaster !== undefined
+      ? (() => {
+          const children = postgresChildren(postmaster);
+          return POSTGRES_ROLES.map((role) => ({ kind: `postgres ${role}`, pids: children.filter((c) => c.role === role).map((c) => c.pid) }));
+        })()
+      : []),
   ]);
   say(
     `CPU measured from /proc: workers ${workers.map((w) => w.pid).join(', ')}, web ${webPids.join(', ') || '(not found)'}, PostgreSQL ${postmaster !== undefined ? `postmaster ${postmaster} and its children` : "this database's backends (pg_stat_activity)"}`,
@@ -298,6 +305,14 @@ async function main() {
   const kinds = ['render', 'email', 'scheduler', 'postgres', 'web'] as const;
   const cpuPerSlip = Object.fromEntries(kinds.map((k) => [k, round((cpuMs.get(k) ?? 0) / N, 2)])) as Record<(typeof kinds)[number], number>;
   const cpuMsPerSlip = round(kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0) / N, 2);
+  // PostgreSQL by role (living processes at the samples); the rest is what exited children used.
+  const postgresByRole =
+    postmaster === undefined
+      ? undefined
+      : (() => {
+          const byRole = Object.fromEntries(POSTGRES_ROLES.map((r) => [r, round((cpuMs.get(`postgres ${r}`) ?? 0) / N, 2)])) as Record<PostgresRole, number>;
+          return { ...byRole, exited: round(cpuPerSlip.postgres - POSTGRES_ROLES.reduce((a, r) => a + byRole[r], 0), 2) };
+        })();
   const cores = os.availableParallelism();
   const productCores = kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0) / runMs;
   // Everything else the machine ran meanwhile (other users, this script's simulators): busy − ours.
@@ -392,6 +407,14 @@ async function main() {
     ],
     ['binding stage', `${binding} — ${bindingWhy}`],
     ['CPU ms per slip (user + system, /proc), by process kind', `${cpuMsPerSlip} in all: ${kinds.map((k) => `${k} ${cpuPerSlip[k]}`).join(', ')}`],
+    ...(postgresByRole
+      ? [
+          [
+            'PostgreSQL by process (of its CPU ms per slip above)',
+            `client backends ${postgresByRole.backends}, autovacuum ${postgresByRole.autovacuum}, the server's writers and I/O workers ${postgresByRole.server}, exited processes (autovacuum workers, closed connections) ${postgresByRole.exited}`,
+          ] as [string, string],
+        ]
+      : []),
     ['this script (provider and bank simulators, polling; not counted above)', `${round(harnessMs / N, 2)} ms per slip`],
     [
       'the machine meanwhile',
@@ -501,6 +524,7 @@ async function main() {
         binding,
         cpuMsPerSlip,
         cpuMsPerSlipByKind: cpuPerSlip,
+        ...(postgresByRole ? { postgresCpuMsPerSlipByRole: postgresByRole } : {}),
         statementsPerSlip: sqlTop.length ? round(sqlCalls / N, 1) : null,
         loadAverage: round(loadAtStart[0]!, 2),
         othersCores: round(othersCores, 2),

@@ -87,6 +87,31 @@ export async function localPostmaster(pool: Pool): Promise<number | undefined> {
   return parent && /postgres|postmaster/.test(parent.comm) ? parent.pid : undefined;
 }
 
+/** What a PostgreSQL server process does, from its process title ("postgres: walwriter", "postgres: user db [local] idle"). */
+export const POSTGRES_ROLES = ['backends', 'autovacuum', 'server'] as const;
+export type PostgresRole = (typeof POSTGRES_ROLES)[number];
+const SERVER_PROCESS =
+  /^postgres: (checkpointer|background writer|walwriter|walsummarizer|io worker|logical replication|archiver|startup|walreceiver|walsender|stats)/;
+
+/**
+ * The postmaster's living children by role: client backends (the statements), autovacuum (its
+ * launcher and the workers alive at the sample), the server's own writers and I/O workers. What
+ * a child used before it exited (an autovacuum worker's pass, a closed connection) counts in the
+ * postmaster's own reaped-children time, with none of these.
+ */
+export function postgresChildren(postmaster: number): Array<{ pid: number; role: PostgresRole }> {
+  return childPids(postmaster).flatMap((pid) => {
+    let title: string;
+    try {
+      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    } catch {
+      return [];
+    }
+    const role: PostgresRole = title.includes('autovacuum') ? 'autovacuum' : SERVER_PROCESS.test(title) ? 'server' : 'backends';
+    return [{ pid, role }];
+  });
+}
+
 export interface CpuKind {
   kind: string;
   /** Root pids whose whole process tree counts for this kind. */
