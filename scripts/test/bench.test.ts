@@ -45,6 +45,12 @@ describe('npm run bench (the pipeline, measured) and the planner', () => {
     const byKind = out.cpuMsPerSlipByKind as Record<string, number>;
     for (const kind of ['render', 'email', 'scheduler', 'postgres']) expect(byKind[kind], kind).toBeGreaterThan(0);
     expect(out.cpuMsPerSlip as number).toBeGreaterThan(byKind.render!);
+    // PostgreSQL's share by process (the bench's embedded server runs on this machine): the
+    // client backends do work, and the roles add up to the whole.
+    const byRole = out.postgresCpuMsPerSlipByRole as Record<'backends' | 'autovacuum' | 'server' | 'exited', number>;
+    expect(byRole.backends).toBeGreaterThan(0);
+    expect(byRole.backends + byRole.autovacuum + byRole.server + byRole.exited).toBeCloseTo(byKind.postgres!, 1);
+    expect(run.stdout).toMatch(/PostgreSQL by process .*client backends [\d.]+, autovacuum [\d.]+/);
     expect(out.statementsPerSlip as number).toBeGreaterThan(1);
     expect(run.stdout).toMatch(/CPU ms per slip .*render [\d.]+, email [\d.]+, scheduler [\d.]+, postgres [\d.]+/);
 
