@@ -114,21 +114,30 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
         .flatMap((l) => (msg === ENQUEUED ? l.enqueued : l.skipped) ?? [])
         .filter((e) => e.scheduleId.startsWith('payroll:'));
     const other = (id: string) => (id === 'scheduler-a' ? 'scheduler-b' : 'scheduler-a');
+    const pairsNow = () =>
+      ['scheduler-a', 'scheduler-b'].flatMap((winner) => {
+        const skipped = payrollDueTimes(other(winner), SKIPPED);
+        return payrollDueTimes(winner, ENQUEUED).map((e) => ({
+          ...e,
+          winner,
+          lost: skipped.some((s) => s.scheduleId === e.scheduleId && s.dueAt === e.dueAt && s.by === winner),
+        }));
+      });
     const raced = await waitUntil(
       'both schedulers ticked over the same due times',
       async () => {
-        const pairs = ['scheduler-a', 'scheduler-b'].flatMap((winner) => {
-          const skipped = payrollDueTimes(other(winner), SKIPPED);
-          return payrollDueTimes(winner, ENQUEUED).map((e) => ({
-            ...e,
-            winner,
-            lost: skipped.some((s) => s.scheduleId === e.scheduleId && s.dueAt === e.dueAt && s.by === winner),
-          }));
-        });
+        const pairs = pairsNow();
         return pairs.length > 0 && pairs.every((p) => p.lost) ? pairs : null;
       },
       20_000,
-    );
+    ).catch((error: Error) => {
+      // What did not match, and what the schedulers said meanwhile other than their ticks.
+      const unmatched = pairsNow().filter((p) => !p.lost);
+      const other = Object.entries(logs).flatMap(([id, lines]) =>
+        lines.filter((l) => l.msg !== ENQUEUED && l.msg !== SKIPPED).map((l) => `${id}: ${JSON.stringify(l)}`),
+      );
+      throw new Error(`${error.message}\nnot matched: ${JSON.stringify(unmatched)}\nthe schedulers' other lines:\n${other.slice(-40).join('\n')}`);
+    });
     expect(new Set(raced.map((p) => p.scheduleId)).size).toBe(3);
     const keys = raced.map((p) => `${p.scheduleId}@${p.dueAt}`);
     expect(new Set(keys).size).toBe(keys.length); // no due time enqueued twice
