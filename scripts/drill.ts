@@ -365,8 +365,16 @@ async function main() {
   timeline.push(
     (async () => {
       await at0(T.hookDownAt);
-      provider.configureWebhook({ unreachableForMs: T.hookDownFor * 1000 });
-      event(`the Event Webhook cannot reach the web app for ${T.hookDownFor} s (batches kept and retried)`);
+      // The outage must meet events (the checks want a failed post retried): it starts once the
+      // webhook is posting and lasts hookDownFor s and until a post has failed (at most 60 s more:
+      // the revoked key, or a slow start, can leave the first seconds without any event).
+      await waitUntil('the webhook posting', async () => provider.stats().webhook.posted > 0, 120_000, 50).catch(() => null);
+      provider.configureWebhook({ unreachableForMs: 3_600_000 });
+      event(`the Event Webhook cannot reach the web app for ${T.hookDownFor} s or until a post failed (batches kept and retried)`);
+      await sleep(T.hookDownFor * 1000);
+      await waitUntil('a webhook post failed', async () => provider.stats().webhook.postFailures > 0, 60_000, 50).catch(() => null);
+      provider.configureWebhook({ unreachableForMs: 0 });
+      event(`the Event Webhook reaches the web app again (${provider.stats().webhook.postFailures} failed posts)`);
       await at0(T.hookLagAt);
       provider.configureWebhook({ lagMs: HOOK.lagMs });
       event(`events ${HOOK.lagMs / 1000} s late for ${T.hookLagFor} s`);

@@ -163,10 +163,10 @@ describe('data model guarantees', () => {
       // Statistics are counters a busy server may flush late or add to: bounds, not equalities.
       const updated = after.upd - before.upd;
       expect(updated).toBeGreaterThanOrEqual(800);
-      // 781 of 800 on a quiet machine, 724 in a full suite on a loaded one (a page's free space
-      // depends on when pruning ran); with a status index none would be (every index gets a new
-      // entry): a bound that tells the two apart, not the quiet machine's figure.
-      expect((after.hot - before.hot) / updated).toBeGreaterThanOrEqual(0.6);
+      // 781 of 800 on a quiet machine, 724 and 442 in full suites on a loaded one (a page's free
+      // space depends on when pruning ran); with a status index none would be (every index gets a
+      // new entry): a bound that tells the two apart, not the quiet machine's figure.
+      expect((after.hot - before.hot) / updated).toBeGreaterThanOrEqual(0.3);
       await expect(client.query(`update jobs set status = 'failed' where idempotency_key = 'slip:2026-11:hot-1'`)).rejects.toMatchObject({ code: '23514' });
     } finally {
       await client.query(`delete from jobs where idempotency_key like 'slip:2026-11:hot-%'`);
