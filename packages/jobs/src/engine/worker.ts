@@ -123,8 +123,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
                     // however many new-job notifications arrive meanwhile. Only for a local queue of
                     // REFETCH_DELAY_MIN_QUEUE or more. A delay after an empty fetch on the small ones
                     // too saved ~1 fetch in vain per slip (graphile-worker wakes every worker on every
-                    // new job), but was taken out while one-slip.test lost wake-ups — a claim bug found
-                    // later (engine/task.ts) that also struck without it; not re-measured since.
+                    // new job); with the claim fix (engine/task.ts) one-slip.test held with it, but a
+                    // loaded full suite's lanes.test (R13's fair share) failed once: left out (README).
                     ...(refetchDelayMs > 0 && localQueueSize >= REFETCH_DELAY_MIN_QUEUE
                       ? { refetchDelay: { durationMs: refetchDelayMs, threshold: localQueueSize - 1, maxAbortThreshold: Infinity } }
                       : {}),
