@@ -23,7 +23,6 @@ import { retryOnConnectionError, type DbFaultListener } from '../connection-retr
  * sweeper frees wake-ups nobody touches), cron, LISTEN — goes through unchanged and keeps
  * graphile-worker's own handling (retry at the next poll, reconnect with backoff). Taking a
  * connection (a server restarting, a connection limit reached) is waited for, up to `deadlineMs`.
- * The fetch is sent with its task ids written in ({@link withFetchTasksInlined}).
  */
 const IDEMPOTENT_STATEMENT = /^(complete_job|complete_jobs|complete_job_q|fail_job|fail_jobs|fail_job_q|return_job|return_job_q)\//;
 
@@ -35,38 +34,6 @@ export interface GraphilePoolOptions {
 
 type QueryConfig = { text: string; values?: unknown[]; name?: string };
 
-/**
- * graphile-worker's fetch (`get_job…`, getJobs.js) selects `task_id = any($2::int[])`, the
- * worker's task ids a parameter. On the render and email workers' connections
- * (`plan_cache_mode = force_generic_plan`, apps/worker/src/main.ts) its one plan cannot know
- * which tasks: it walks graphile-worker's main index (priority, run_at) and filters, so the
- * email worker's fetch read through every render wake-up due before its emails — 4.8 ms a fetch
- * with 10,000 render wake-ups left, against 0.3 ms planned for the email tasks (issue 23,
- * measured on the embedded PostgreSQL 18). A process's task ids are the same for every fetch:
- * written into the statement as a constant (one named statement per task list), its plan is
- * made for those tasks from the table's statistics — the task's index (beton_wakeups_task_run_at_idx)
- * when few of its wake-ups are due, the main index when many are. `$2` stays bound, unused.
- */
-const FETCH_STATEMENT = /^get_job/;
-export const FETCH_TASK_FILTER = 'task_id = any($2::int[])';
-const fetchStatements = new Map<string, QueryConfig>();
-
-/** graphile-worker's fetch with its task ids written in (see above); any other statement unchanged. */
-export function withFetchTasksInlined(config: unknown): unknown {
-  if (typeof config !== 'object' || config === null) return config;
-  const { name, text, values } = config as QueryConfig;
-  const ids = values?.[1];
-  if (!name || !FETCH_STATEMENT.test(name) || !text.includes(FETCH_TASK_FILTER)) return config;
-  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id))) return config;
-  const key = `${name}/t${ids.join(',')}`;
-  let fetch = fetchStatements.get(key);
-  if (!fetch) {
-    fetch = { name: key, text: text.replace(FETCH_TASK_FILTER, `task_id = any('{${ids.join(',')}}'::int[]) and $2::int[] is not null`) };
-    fetchStatements.set(key, fetch);
-  }
-  return { ...(config as QueryConfig), name: fetch.name, text: fetch.text };
-}
-
 /** A client whose idempotent graphile-worker statements move to a fresh connection on a fault. */
 class RetryingClient {
   constructor(
@@ -77,8 +44,7 @@ class RetryingClient {
 
   query(config: unknown, values?: unknown): Promise<unknown> {
     const name = typeof config === 'object' && config !== null ? (config as QueryConfig).name : undefined;
-    if (!name || !IDEMPOTENT_STATEMENT.test(name))
-      return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(withFetchTasksInlined(config), values);
+    if (!name || !IDEMPOTENT_STATEMENT.test(name)) return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
     let first = true;
     return retryOnConnectionError(
       async () => {
