@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fanout -- [--employees 50000] [--companies 60] [--parallel 4] [--profile] [--json]`
+ * `npm run bench:fanout -- [--employees 50000] [--companies 60] [--parallel 2] [--profile] [--json]`
  *
  * The monthly fan-out on a fresh database: seed N employees over the companies (target for
  * 50,000: < 15 s), then time `runPayroll` for one month — every company's payroll_runs row
@@ -10,7 +10,7 @@
 import { createPool, seedDatabase } from '@beton/db';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient, PostgresLock } from '@beton/jobs';
-import { runPayroll } from '@beton/payroll';
+import { FANOUT_PARALLEL, runPayroll } from '@beton/payroll';
 import { parseArgs } from 'node:util';
 import { installSqlProfile } from './lib/sql-profile.ts';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
@@ -20,7 +20,7 @@ const { values } = parseArgs({
   options: {
     employees: { type: 'string', default: '50000' },
     companies: { type: 'string', default: '60' },
-    parallel: { type: 'string', default: '4' },
+    parallel: { type: 'string', default: String(FANOUT_PARALLEL) },
     month: { type: 'string', default: '2026-11' },
     profile: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
@@ -28,7 +28,7 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log('Usage: npm run bench:fanout -- [--employees 50000] [--companies 60] [--parallel 4] [--month 2026-11] [--profile] [--json]');
+  console.log(`Usage: npm run bench:fanout -- [--employees 50000] [--companies 60] [--parallel ${FANOUT_PARALLEL}] [--month 2026-11] [--profile] [--json]`);
   process.exit(0);
 }
 const N = Number(values.employees);
