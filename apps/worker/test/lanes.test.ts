@@ -154,7 +154,11 @@ describe('HR ahead of the bulk, every company its share (processes, HTTP, Postgr
     // Fair share: each company's first slip among the first few, and half-way each has about half of its own.
     for (const [name, size] of Object.entries(SIZES)) {
       const first = all.findIndex((m) => companyOf.get(employeeOf(m)) === name);
-      expect(first, `${name}'s first slip arrived as number ${first + 1}`).toBeLessThan(6);
+      // Among the first ten of 130: first-in-first-out would deliver Charlie Tea's (10, fanned out
+      // last) 121st, a strictly proportional share about 13th. Loaded full suites on December 4
+      // saw 7th and 9th (the renders start on the first companies' jobs while the last one is
+      // still being fanned out); a quiet run sees it among the first six.
+      expect(first, `${name}'s first slip arrived as number ${first + 1}`).toBeLessThan(10);
       const half = all.slice(0, TOTAL / 2).filter((m) => companyOf.get(employeeOf(m)) === name).length / size;
       expect(half, `${name} had ${Math.round(half * 100)} % of its slips when half of all had arrived`).toBeGreaterThan(0.3);
       expect(half).toBeLessThan(0.7);
