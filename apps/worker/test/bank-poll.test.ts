@@ -8,7 +8,16 @@
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
 import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
-import { createBankClient, netPay, pollBankCredits, runPayroll, salaryTransferReference, submitSalaryTransfers, type Salary } from '@beton/payroll';
+import {
+  createBankClient,
+  netPay,
+  type BankClient,
+  pollBankCredits,
+  runPayroll,
+  salaryTransferReference,
+  submitSalaryTransfers,
+  type Salary,
+} from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../../scripts/lib/drill-harness.ts';
@@ -261,5 +270,46 @@ describe('bank transfers and poll in one process: a cut-off attempt, an unpayabl
       `select company_id, idempotency_key from jobs where task_name = 'send-bank-status-email' order by company_id`,
     );
     expect(emails.rows.map((r) => r.company_id)).toEqual([...companies].sort());
+  });
+
+  it("a window longer than the bank's page: every page marked in one transaction; a page that fails leaves nothing marked, and the next poll marks it all", async () => {
+    // The window of the test above listed again from the start (its transfers unmarked, no poll on record).
+    const again = async () => {
+      await db.pool.query(`update salary_transfers set credited_at = null where month = $1`, [MONTH]);
+      await db.pool.query('delete from bank_polls');
+    };
+    const emailsOf = async (window: string) =>
+      (
+        await db.pool.query<{ payload: { companyId: string; credited: number } }>(
+          `select payload from jobs where task_name = 'send-bank-status-email' and payload->>'pollWindow' = $1`,
+          [window],
+        )
+      ).rows.map((r) => [r.payload.companyId, r.payload.credited]);
+    const perCompany = companies.map((c) => [c, ofCompany(c).length]).sort();
+    const paged = createBankClient({ baseUrl: bank.url, apiKey: 'bank-dev-key', pageSize: 5 }); // 12 credits: pages of 5, 5, 2
+    const deps = { pool: db.pool, jobs, lock: new PostgresLock(db.pool), by: 'server-a' };
+
+    await again();
+    // The second page is refused (the bank answers 503 from then on): the poll fails whole.
+    let pages = 0;
+    const failing: BankClient = {
+      submit: (t, s) => paged.submit(t, s),
+      credits: async (request, signal) => {
+        if (++pages === 2) bank.unavailableFor(60_000);
+        return paged.credits(request, signal);
+      },
+    };
+    await expect(pollBankCredits({ ...deps, bank: failing }, '2026-10-01T03:30:00.000Z')).rejects.toThrow(/503/);
+    expect(pages).toBe(2);
+    expect((await db.pool.query(`select count(*)::int as n from salary_transfers where month = $1 and credited_at is not null`, [MONTH])).rows[0].n).toBe(0);
+    expect((await db.pool.query('select count(*)::int as n from bank_polls')).rows[0].n).toBe(0);
+    expect(await emailsOf('2026-10-01T03:30:00.000Z')).toEqual([]);
+
+    bank.unavailableFor(0);
+    expect(await pollBankCredits({ ...deps, bank: paged }, '2026-10-01T03:30:00.000Z')).toEqual({ status: 'polled', credited: employees.length, companies: 2 });
+    expect((await db.pool.query(`select count(*)::int as n from salary_transfers where month = $1 and credited_at is not null`, [MONTH])).rows[0].n).toBe(
+      employees.length,
+    );
+    expect((await emailsOf('2026-10-01T03:30:00.000Z')).sort()).toEqual(perCompany);
   });
 });

@@ -9,10 +9,18 @@
  *                               accountNumber and amount is not registered twice ("duplicate": true);
  *                               with different data -> 409.
  *   GET  /v1/transfers/<ref>    -> {reference, accountNumber, amount, status, registeredAt, creditedAt}
- *   GET  /v1/credits?since=<iso>
- *                               -> {credits:[{reference, accountNumber, amount, creditedAt}], asOf}
- *                               credits with creditedAt >= since (inclusive: dedupe by reference),
- *                               oldest first. Use the returned `asOf` (server clock) as the next `since`.
+ *   GET  /v1/credits?since=<iso>&limit=<n>
+ *                               -> {credits:[{reference, accountNumber, amount, creditedAt}], asOf, hasMore, nextCursor}
+ *                               credits with creditedAt >= since (inclusive: dedupe by reference)
+ *                               and <= asOf, oldest first, one page: at most `limit` (default
+ *                               1,000, at most 10,000; 400 above). `hasMore`: more credits of the
+ *                               same listing wait; `nextCursor` fetches them (`asOf` stays the
+ *                               first page's). Paged like a bank's statement API (Stripe's
+ *                               `has_more`, Plaid's `next_cursor`): a client that does not follow
+ *                               the cursor misses credits. Use `asOf` as the next poll's `since`.
+ *   GET  /v1/credits?cursor=<c>&limit=<n>
+ *                               -> the next page of the listing the cursor came from (400: not
+ *                               a cursor of this bank, or one from before a reset)
  *   POST /_admin/credit-all     credit every pending transfer now
  *   POST /_admin/credit         {references:[...]} credit those pending transfers now
  *   POST /_admin/faults         {unavailableForMs} -> 503 on /v1 routes for that long
@@ -81,7 +89,7 @@ export interface BankSimulator {
   creditAll(): number;
   /** Credit these pending transfers now (unknown or already credited references are skipped); returns how many were credited. */
   credit(references: string[]): number;
-  /** Credits with creditedAt >= since (all when omitted), oldest first. */
+  /** Credits with creditedAt >= since (all when omitted), oldest first, unpaged. */
   credits(since?: Date): Credit[];
   transfers(): Transfer[];
   /** 503 on /v1 routes for the next ms (0 ends it). */
@@ -106,6 +114,10 @@ const RegisterSchema = z.union([z.object({ transfers: z.array(TransferSchema).mi
 const CreditSchema = z.object({ references: z.array(z.string().min(1)).max(100_000) });
 const FaultsSchema = z.object({ unavailableForMs: z.number().min(0).optional() }).strict();
 
+/** Credits per page of GET /v1/credits: by default, and the most a client may ask for. */
+export const CREDITS_PAGE_DEFAULT = 1_000;
+export const CREDITS_PAGE_MAX = 10_000;
+
 export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promise<BankSimulator> {
   const apiKey = opts.apiKey ?? 'bank-dev-key';
   const delay = opts.creditDelayMs ?? 0;
@@ -113,7 +125,8 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
   const log = opts.log ?? (() => {});
   let byRef = new Map<string, Transfer>();
   let pending = new Set<Transfer>();
-  let credited: Transfer[] = []; // in creditedAt order
+  let credited: Transfer[] = []; // in creditedAt order; only appended to, so a position in it is a cursor
+  let epoch = 0; // bumped by reset(): a cursor from before it is refused
   let unavailableUntil = 0;
 
   function settle(now = new Date()): void {
@@ -187,7 +200,59 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
     return out;
   }
 
+  /**
+   * One page of the credits listing: from position `from` of `credited` (or the first credit at
+   * or after `since`), credits up to `asOf`, at most `limit`. The cursor names the listing's
+   * asOf and where the next page starts.
+   */
+  function creditsPage(start: { since?: Date } | { from: number; asOf: Date }, limit: number) {
+    const asOf = 'asOf' in start ? start.asOf : new Date();
+    const asOfMs = asOf.getTime();
+    let i: number;
+    if ('from' in start) i = start.from;
+    else {
+      settle(asOf);
+      // `credited` is in creditedAt order: the first one at or after `since` by binary search.
+      const from = start.since?.getTime() ?? -Infinity;
+      let lo = 0;
+      let hi = credited.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (credited[mid]!.creditedAt!.getTime() < from) lo = mid + 1;
+        else hi = mid;
+      }
+      i = lo;
+    }
+    const out: Credit[] = [];
+    for (; i < credited.length && out.length < limit; i++) {
+      const t = credited[i]!;
+      if (t.creditedAt!.getTime() > asOfMs) break;
+      out.push({ reference: t.reference, accountNumber: t.accountNumber, amount: t.amount, creditedAt: t.creditedAt!.toISOString() });
+    }
+    const hasMore = i < credited.length && credited[i]!.creditedAt!.getTime() <= asOfMs;
+    return {
+      credits: out,
+      asOf: asOf.toISOString(),
+      hasMore,
+      nextCursor: hasMore ? Buffer.from(JSON.stringify({ e: epoch, i, a: asOfMs })).toString('base64url') : null,
+    };
+  }
+
+  /** The cursor's listing, or null when it is not one of this bank's (or from before a reset). */
+  function readCursor(raw: string): { from: number; asOf: Date } | null {
+    try {
+      const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { e?: unknown; i?: unknown; a?: unknown };
+      if (c.e !== epoch || !Number.isInteger(c.i) || !Number.isInteger(c.a)) return null;
+      const from = c.i as number;
+      if (from < 0 || from > credited.length) return null;
+      return { from, asOf: new Date(c.a as number) };
+    } catch {
+      return null;
+    }
+  }
+
   function reset(): void {
+    epoch++;
     byRef = new Map();
     pending = new Set();
     credited = [];
@@ -271,15 +336,25 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
       return t ? sendJson(res, 200, transferJson(t)) : sendJson(res, 404, { error: 'transfer not found' });
     }
     if (path === '/v1/credits' && req.method === 'GET') {
-      const asOf = new Date();
+      const limitRaw = url.searchParams.get('limit');
+      const limit = limitRaw === null ? CREDITS_PAGE_DEFAULT : Number(limitRaw);
+      if (!Number.isInteger(limit) || limit < 1 || limit > CREDITS_PAGE_MAX) {
+        return sendJson(res, 400, { error: `limit must be a whole number from 1 to ${CREDITS_PAGE_MAX}` });
+      }
+      const cursorRaw = url.searchParams.get('cursor');
+      if (cursorRaw !== null) {
+        if (url.searchParams.has('since')) return sendJson(res, 400, { error: 'give since or cursor, not both' });
+        const listing = readCursor(cursorRaw);
+        if (!listing) return sendJson(res, 400, { error: 'unknown cursor: start the listing again with since' });
+        return sendJson(res, 200, creditsPage(listing, limit));
+      }
       const sinceRaw = url.searchParams.get('since');
       let since: Date | undefined;
       if (sinceRaw) {
         since = new Date(sinceRaw);
         if (Number.isNaN(since.getTime())) return sendJson(res, 400, { error: 'since must be an ISO 8601 date-time' });
       }
-      settle(asOf);
-      return sendJson(res, 200, { credits: credits(since).filter((c) => c.creditedAt <= asOf.toISOString()), asOf: asOf.toISOString() });
+      return sendJson(res, 200, creditsPage(since ? { since } : {}, limit));
     }
     sendJson(res, 404, { error: 'not found' });
   }

@@ -107,6 +107,54 @@ describe('bank simulator', () => {
     expect(invalid.status).toBe(400);
   });
 
+  it("lists credits in pages: 1,000 by default, at most 10,000; the cursor goes on from where the page ended, up to the first page's asOf", async () => {
+    const b = await bank();
+    const many = Array.from({ length: 2_345 }, (_, i) => ({ reference: `payroll:2026-11:emp-${i + 1}`, accountNumber: '0011223344', amount: 1000 + i }));
+    b.register(many);
+    type Page = { credits: Array<{ reference: string }>; asOf: string; hasMore: boolean; nextCursor: string | null };
+    const page = async (query: string) => {
+      const res = await api(b, `/v1/credits?${query}`);
+      expect(res.status).toBe(200);
+      return (await res.json()) as Page;
+    };
+    const first = await page('');
+    expect(first.credits).toHaveLength(1_000);
+    expect(first.hasMore).toBe(true);
+    // Credited after the listing began: not in this listing (its asOf), in the next poll's.
+    await new Promise((r) => setTimeout(r, 5));
+    b.register([{ reference: 'payroll:2026-11:late', accountNumber: '0011223344', amount: 1 }]);
+    const seen = [...first.credits];
+    let cursor = first.nextCursor;
+    let pages = 1;
+    while (cursor) {
+      const next = await page(`cursor=${encodeURIComponent(cursor)}&limit=700`);
+      expect(next.asOf).toBe(first.asOf);
+      expect(next.credits.length).toBeLessThanOrEqual(700);
+      seen.push(...next.credits);
+      cursor = next.hasMore ? next.nextCursor : null;
+      if (!next.hasMore) expect(next.nextCursor).toBeNull();
+      pages++;
+    }
+    expect(pages).toBe(3); // 1,000 + 700 + 645
+    expect(seen.map((c) => c.reference)).toEqual(many.map((t) => t.reference));
+    const nextPoll = await page(`since=${encodeURIComponent(first.asOf)}&limit=10000`);
+    expect(nextPoll.credits.map((c) => c.reference)).toContain('payroll:2026-11:late');
+    expect(nextPoll.hasMore).toBe(false);
+
+    for (const bad of [
+      'limit=0',
+      'limit=10001',
+      'limit=ten',
+      'cursor=nonsense',
+      `cursor=${encodeURIComponent(first.nextCursor!)}&since=${encodeURIComponent(first.asOf)}`,
+    ]) {
+      expect((await api(b, `/v1/credits?${bad}`)).status, bad).toBe(400);
+    }
+    // A cursor from before a reset names a listing the bank no longer has.
+    b.reset();
+    expect((await api(b, `/v1/credits?cursor=${encodeURIComponent(first.nextCursor!)}`)).status).toBe(400);
+  });
+
   it('needs the bearer key, fails during an outage, resets', async () => {
     const b = await bank();
     expect((await fetch(`${b.url}/v1/credits`)).status).toBe(401);
