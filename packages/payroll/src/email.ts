@@ -60,6 +60,8 @@ export type DeliveryResult = {
 
 interface DeliveryRow {
   status: string;
+  /** The address of the row's last attempt: the one an unknown outcome's request went to. */
+  recipient: string;
   provider_message_id: string | null;
   event_state: string | null;
   unknown: boolean;
@@ -96,7 +98,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
       `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since, payroll_run_id, company_id, employee_id)
        values ($1, $2, 'sending', 1, null, $3, $4, $5)
        on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
-       returning status, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
+       returning status, recipient, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
          (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms, xmax = 0 as inserted`,
     ),
     values: [key, email.to, links.payrollRunId ?? null, links.companyId ?? null, links.employeeId ?? null],
@@ -119,7 +121,10 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     const windowOver = leftAgeMs >= windowMs;
     const timeLeft = options.timeLeftMs?.() ?? Infinity;
     const lookupWaitMs = Math.min(options.evidenceWaitMs ?? 10_000, timeLeft - 2000 - (windowOver ? mailer.requestTimeoutMs : 0));
-    const accepted = await findEvidence(deps, email, options.signal, lookupWaitMs);
+    // Looked up for the address that request went to, not this attempt's: HR may have fixed it
+    // since, and the Activity API lists messages by recipient (a lookup for the new address
+    // missed the message and the policy sent the slip again once the window passed).
+    const accepted = await findEvidence(deps, { ...email, to: delivery.recipient }, options.signal, lookupWaitMs);
     if (accepted !== null) return markAccepted(pool, key, accepted, true);
     if (!windowOver) {
       throw new DeferError(

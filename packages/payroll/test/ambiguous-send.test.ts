@@ -67,12 +67,13 @@ describe('an answer cut while the provider is still working (R7, issue 16 path a
   });
 
   /** The job engine's way with one job: attempts until one succeeds, waiting what each error asks. */
-  async function runLikeTheEngine(key: string, options: DeliverOptions) {
-    const email = { to: 'rahim@acme.example', subject: 's', text: 't', html: '<p>t</p>', idempotencyKey: key };
+  async function runLikeTheEngine(key: string, options: DeliverOptions, to: () => string = () => 'rahim@acme.example', via = mailer) {
     // A deferral (DeferError: waiting for the evidence) uses no attempt, as in the engine.
     for (let attempt = 1, deferrals = 0; attempt <= 8 && deferrals < 200;) {
       try {
-        return await deliverEmail({ pool: db.pool, mailer, activity }, email, options);
+        // Each attempt mails the address the employee has now (HR may fix it meanwhile).
+        const email = { to: to(), subject: 's', text: 't', html: '<p>t</p>', idempotencyKey: key };
+        return await deliverEmail({ pool: db.pool, mailer: via, activity }, email, options);
       } catch (error) {
         if (error instanceof PermanentError) throw error;
         if (error instanceof DeferError) deferrals++;
@@ -94,5 +95,28 @@ describe('an answer cut while the provider is still working (R7, issue 16 path a
     expect(provider.messages({ customArgs: { idempotency_key: key } })).toHaveLength(1);
     const row = await db.pool.query(`select status, outcome_unknown_since from email_deliveries where idempotency_key = $1`, [key]);
     expect(row.rows[0]).toEqual({ status: 'sent', outcome_unknown_since: null });
+  }, 90_000);
+
+  it('HR fixes the address while the outcome is unknown: the evidence is looked up for the address the request went to, and nothing is sent twice', async () => {
+    // The Activity API lists messages by recipient (no custom args in its rows): a lookup for the
+    // new address missed the message the provider took for the old one, and once the window
+    // passed the policy sent the slip again (one-slip.test: "employee 3 got 2 slips", December 4).
+    const key = 'k:cut-then-fixed';
+    const cutting = await cuttingProxy(new URL(provider.url));
+    try {
+      const via = createMailer({ apiKey: 'SG.beton-dev', baseUrl: cutting.url, timeoutMs: 3000 });
+      let address = 'rahim.old@acme.example';
+      const fixed = sleep(500).then(() => (address = 'rahim.new@acme.example')); // HR, right after the request left
+      const result = await runLikeTheEngine(key, { settleMs: 2000, evidenceWaitMs: 500, recheckMs: 500 }, () => address, via);
+      await fixed;
+      expect(result).toMatchObject({ sent: true });
+      expect(result.resentAfterUnknown).toBeUndefined();
+      await sleep(2500); // anything still on its way lands within the provider's latency
+      expect(provider.messages({ customArgs: { idempotency_key: key } }).map((m) => m.to)).toEqual([['rahim.old@acme.example']]);
+      const row = await db.pool.query(`select status, recipient from email_deliveries where idempotency_key = $1`, [key]);
+      expect(row.rows[0]).toEqual({ status: 'sent', recipient: 'rahim.old@acme.example' });
+    } finally {
+      await cutting.close();
+    }
   }, 90_000);
 });
