@@ -17,6 +17,13 @@ export const DEFAULT_SETTLE_MS = 300_000;
 export interface DeliverOptions {
   /** Awaited right before the request goes out (see SendOptions.beforeRequest): the job's turn under the global rate limit. */
   beforeSend?: () => Promise<void>;
+  /**
+   * Awaited once this attempt is recorded as possibly accepted (its outcome unknown), right
+   * before its request leaves: a check that must see every other attempt that may send, as
+   * theirs must see this one (one-slip.ts: announce, then look). Throwing there sends nothing
+   * and clears the unknown outcome.
+   */
+  announced?: () => Promise<void>;
   /** The job's signal: aborted at its timeout and when it is handed back. */
   signal?: AbortSignal;
   /** The attempt's time left (HandlerContext.timeLeftMs): a request leaves only if its whole timeout fits. */
@@ -164,6 +171,8 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     // the rate limit never sent, and its next attempt sends at once instead of waiting out a
     // settle window (the drill's resends held by a SIGKILLed worker arrived after 87–143 s).
     await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1`), values: [key] });
+    await options.announced?.();
+    if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     release = options.hold?.();
     leftAt = performance.now();
   };
