@@ -2,8 +2,9 @@
  * graphile-worker wakes every worker on every new job of any queue. Issue 23: each email job
  * enqueued by a finished render made the render and maintenance workers fetch in vain (and the
  * email worker fetch once per email): 1.2–1.9 fetches per slip at ~2 ms each. After a fetch that
- * did not fill a local queue of 16 or more, the next one waits refetchDelayMs (0.5–1.5 ×)
- * whatever notifications arrive.
+ * found nothing (a local queue under 16) or did not fill it (16 or more), the next one waits
+ * refetchDelayMs (0.5–1.5 ×) whatever notifications arrive; a small queue that found work
+ * fetches again at once.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,35 +35,37 @@ describe('fetches of a worker whose queue gets no new work', () => {
     await db?.drop();
   });
 
-  // A local queue of 16 or more (engine/worker.ts: REFETCH_DELAY_MIN_QUEUE).
-  it("a worker with 32 slots fetches about once per refetch delay, not once per other queue's job", async () => {
-    const fetches: number[] = [];
-    const worker = await testWorker(db.pool, {
-      definitions,
-      handlers: { 'test-idle': async () => {} },
-      queue: 'test-main',
-      concurrency: 32,
-      refetchDelayMs: 100,
-      events: { onFetch: (e) => fetches.push(e.jobs) },
-    });
-    try {
-      await sleep(300);
-      fetches.length = 0;
-      // 150 jobs of another queue, one statement each, over ~1.5 s: 150 wake-up notifications.
-      const jobs = createJobClient(db.pool, definitions);
-      const started = performance.now();
-      for (let i = 0; i < 150; i++) {
-        await jobs.enqueue('test-other', { n: i });
-        await sleep(10);
+  // A small local queue (the render worker's 6) and a large one (engine/worker.ts: REFETCH_DELAY_PARTIAL_QUEUE).
+  for (const concurrency of [4, 32]) {
+    it(`a worker with ${concurrency} slots fetches about once per refetch delay, not once per other queue's job`, async () => {
+      const fetches: number[] = [];
+      const worker = await testWorker(db.pool, {
+        definitions,
+        handlers: { 'test-idle': async () => {} },
+        queue: 'test-main',
+        concurrency,
+        refetchDelayMs: 100,
+        events: { onFetch: (e) => fetches.push(e.jobs) },
+      });
+      try {
+        await sleep(300);
+        fetches.length = 0;
+        // 150 jobs of another queue, one statement each, over ~1.5 s: 150 wake-up notifications.
+        const jobs = createJobClient(db.pool, definitions);
+        const started = performance.now();
+        for (let i = 0; i < 150; i++) {
+          await jobs.enqueue('test-other', { n: i });
+          await sleep(10);
+        }
+        const seconds = (performance.now() - started) / 1000;
+        await sleep(200);
+        // One fetch per ~100 ms (0.5–1.5 × the delay) at most: ≤ 20 a second; without the delay, ~150.
+        expect(fetches.every((n) => n === 0)).toBe(true);
+        expect(fetches.length).toBeLessThan(20 * seconds + 5);
+        expect(fetches.length).toBeLessThan(75);
+      } finally {
+        await worker.stop();
       }
-      const seconds = (performance.now() - started) / 1000;
-      await sleep(200);
-      // One fetch per ~100 ms (0.5–1.5 × the delay) at most: ≤ 20 a second; without the delay, ~150.
-      expect(fetches.every((n) => n === 0)).toBe(true);
-      expect(fetches.length).toBeLessThan(20 * seconds + 5);
-      expect(fetches.length).toBeLessThan(75);
-    } finally {
-      await worker.stop();
-    }
-  });
+    });
+  }
 });

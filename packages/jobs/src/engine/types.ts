@@ -85,13 +85,13 @@ export interface StartWorkerOptions {
    */
   localQueueSize?: number;
   /**
-   * After a fetch that did not fill the local queue, the next fetch waits this long on average
-   * (0.5–1.5 ×), whatever new-job notifications arrive meanwhile: one fetch per this many ms
-   * when work trickles in one job at a time (each email enqueued by a finished render) instead of
-   * one fetch per job. At most `pollIntervalMs`; 0 = off; only for a local queue of 16 or more
-   * (a smaller one fetches on every new job, as graphile-worker does by default — and on every
-   * new job of any queue: graphile-worker wakes every worker, so the render and maintenance
-   * workers fetch in vain once per email enqueued, ~1 fetch per slip). Default: 100.
+   * After a fetch that did not fill the local queue (a local queue of 16 or more) or found
+   * nothing (a smaller one), the next fetch waits this long on average (0.5–1.5 ×), whatever
+   * new-job notifications arrive meanwhile. graphile-worker wakes every worker on every new job
+   * of any queue: without the delay each email enqueued by a finished render made the render
+   * and maintenance workers fetch in vain and the email worker fetch once per job (1.2–1.9
+   * fetches per slip at 2 ms each, issue 23). A small queue that found some work fetches again
+   * at once, in priority order (R13's fair share). At most `pollIntervalMs`; 0 = off. Default: 100.
    */
   refetchDelayMs?: number;
   /** The queue's pause flag (engine/pause.ts): wake-ups wait while it is set; an account fault sets it. */

@@ -28,8 +28,8 @@ import type { JobHandler, RunningWorker, StartWorkerOptions } from './types.ts';
 
 export type * from './types.ts';
 
-/** The smallest local queue whose fetches are delayed after one that did not fill it (types.ts: refetchDelayMs). */
-const REFETCH_DELAY_MIN_QUEUE = 16;
+/** The smallest local queue whose fetches are delayed after one that did not fill it; a smaller one's only after one that found nothing (types.ts: refetchDelayMs). */
+const REFETCH_DELAY_PARTIAL_QUEUE = 16;
 
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const {
@@ -119,14 +119,19 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
               ? {
                   localQueue: {
                     size: localQueueSize,
-                    // A fetch that did not fill the local queue delays the next one (types.ts: refetchDelayMs),
-                    // however many new-job notifications arrive meanwhile. Only for a local queue of
-                    // REFETCH_DELAY_MIN_QUEUE or more. A delay after an empty fetch on the small ones
-                    // too saved ~1 fetch in vain per slip (graphile-worker wakes every worker on every
-                    // new job); with the claim fix (engine/task.ts) one-slip.test held with it, but a
-                    // loaded full suite's lanes.test (R13's fair share) failed once: left out (README).
-                    ...(refetchDelayMs > 0 && localQueueSize >= REFETCH_DELAY_MIN_QUEUE
-                      ? { refetchDelay: { durationMs: refetchDelayMs, threshold: localQueueSize - 1, maxAbortThreshold: Infinity } }
+                    // A fetch of at most `threshold` jobs delays the next one (types.ts: refetchDelayMs),
+                    // however many new-job notifications arrive meanwhile: one that did not fill a
+                    // large local queue, one that found nothing for a small one (the render worker's 6,
+                    // a small deployment's), which otherwise fetches in vain on every new job of any
+                    // queue (graphile-worker wakes every worker) and takes new work at once when it finds some.
+                    ...(refetchDelayMs > 0
+                      ? {
+                          refetchDelay: {
+                            durationMs: refetchDelayMs,
+                            threshold: localQueueSize >= REFETCH_DELAY_PARTIAL_QUEUE ? localQueueSize - 1 : 0,
+                            maxAbortThreshold: Infinity,
+                          },
+                        }
                       : {}),
                   },
                 }
