@@ -162,6 +162,12 @@ async function main() {
       by: workerId,
     });
     if (result.enqueued.length) log.info({ enqueued: result.enqueued }, 'schedules enqueued');
+    for (const f of result.failed) {
+      log.error(
+        { err: f.error, scheduleId: f.scheduleId, dueAt: f.dueAt },
+        `schedule ${f.scheduleId} could not be enqueued${f.dueAt ? ` for ${f.dueAt.toISOString()}` : ''} (the next tick tries again while it is within ${Math.round(lookbackMs / 60_000)} min): ${f.error.message}`,
+      );
+    }
     const skipped = firstSeen(result.taken, now);
     if (skipped.length) log.info({ skipped }, 'schedules already enqueued by another scheduler: skipped');
   };

@@ -114,15 +114,38 @@ export interface TickResult {
   enqueued: Array<{ scheduleId: string; dueAt: Date; jobId: number }>;
   /** Due times of this tick that another scheduler (`by`) had already enqueued: skipped. */
   taken: Array<{ scheduleId: string; dueAt: Date; by: string }>;
+  /**
+   * Schedules (or a source of them) that could not be read or enqueued this tick — a malformed
+   * cron, a payload that throws, the database: the others went on, and the next tick tries these
+   * again while their due times are within the lookback. `dueAt` is absent when the schedule's
+   * due times could not even be computed.
+   */
+  failed: Array<{ scheduleId: string; dueAt?: Date; error: Error }>;
 }
 
 export async function runScheduleTick({ pool, jobs, sources, now = new Date(), lookbackMs = 5 * 60_000, by }: TickOptions): Promise<TickResult> {
   const from = new Date(now.getTime() - lookbackMs);
   const enqueued: TickResult['enqueued'] = [];
   const taken: TickResult['taken'] = [];
-  const entries = (await Promise.all(sources.map((source) => inTransaction(pool, undefined, source)))).flat();
+  const failed: TickResult['failed'] = [];
+  const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
+  // One schedule that cannot be read or enqueued (a company's malformed cron, say) does not hold
+  // back the others: each source and each due time on its own, failures reported.
+  const read = await Promise.allSettled(sources.map((source) => inTransaction(pool, undefined, source)));
+  const entries = read.flatMap((r, i) => {
+    if (r.status === 'fulfilled') return r.value;
+    failed.push({ scheduleId: `source ${i + 1}`, error: asError(r.reason) });
+    return [];
+  });
   for (const entry of entries) {
-    for (const dueAt of dueTimes(entry.cron, entry.timeZone, from, now)) {
+    let due: Date[];
+    try {
+      due = dueTimes(entry.cron, entry.timeZone, from, now);
+    } catch (error) {
+      failed.push({ scheduleId: entry.id, error: asError(error) });
+      continue;
+    }
+    for (const dueAt of due) {
       await inTransaction(pool, undefined, async (client) => {
         const { rowCount } = await client.query(`insert into schedule_runs (schedule_id, due_at, enqueued_by) values ($1, $2, $3) on conflict do nothing`, [
           entry.id,
@@ -144,10 +167,10 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
           idempotencyKey: entry.idempotencyKey?.(dueAt) ?? `schedule:${entry.id}:${dueAt.toISOString()}`,
         });
         enqueued.push({ scheduleId: entry.id, dueAt, jobId: job.id });
-      });
+      }).catch((error: unknown) => failed.push({ scheduleId: entry.id, dueAt, error: asError(error) }));
     }
   }
-  return { enqueued, taken };
+  return { enqueued, taken, failed };
 }
 
 /**

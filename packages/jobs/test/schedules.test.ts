@@ -88,5 +88,53 @@ describe('time-zone schedules', () => {
       const utc = await runScheduleTick({ pool: db.pool, jobs, sources, now: new Date('2026-12-01T02:00:10Z'), lookbackMs: 60_000, by: 'a' });
       expect(utc.enqueued.map((e) => e.scheduleId)).toContain('payroll:utc');
     });
+
+    it('one schedule that cannot be read or enqueued does not hold the others back: each failure is reported, and tried again by the next tick', async () => {
+      const jobs = createJobClient(db.pool, [monthly, recurring]);
+      let payloadThrows = true;
+      const sources: ScheduleSource[] = [
+        async () => [
+          {
+            id: 'payroll:bad-cron',
+            cron: '0 2 32 * *',
+            timeZone: 'Asia/Dhaka',
+            job: 'test-monthly',
+            payload: (d) => ({ companyId: 'x', dueAt: d.toISOString() }),
+          },
+          {
+            id: 'payroll:throws',
+            cron: '0 2 1 * *',
+            timeZone: 'Asia/Dhaka',
+            job: 'test-monthly',
+            payload: (d) => {
+              if (payloadThrows) throw new Error('the company row could not be read');
+              return { companyId: 'throws', dueAt: d.toISOString() };
+            },
+          },
+          {
+            id: 'payroll:good',
+            cron: '0 2 1 * *',
+            timeZone: 'Asia/Dhaka',
+            job: 'test-monthly',
+            payload: (d) => ({ companyId: 'good', dueAt: d.toISOString() }),
+          },
+        ],
+        async () => {
+          throw new Error('the companies could not be listed');
+        },
+      ];
+      const at = new Date('2027-01-31T20:00:05Z'); // 02:00:05 on February 1 in Dhaka
+      const first = await runScheduleTick({ pool: db.pool, jobs, sources, now: at, lookbackMs: 60_000, by: 'a' });
+      expect(first.enqueued.map((e) => e.scheduleId)).toEqual(['payroll:good']);
+      expect(first.failed.map((f) => [f.scheduleId, f.dueAt?.toISOString() ?? null, f.error.message])).toEqual([
+        ['source 2', null, 'the companies could not be listed'],
+        ['payroll:bad-cron', null, expect.stringMatching(/Invalid schedule "0 2 32 \* \*"/)],
+        ['payroll:throws', '2027-01-31T20:00:00.000Z', 'the company row could not be read'],
+      ]);
+      // The failed due time was not recorded as enqueued: the next tick, once it can, enqueues it.
+      payloadThrows = false;
+      const next = await runScheduleTick({ pool: db.pool, jobs, sources, now: new Date(at.getTime() + 30_000), lookbackMs: 60_000, by: 'a' });
+      expect(next.enqueued.map((e) => e.scheduleId)).toEqual(['payroll:throws']);
+    });
   });
 });
