@@ -90,8 +90,15 @@ export async function localPostmaster(pool: Pool): Promise<number | undefined> {
 /** What a PostgreSQL server process does, from its process title ("postgres: walwriter", "postgres: user db [local] idle"). */
 export const POSTGRES_ROLES = ['backends', 'autovacuum', 'server'] as const;
 export type PostgresRole = (typeof POSTGRES_ROLES)[number];
+// The server's own processes as PostgreSQL 15–18 title them (`ps` on the embedded 18.4 and the
+// system 15: "postgres: io worker 0", "postgres: 15/main: checkpointer" with a cluster_name).
 const SERVER_PROCESS =
-  /^postgres: (checkpointer|background writer|walwriter|walsummarizer|io worker|logical replication|archiver|startup|walreceiver|walsender|stats)/;
+  /^postgres: (?:[^:]+: )?(checkpointer|background writer|walwriter|walsummarizer|io worker|logical replication|slotsync worker|archiver|startup|walreceiver|walsender|stats)/;
+
+/** The role of one server process, from its title (`/proc/<pid>/cmdline`). */
+export function postgresRole(title: string): PostgresRole {
+  return /^postgres: (?:[^:]+: )?autovacuum/.test(title) ? 'autovacuum' : SERVER_PROCESS.test(title) ? 'server' : 'backends';
+}
 
 /**
  * The postmaster's living children by role: client backends (the statements), autovacuum (its
@@ -107,8 +114,7 @@ export function postgresChildren(postmaster: number): Array<{ pid: number; role:
     } catch {
       return [];
     }
-    const role: PostgresRole = title.includes('autovacuum') ? 'autovacuum' : SERVER_PROCESS.test(title) ? 'server' : 'backends';
-    return [{ pid, role }];
+    return [{ pid, role: postgresRole(title) }];
   });
 }
 
