@@ -815,8 +815,14 @@ async function main() {
     `${invalidFailed}/${stillInvalid.length} failed with invalid_recipient ("${inv.rows[0]?.last_error ?? '-'}") as the last and only such attempt; ${earlierTransient} earlier transient attempt(s) (503/429/lost worker) before it`,
   );
 
-  const otherFailed = await db.pool.query<{ idempotency_key: string; last_error_code: string | null; attempts: number; history: string }>(
-    `select j.idempotency_key, j.last_error_code, j.attempts,
+  const otherFailed = await db.pool.query<{
+    idempotency_key: string;
+    last_error_code: string | null;
+    last_error: string | null;
+    attempts: number;
+    history: string;
+  }>(
+    `select j.idempotency_key, j.last_error_code, left(j.last_error, 300) as last_error, j.attempts,
             (select string_agg(coalesce(a.error_code, a.outcome::text), ' → ' order by a.attempt, a.id) from job_attempts a where a.job_id = j.id) as history
      from jobs j where j.status = 'failed' and j.queue in ('pdf-render', 'send-email') and not (j.task_name = 'send-slip-email' and j.employee_id = any($1::int[]))`,
     [invalidEmployees.map((e) => e.id)],
@@ -829,7 +835,7 @@ async function main() {
           .slice(0, 5)
           .map(
             (r) =>
-              `${r.idempotency_key} ${r.last_error_code} after ${r.attempts} (${r.history}); delivered ${perKey.get(r.idempotency_key.replace(/:email$/, '')) ?? 0}×`,
+              `${r.idempotency_key} ${r.last_error_code} after ${r.attempts} (${r.history}; last: "${r.last_error ?? ''}"); delivered ${perKey.get(r.idempotency_key.replace(/:email$/, '')) ?? 0}×`,
           )
           .join('; ')
       : 'none',

@@ -246,7 +246,9 @@ async function findEvidence(deps: DeliveryDeps, email: OutgoingEmail, signal: Ab
   const row = rows[0];
   if (row && (row.status === 'sent' || row.event_state !== null)) return row.provider_message_id ?? '';
   if (!deps.activity) return null;
-  const bounded = AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(Math.max(0, lookupWaitMs))]);
+  // Whole milliseconds: AbortSignal.timeout throws a RangeError for 7986.5 (the attempt's time left
+  // is fractional) — every attempt after a settle window failed "unexpected" (the drill, December 4).
+  const bounded = AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(Math.max(0, Math.floor(lookupWaitMs)))]);
   const found = await deps.activity.find({ key: email.idempotencyKey, to: email.to }, bounded);
   return typeof found === 'string' && found !== 'unknown' ? found : null;
 }

@@ -97,6 +97,26 @@ describe('an answer cut while the provider is still working (R7, issue 16 path a
     expect(row.rows[0]).toEqual({ status: 'sent', outcome_unknown_since: null });
   }, 90_000);
 
+  it('an attempt after the settle window, with a fractional time left as the engine gives it, looks up and then resends (a RangeError failed it before)', async () => {
+    const key = 'k:window-over';
+    // Its request left 2 minutes ago and no evidence ever came (the request never reached the provider).
+    await db.pool.query(
+      `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since, request_left_at)
+       values ($1, 'rahim@acme.example', 'sending', 1, now() - interval '2 minutes', now() - interval '2 minutes')`,
+      [key],
+    );
+    const direct = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url, timeoutMs: 3000 });
+    const started = performance.now();
+    const email = { to: 'rahim@acme.example', subject: 's', text: 't', html: '<p>t</p>', idempotencyKey: key };
+    const result = await deliverEmail({ pool: db.pool, mailer: direct, activity }, email, {
+      settleMs: 1000,
+      evidenceWaitMs: 10_000,
+      timeLeftMs: () => 7986.511346 - (performance.now() - started),
+    });
+    expect(result).toMatchObject({ sent: true, resentAfterUnknown: true });
+    expect(provider.messages({ customArgs: { idempotency_key: key } })).toHaveLength(1);
+  }, 30_000);
+
   it('HR fixes the address while the outcome is unknown: the evidence is looked up for the address the request went to, and nothing is sent twice', async () => {
     // The Activity API lists messages by recipient (no custom args in its rows): a lookup for the
     // new address missed the message the provider took for the old one, and once the window
