@@ -23,6 +23,7 @@
 import { seedDatabase } from '@beton/db';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient } from '@beton/jobs';
+import { retryOnConnectionError } from '@beton/jobs/client';
 import { payrollMonthFor, resendSlip, webhookCounts } from '@beton/payroll';
 import {
   isValidEmailSyntax,
@@ -534,18 +535,23 @@ async function main() {
   timeline.push(
     (async () => {
       await at0(T.resendAt);
+      // HR's clicks may land while a database fault is on (the restart at +40 s did once and
+      // stopped the drill): like HR clicking again, each is tried again until the database answers.
       const {
         rows: [back],
-      } = await db.pool.query<{ employee_id: number }>(
-        `select employee_id from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status = 'queued' and employee_id <> $2
+      } = await retryOnConnectionError(() =>
+        db.pool.query<{ employee_id: number }>(
+          `select employee_id from jobs where task_name in ('render-slip', 'send-slip-email') and payload->>'month' = $1 and status = 'queued' and employee_id <> $2
          order by priority desc, id desc limit 1`,
-        [month, hungEmployee.id],
+          [month, hungEmployee.id],
+        ),
       );
       const fixable = invalidEmployees[0];
       const press = async (label: string, employeeId: number, fixed: boolean) => {
-        if (fixed) await db.pool.query(`update employees set email = $2 where id = $1`, [employeeId, `fixed-${employeeId}@example.com`]);
+        if (fixed)
+          await retryOnConnectionError(() => db.pool.query(`update employees set email = $2 where id = $1`, [employeeId, `fixed-${employeeId}@example.com`]));
         const pressedAt = Date.now();
-        const r = await resendSlip({ pool: db.pool, jobs: hrJobs }, { employeeId, month, requestedBy: 'hr:drill' });
+        const r = await retryOnConnectionError(() => resendSlip({ pool: db.pool, jobs: hrJobs }, { employeeId, month, requestedBy: 'hr:drill' }));
         const key =
           r.outcome === 'created'
             ? `slip:${month}:emp-${employeeId}:resend-${r.resend}`
