@@ -1,6 +1,6 @@
 import { prepared, type Pool } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeferError, TransientError } from '@beton/jobs/client';
+import { DeferError, retryOnConnectionError, TransientError } from '@beton/jobs/client';
 import type { ActivityLookup } from './activity.ts';
 import { certainlyNotAccepted, type Mailer, type OutgoingEmail } from './mailer.ts';
 
@@ -191,21 +191,31 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   } catch (error) {
     release?.();
     const definite = certainlyNotAccepted(error) || leftAt === undefined; // answered, or never left
-    await pool.query(
-      `update email_deliveries set status = case when $4 and $5 then 'failed'::"DeliveryStatus" else status end, last_error = $2,
+    const record = () =>
+      pool.query(
+        `update email_deliveries set status = case when $4 and $5 then 'failed'::"DeliveryStatus" else status end, last_error = $2,
               outcome_unknown_since = case when $4 then null else outcome_unknown_since end,
               request_left_at = case when $6 then ${leftSql} else null end
        where idempotency_key = $1`,
-      [
-        key,
-        (error as Error).message,
-        performance.now() - (leftAt ?? performance.now()),
-        definite,
-        (error as { kind?: string }).kind === 'permanent',
-        leftAt !== undefined,
-      ],
-    );
-    if (definite) throw error;
+        [
+          key,
+          (error as Error).message,
+          performance.now() - (leftAt ?? performance.now()),
+          definite,
+          (error as { kind?: string }).kind === 'permanent',
+          leftAt !== undefined,
+        ],
+      );
+    // A request that never left must not stay an unknown outcome: the next attempt would wait out
+    // the settle window for evidence that cannot come. The mark is made before the one-slip check
+    // (`announced`), so a database fault during that check is the usual way here: the record is
+    // tried again until the database answers, within the attempt's time (an idempotent update).
+    if (definite) {
+      const deadlineMs = Math.max(0, Math.min(30_000, (options.timeLeftMs?.() ?? 30_000) - 1000));
+      await retryOnConnectionError(record, { deadlineMs });
+      throw error;
+    }
+    await record();
     // The request left and no answer came back. Wait in this attempt for the evidence (the
     // webhook's first event usually comes within seconds), then defer the job.
     const waitMs = Math.min(options.evidenceWaitMs ?? 10_000, (options.timeLeftMs?.() ?? 15_000) - 2000);

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { createPool, createTestDatabase, type TestDatabase } from '@beton/db';
 import { AccountFaultError, classifyError, PermanentError, TransientError } from '@beton/jobs';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import dc from 'node:diagnostics_channel';
@@ -99,6 +99,29 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     // The job's next attempt sends it, once, without asking the provider first.
     await deliverEmail({ pool: db.pool, mailer }, email('k:gate-aborted'));
     expect(provider.messages({ customArgs: { idempotency_key: 'k:gate-aborted' } })).toHaveLength(1);
+  });
+
+  it("the database connection lost between the unknown mark and the request (the one-slip check's turn): no unknown outcome is left, the next attempt sends at once", async () => {
+    // One connection, terminated by the server (a failover, the drill's fault) right after the mark.
+    const pool = createPool({ url: db.url, max: 1, applicationName: 'email-test-flaky' });
+    try {
+      const announced = async () => {
+        await db.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'email-test-flaky'`);
+        throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+      };
+      const first = await deliverEmail({ pool, mailer }, email('k:lost-after-mark'), { announced }).catch((e: unknown) => e);
+      expect(first).toMatchObject({ code: '57P01' });
+      const row = await db.pool.query(`select status, outcome_unknown_since from email_deliveries where idempotency_key = 'k:lost-after-mark'`);
+      expect(row.rows[0]).toEqual({ status: 'sending', outcome_unknown_since: null });
+      const started = performance.now();
+      const result = await deliverEmail({ pool: db.pool, mailer }, email('k:lost-after-mark'));
+      expect(result).toMatchObject({ sent: true, alreadySent: false });
+      expect(result.resentAfterUnknown).toBeUndefined();
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(provider.messages({ customArgs: { idempotency_key: 'k:lost-after-mark' } })).toHaveLength(1);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('an attempt that dies while it waits for its turn (a SIGKILLed worker) left no unknown outcome: the next attempt sends at once', async () => {
