@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import type { AnyJobDefinition } from './definition.ts';
 import { inTransaction, type Pool, type PoolClient } from '@beton/db';
 import type { EnqueuedJob, EnqueueOptions } from './enqueue.ts';
+import { coerceError } from './errors.ts';
 
 /**
  * Time-zone-aware schedules (R1) on top of graphile-worker's UTC cron: a once-a-minute
@@ -128,13 +129,12 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
   const enqueued: TickResult['enqueued'] = [];
   const taken: TickResult['taken'] = [];
   const failed: TickResult['failed'] = [];
-  const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
   // One schedule that cannot be read or enqueued (a company's malformed cron, say) does not hold
   // back the others: each source and each due time on its own, failures reported.
   const read = await Promise.allSettled(sources.map((source) => inTransaction(pool, undefined, source)));
   const entries = read.flatMap((r, i) => {
     if (r.status === 'fulfilled') return r.value;
-    failed.push({ scheduleId: `source ${i + 1}`, error: asError(r.reason) });
+    failed.push({ scheduleId: `source ${i + 1}`, error: coerceError(r.reason) });
     return [];
   });
   for (const entry of entries) {
@@ -142,7 +142,7 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
     try {
       due = dueTimes(entry.cron, entry.timeZone, from, now);
     } catch (error) {
-      failed.push({ scheduleId: entry.id, error: asError(error) });
+      failed.push({ scheduleId: entry.id, error: coerceError(error) });
       continue;
     }
     for (const dueAt of due) {
@@ -167,7 +167,7 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
           idempotencyKey: entry.idempotencyKey?.(dueAt) ?? `schedule:${entry.id}:${dueAt.toISOString()}`,
         });
         enqueued.push({ scheduleId: entry.id, dueAt, jobId: job.id });
-      }).catch((error: unknown) => failed.push({ scheduleId: entry.id, dueAt, error: asError(error) }));
+      }).catch((error: unknown) => failed.push({ scheduleId: entry.id, dueAt, error: coerceError(error) }));
     }
   }
   return { enqueued, taken, failed };

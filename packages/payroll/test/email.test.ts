@@ -101,6 +101,22 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(provider.messages({ customArgs: { idempotency_key: 'k:gate-aborted' } })).toHaveLength(1);
   });
 
+  /**
+   * An attempt ended before its request left: its row says "sending" with no unknown outcome, and
+   * the next attempt (the sweeper's retry) sends at once — no settle window to wait out (300 s by
+   * default), no possible duplicate — and the provider has one message.
+   */
+  async function expectNoUnknownOutcomeAndASendAtOnce(key: string) {
+    const row = await db.pool.query(`select status, outcome_unknown_since from email_deliveries where idempotency_key = $1`, [key]);
+    expect(row.rows[0]).toEqual({ status: 'sending', outcome_unknown_since: null });
+    const started = performance.now();
+    const result = await deliverEmail({ pool: db.pool, mailer }, email(key));
+    expect(result).toMatchObject({ sent: true, alreadySent: false });
+    expect(result.resentAfterUnknown).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(provider.messages({ customArgs: { idempotency_key: key } })).toHaveLength(1);
+  }
+
   it("the database connection lost between the unknown mark and the request (the one-slip check's turn): no unknown outcome is left, the next attempt sends at once", async () => {
     // One connection, terminated by the server (a failover, the drill's fault) right after the mark.
     const pool = createPool({ url: db.url, max: 1, applicationName: 'email-test-flaky' });
@@ -111,14 +127,7 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
       };
       const first = await deliverEmail({ pool, mailer }, email('k:lost-after-mark'), { announced }).catch((e: unknown) => e);
       expect(first).toMatchObject({ code: '57P01' });
-      const row = await db.pool.query(`select status, outcome_unknown_since from email_deliveries where idempotency_key = 'k:lost-after-mark'`);
-      expect(row.rows[0]).toEqual({ status: 'sending', outcome_unknown_since: null });
-      const started = performance.now();
-      const result = await deliverEmail({ pool: db.pool, mailer }, email('k:lost-after-mark'));
-      expect(result).toMatchObject({ sent: true, alreadySent: false });
-      expect(result.resentAfterUnknown).toBeUndefined();
-      expect(performance.now() - started).toBeLessThan(2_000);
-      expect(provider.messages({ customArgs: { idempotency_key: 'k:lost-after-mark' } })).toHaveLength(1);
+      await expectNoUnknownOutcomeAndASendAtOnce('k:lost-after-mark');
     } finally {
       await pool.end();
     }
@@ -128,15 +137,7 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     // The first attempt's process "dies" in the rate limiter's wait: its promise never settles.
     void deliverEmail({ pool: db.pool, mailer }, email('k:killed-waiting'), { beforeSend: () => new Promise<void>(() => {}) });
     await new Promise((r) => setTimeout(r, 200));
-    const row = await db.pool.query(`select status, outcome_unknown_since from email_deliveries where idempotency_key = 'k:killed-waiting'`);
-    expect(row.rows[0]).toEqual({ status: 'sending', outcome_unknown_since: null });
-    // The sweeper's retry: no settle window to wait out (300 s by default), no possible duplicate.
-    const started = performance.now();
-    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:killed-waiting'));
-    expect(result).toMatchObject({ sent: true, alreadySent: false });
-    expect(result.resentAfterUnknown).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(2_000);
-    expect(provider.messages({ customArgs: { idempotency_key: 'k:killed-waiting' } })).toHaveLength(1);
+    await expectNoUnknownOutcomeAndASendAtOnce('k:killed-waiting');
   });
 
   it('an attempt that dies once its turn came (the request may be on the wire) leaves an unknown outcome: the next attempt waits for evidence', async () => {

@@ -188,14 +188,20 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
   const creditAll = (): number => creditNow([...pending]);
   const credit = (references: string[]): number => creditNow(references.flatMap((r) => byRef.get(r) ?? []));
 
+  /** A credited transfer as GET /v1/credits lists it. */
+  const creditJson = (t: Transfer): Credit => ({
+    reference: t.reference,
+    accountNumber: t.accountNumber,
+    amount: t.amount,
+    creditedAt: t.creditedAt!.toISOString(),
+  });
+
   function credits(since?: Date): Credit[] {
     settle();
     const from = since?.getTime() ?? -Infinity;
     const out: Credit[] = [];
     for (const t of credited) {
-      if (t.creditedAt && t.creditedAt.getTime() >= from) {
-        out.push({ reference: t.reference, accountNumber: t.accountNumber, amount: t.amount, creditedAt: t.creditedAt.toISOString() });
-      }
+      if (t.creditedAt && t.creditedAt.getTime() >= from) out.push(creditJson(t));
     }
     return out;
   }
@@ -227,7 +233,7 @@ export async function startBankSimulator(opts: BankSimulatorOptions = {}): Promi
     for (; i < credited.length && out.length < limit; i++) {
       const t = credited[i]!;
       if (t.creditedAt!.getTime() > asOfMs) break;
-      out.push({ reference: t.reference, accountNumber: t.accountNumber, amount: t.amount, creditedAt: t.creditedAt!.toISOString() });
+      out.push(creditJson(t));
     }
     const hasMore = i < credited.length && credited[i]!.creditedAt!.getTime() <= asOfMs;
     return {
