@@ -605,6 +605,15 @@ async function main() {
     await at0(DBF.firstAt);
     for (let i = 0; !stopDbFaults; i++) {
       const kind = i === 1 && db.restart ? 'restart' : i === 2 ? 'refuse' : 'terminate';
+      // A fault that keeps the database away for a while waits for the end of the 429 pressure
+      // window if it would overlap it: with no connection no send goes out, the provider sees
+      // no 429 and the pressure is never met (December 4: the 20 s refusal began 2 s before it).
+      const awaySec = kind === 'refuse' ? DBF.refuseMs / 1000 : kind === 'restart' ? DBF.downMs / 1000 + 3 : 0;
+      const nowSec = (performance.now() - t0) / 1000;
+      if (awaySec > 0 && nowSec < T.pressureAt + T.pressureFor + 1 && nowSec + awaySec > T.pressureAt - 1) {
+        await at0(T.pressureAt + T.pressureFor + 1);
+        if (stopDbFaults) break;
+      }
       const startedAt = performance.now();
       const entry: (typeof dbFaultLog)[number] = { kind, at: startedAt, endedAt: startedAt };
       try {

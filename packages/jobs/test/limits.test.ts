@@ -158,4 +158,47 @@ describe('global limits across processes (R4)', () => {
       120_000,
     );
   }
+
+  it("'fixed' window, work between the turn and the call (an email's database checks): a start made late takes a new turn, never 41 in a clock second", async () => {
+    const db = await createTestDatabase('limits_late_start');
+    dbs.push(db);
+    const provider = await startFakeProvider(200);
+    providers.push(provider);
+    // 120 ms after its turn: a start placed after 830 ms into its second would leave after the
+    // 950 ms its second allows and count in the next one (four of the forty places a second).
+    const env = {
+      ...callEnv('postgres', provider),
+      CALL_RATE_WINDOW: 'fixed',
+      CALL_RATE_TOLERANCE_MS: '100',
+      CALL_RATE_AT: 'handler',
+      CALL_WORK_AFTER_TURN_MS: '120',
+    };
+    const workers = Array.from({ length: PROCESSES }, () => spawnWorker(db.url, env));
+    await Promise.all(workers.map((w) => w.ready));
+    const jobs = createJobClient(db.pool, fixtureDefinitions(env));
+    const calls = 200;
+    const { ids } = await jobs.enqueueMany(
+      'test-call',
+      Array.from({ length: calls }, (_, i) => ({ payload: { key: `late-${i}` } })),
+    );
+    await waitFor(
+      'all calls done',
+      async () => {
+        const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
+        return rows[0].n === calls;
+      },
+      60_000,
+      100,
+    );
+    expect(provider.starts).toHaveLength(calls);
+    const counts = countPerClockSecond(provider.starts);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(40);
+    expect(Math.max(...counts)).toBeGreaterThanOrEqual(30); // still pressed against the limit
+    const offsets = provider.starts.map((t) => t % 1000);
+    console.log(
+      `late starts: per clock second ${counts.join(', ')}; ${Math.round(Math.min(...offsets))}–${Math.round(Math.max(...offsets))} ms into their second`,
+    );
+    for (const w of workers) w.kill('SIGTERM');
+    for (const w of workers) expect((await w.exit).code).toBe(0);
+  }, 120_000);
 });

@@ -15,7 +15,11 @@ import { certainlyNotAccepted, type Mailer, type OutgoingEmail } from './mailer.
 export const DEFAULT_SETTLE_MS = 300_000;
 
 export interface DeliverOptions {
-  /** Awaited right before the request goes out (see SendOptions.beforeRequest): the job's turn under the global rate limit. */
+  /**
+   * The job's turn under the global rate limit (HandlerContext.rateLimit), awaited before the
+   * unknown mark and again right before the request leaves: the second call is free while the
+   * turn is on time and takes a new one when the database work between them made it late.
+   */
   beforeSend?: () => Promise<void>;
   /**
    * Awaited once this attempt is recorded as possibly accepted (its outcome unknown), right
@@ -172,6 +176,9 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     // settle window (the drill's resends held by a SIGKILLed worker arrived after 87–143 s).
     await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1`), values: [key] });
     await options.announced?.();
+    // The turn again: free while it is on time, a new one if the mark and the check made it late
+    // (a database slow after a fault: the drill's one 429 outside the provider's 429 window).
+    await options.beforeSend?.();
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     release = options.hold?.();
     leftAt = performance.now();

@@ -1,6 +1,6 @@
 import type { AnyJobDefinition } from '../definition.ts';
 import { classifyError, TransientError, type ClassifiedError } from '../errors.ts';
-import { waitForRate } from '../limits.ts';
+import { takeRateTurn } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 import type { ActiveJob, AttemptResult, WorkerContext } from './context.ts';
 import type { HandBacks } from './hand-back.ts';
@@ -45,12 +45,14 @@ export async function runAttempt(
           .catch((error) => log.error({ err: error }, 'hand back failed; the sweeper will queue the job again'));
       }
       const rate = def.limits?.rate;
-      let rateTaken = false;
+      // The turn taken, and until when it is on time: a later call takes a new turn only if the
+      // handler's work since the first made this one late (see JobContext.rateLimit).
+      let onTimeUntil: number | undefined;
       const rateLimit = async () => {
-        if (!rate || rateTaken) return;
-        rateTaken = true;
-        const waited = await waitForRate(ctx.limiter, { ...rate, signal: controller.signal });
-        ctx.events.onLimitWait?.({ limit: rate.key, kind: 'rate', waitedMs: waited });
+        if (!rate || (onTimeUntil !== undefined && performance.now() <= onTimeUntil)) return;
+        const turn = await takeRateTurn(ctx.limiter, { ...rate, signal: controller.signal });
+        onTimeUntil = turn.onTimeUntil;
+        ctx.events.onLimitWait?.({ limit: rate.key, kind: 'rate', waitedMs: turn.waitedMs });
       };
       if (rate && rate.at !== 'handler') await rateLimit();
       await handler(payload, {

@@ -19,7 +19,10 @@ export interface HandlerContext {
   log: Logger;
   /**
    * Waits for this job's turn under its definition's rate limit (`limits.rate.at: 'handler'`);
-   * call it right before the rate-limited call. Only the first call waits.
+   * call it right before the rate-limited call. A later call is free while the turn taken is
+   * still on time, and takes a new turn once it is not: call it again after work that may take
+   * a while between the turn and the call (an email's unknown mark and one-slip check: a send
+   * made late by them would land in the provider's next second, one more than it allows).
    */
   rateLimit: () => Promise<void>;
   /** ms this attempt may still run: until its timeout, or until the shutdown deadline once a shutdown began. */

@@ -101,6 +101,18 @@ async function reserveAcrossFaults(store: LimiterStore, key: string, places: Rat
   }
 }
 
+/** A start taken under a rate limit: how long it waited, and until when it is still on time. */
+export interface RateTurn {
+  waitedMs: number;
+  /**
+   * `performance.now()` after which this start is late for its place (`Infinity` when it went
+   * ahead late anyway, 'sliding' after `maxReReservations`): work done between the turn and the
+   * rate-limited call (an email's database checks) can make it late, and a late call crowds the
+   * places after it — or, 'fixed', lands in the next second, one more than the provider allows.
+   */
+  onTimeUntil: number;
+}
+
 /**
  * Reserves a start under the rate limit and sleeps until it; returns the time waited, ms.
  * Never starts before the reserved instant (the store's `startAt` is the latest it can be on
@@ -109,6 +121,11 @@ async function reserveAcrossFaults(store: LimiterStore, key: string, places: Rat
  * ('fixed') takes a new place.
  */
 export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions): Promise<number> {
+  return (await takeRateTurn(store, opts)).waitedMs;
+}
+
+/** waitForRate, telling also until when the start is on time (see RateTurn.onTimeUntil). */
+export async function takeRateTurn(store: LimiterStore, opts: WaitForRateOptions): Promise<RateTurn> {
   const { toleranceMs = 100, maxReReservations = 10, window = 'sliding' } = opts;
   // A start sleeps until the latest local instant of its place, so with no slack it always wakes
   // "late" and would take a new place every time (maxReReservations of them, each one spacing on).
@@ -124,6 +141,7 @@ export async function waitForRate(store: LimiterStore, opts: WaitForRateOptions)
     // The latest this start may go: half the slack after the earliest the reserved instant may
     // have been ('sliding'), or half the slack before its second ends ('fixed').
     const latest = r.secondEndsAt === undefined ? r.startAt - r.uncertaintyMs + toleranceMs / 2 : r.secondEndsAt - toleranceMs / 2;
-    if (performance.now() <= latest || (places.kind === 'interval' && reReservations >= maxReReservations)) return performance.now() - started;
+    if (performance.now() <= latest) return { waitedMs: performance.now() - started, onTimeUntil: latest };
+    if (places.kind === 'interval' && reReservations >= maxReReservations) return { waitedMs: performance.now() - started, onTimeUntil: Infinity };
   }
 }
