@@ -68,6 +68,7 @@ ENV NODE_ENV=production \
     PORT=3000 \
     HEALTH_PORT=9464 \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=65536 \
     BETON_SCHEMA_ENGINE=native
 # Files stay owned by root (read-only for the app); only Next's cache dir is writable.
 COPY --from=prod-deps /app/node_modules ./node_modules
