@@ -86,4 +86,4 @@ RUN mkdir -p apps/web/.next/cache && chown -R node:node apps/web/.next/cache
 USER node
 EXPOSE 3000 9464
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--max-semi-space-size=2", "bin/beton.mjs", "worker", "--queue", "maintenance"]
+CMD ["node", "--max-semi-space-size=2", "--heap-growing-percent=50", "bin/beton.mjs", "worker", "--queue", "maintenance"]

@@ -113,10 +113,16 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
  * threshold is set), they come from the main heap and fragment it — 56.5 MB of [heap] at the
  * pdf-render worker's peak. December 4, bench at 5,000 slips and R = 1,000, pdf-render peak:
  * 245.1–255.5 MB in five runs without, 237.3–249.1 MB in three with, CPU per slip unchanged
- * within the runs' noise (20.4 against 20.4–20.6 ms on the two quiet pairs). deploy/test
+ * within the runs' noise (20.4 against 20.4–20.6 ms on the two quiet pairs). And
+ * --heap-growing-percent=50: V8 grows the old generation to 1.5× what the last full collection
+ * left instead of up to 4×, so garbage is collected before it piles up — the scheduler ran 600
+ * submit-bank-transfers jobs (500,000 employees) from 66 to 231–252 MB of garbage, 146 MB with
+ * it (100: 173 MB; --optimize-for-size 131 MB but 27 CPU ms per slip against 20.5). December 4,
+ * bench at 5,000 slips, R = 1,000, two runs: pdf-render 215.6–215.8 MB, send-email 173–174 MB
+ * (282–296 without), 20.2–21.4 CPU ms per slip. deploy/test
  * checks that every production manifest starts workers with exactly this command line.
  */
-export const WORKER_COMMAND = ['node', '--max-semi-space-size=2', 'bin/beton.mjs', 'worker'] as const;
+export const WORKER_COMMAND = ['node', '--max-semi-space-size=2', '--heap-growing-percent=50', 'bin/beton.mjs', 'worker'] as const;
 export const WORKER_PROCESS_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' } as const;
 
 /** The image's other production command lines (compose, Kubernetes), checked the same way. */
