@@ -192,6 +192,11 @@ describe('data model guarantees', () => {
       client.release();
     }
   });
+
+  it("stores a slip's PDF out of line without trying to compress it (its streams are deflated already: pglz's try was thrown away)", async () => {
+    const { rows } = await db.pool.query<{ attstorage: string }>(`select attstorage from pg_attribute where attrelid = 'slips'::regclass and attname = 'pdf'`);
+    expect(rows[0]?.attstorage).toBe('e'); // EXTERNAL; the default for bytea is 'x' (EXTENDED: compress, then out of line)
+  });
 });
 
 describe("Beton's connections", () => {
