@@ -160,8 +160,8 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     );
   let leftAt: number | undefined;
   let release: (() => void) | undefined;
-  const beforeRequest = async () => {
-    await options.beforeSend?.();
+  // The request leaves only if its whole timeout fits in the attempt's time left.
+  const timeToSend = () => {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     const timeLeft = options.timeLeftMs?.() ?? Infinity;
     if (timeLeft < mailer.requestTimeoutMs + 1000) {
@@ -170,6 +170,10 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
         `only ${Math.round(timeLeft)} ms left in this attempt: a request needs up to ${mailer.requestTimeoutMs} ms; not sent`,
       );
     }
+  };
+  const beforeRequest = async () => {
+    await options.beforeSend?.();
+    timeToSend();
     // From here the request may leave: its outcome is unknown until it answers. Recorded now, not
     // when the attempt began: an attempt killed while it waited for its slot or its place under
     // the rate limit never sent, and its next attempt sends at once instead of waiting out a
@@ -179,7 +183,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     // The turn again: free while it is on time, a new one if the mark and the check made it late
     // (a database slow after a fault: the drill's one 429 outside the provider's 429 window).
     await options.beforeSend?.();
-    if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+    timeToSend(); // a new turn may have taken a while
     release = options.hold?.();
     leftAt = performance.now();
   };

@@ -117,6 +117,20 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(provider.messages({ customArgs: { idempotency_key: key } })).toHaveLength(1);
   }
 
+  it('a turn taken again after the mark and the check (the first one late) that leaves too little time sends nothing and is no unknown outcome', async () => {
+    let turns = 0;
+    let timeLeft = 30_000;
+    const beforeSend = async () => {
+      turns++;
+      if (turns === 2) timeLeft = 1_500; // the new turn came late in the attempt
+    };
+    const error = await deliverEmail({ pool: db.pool, mailer }, email('k:late-turn'), { beforeSend, timeLeftMs: () => timeLeft }).catch((e) => e);
+    expect(turns).toBe(2);
+    expect(error).toMatchObject({ code: 'no_time_to_send' });
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:late-turn' } })).toHaveLength(0);
+    await expectNoUnknownOutcomeAndASendAtOnce('k:late-turn');
+  });
+
   it("the database connection lost between the unknown mark and the request (the one-slip check's turn): no unknown outcome is left, the next attempt sends at once", async () => {
     // One connection, terminated by the server (a failover, the drill's fault) right after the mark.
     const pool = createPool({ url: db.url, max: 1, applicationName: 'email-test-flaky' });
