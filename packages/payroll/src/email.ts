@@ -17,10 +17,12 @@ export const DEFAULT_SETTLE_MS = 300_000;
 export interface DeliverOptions {
   /**
    * The job's turn under the global rate limit (HandlerContext.rateLimit), awaited before the
-   * unknown mark and again right before the request leaves: the second call is free while the
-   * turn is on time and takes a new one when the database work between them made it late.
+   * unknown mark; awaited again (a new turn) when the mark and the one-slip check made the turn
+   * late (`turnOnTime`).
    */
   beforeSend?: () => Promise<void>;
+  /** Whether the turn beforeSend took is still on time (HandlerContext.rateTurnOnTime). Default: always. */
+  turnOnTime?: () => boolean;
   /**
    * Awaited once this attempt is recorded as possibly accepted (its outcome unknown), right
    * before its request leaves: a check that must see every other attempt that may send, as
@@ -178,12 +180,19 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     // when the attempt began: an attempt killed while it waited for its slot or its place under
     // the rate limit never sent, and its next attempt sends at once instead of waiting out a
     // settle window (the drill's resends held by a SIGKILLed worker arrived after 87–143 s).
-    await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1`), values: [key] });
-    await options.announced?.();
-    // The turn again: free while it is on time, a new one if the mark and the check made it late
-    // (a database slow after a fault: the drill's one 429 outside the provider's 429 window).
-    await options.beforeSend?.();
-    timeToSend(); // a new turn may have taken a while
+    for (let turns = 1; ; turns++) {
+      await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1`), values: [key] });
+      await options.announced?.();
+      // The mark and the check may have made the turn late (a database slow after a fault): a send
+      // placed late in its second would arrive in the next one, one more than the provider allows
+      // (the drill's one 429 outside its 429 window). A new turn is waited for without the mark —
+      // an attempt killed while it waits never sent — then the mark and the check again; after
+      // three turns the request goes late.
+      if (turns >= 3 || (options.turnOnTime?.() ?? true)) break;
+      await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = null where idempotency_key = $1`), values: [key] });
+      await options.beforeSend?.();
+      timeToSend();
+    }
     release = options.hold?.();
     leftAt = performance.now();
   };

@@ -117,18 +117,47 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     expect(provider.messages({ customArgs: { idempotency_key: key } })).toHaveLength(1);
   }
 
-  it('a turn taken again after the mark and the check (the first one late) that leaves too little time sends nothing and is no unknown outcome', async () => {
+  it('a turn made late by the mark and the check is taken again without the mark (a kill while it waits is no unknown outcome), and a new turn that leaves too little time sends nothing', async () => {
     let turns = 0;
     let timeLeft = 30_000;
+    let markedWhileWaiting: unknown;
     const beforeSend = async () => {
       turns++;
-      if (turns === 2) timeLeft = 1_500; // the new turn came late in the attempt
+      if (turns === 2) {
+        const row = await db.pool.query(`select outcome_unknown_since from email_deliveries where idempotency_key = 'k:late-turn'`);
+        markedWhileWaiting = row.rows[0].outcome_unknown_since;
+        timeLeft = 1_500; // the new turn came late in the attempt
+      }
     };
-    const error = await deliverEmail({ pool: db.pool, mailer }, email('k:late-turn'), { beforeSend, timeLeftMs: () => timeLeft }).catch((e) => e);
+    const error = await deliverEmail({ pool: db.pool, mailer }, email('k:late-turn'), {
+      beforeSend,
+      turnOnTime: () => turns >= 2, // the first turn is late once the mark and the check are done
+      timeLeftMs: () => timeLeft,
+    }).catch((e) => e);
     expect(turns).toBe(2);
+    expect(markedWhileWaiting).toBeNull();
     expect(error).toMatchObject({ code: 'no_time_to_send' });
     expect(provider.messages({ customArgs: { idempotency_key: 'k:late-turn' } })).toHaveLength(0);
     await expectNoUnknownOutcomeAndASendAtOnce('k:late-turn');
+  });
+
+  it('a turn made late is taken again and the request goes in the new one, once', async () => {
+    let turns = 0;
+    const marks: unknown[] = [];
+    const announced = async () => {
+      const row = await db.pool.query(`select outcome_unknown_since from email_deliveries where idempotency_key = 'k:late-once'`);
+      marks.push(row.rows[0].outcome_unknown_since);
+    };
+    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:late-once'), {
+      beforeSend: async () => void turns++,
+      turnOnTime: () => turns >= 2,
+      announced,
+    });
+    expect(result).toMatchObject({ sent: true, alreadySent: false });
+    expect(turns).toBe(2);
+    expect(marks).toHaveLength(2); // announced, then looked again after the new turn
+    expect(marks.every((m) => m !== null)).toBe(true);
+    expect(provider.messages({ customArgs: { idempotency_key: 'k:late-once' } })).toHaveLength(1);
   });
 
   it("the database connection lost between the unknown mark and the request (the one-slip check's turn): no unknown outcome is left, the next attempt sends at once", async () => {

@@ -57,6 +57,7 @@ export async function runAttempt(
       if (rate && rate.at !== 'handler') await rateLimit();
       await handler(payload, {
         rateLimit,
+        rateTurnOnTime: () => onTimeUntil !== undefined && performance.now() <= onTimeUntil,
         jobId: job.jobId,
         attempt: job.attempt,
         maxAttempts: claimed.max_attempts,

@@ -25,6 +25,8 @@ export interface HandlerContext {
    * made late by them would land in the provider's next second, one more than it allows).
    */
   rateLimit: () => Promise<void>;
+  /** Whether the turn taken (rateLimit) is still on time: false before any turn and once it is late. */
+  rateTurnOnTime: () => boolean;
   /** ms this attempt may still run: until its timeout, or until the shutdown deadline once a shutdown began. */
   timeLeftMs: () => number;
   /**

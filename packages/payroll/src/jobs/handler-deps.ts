@@ -30,7 +30,7 @@ export interface PayrollHandlerDeps {
 /** What the email services need from a handler: the pool, the mailer, the job's signal, time and hold. */
 export function mailDeps(
   deps: PayrollHandlerDeps,
-  ctx: { signal: AbortSignal; rateLimit: () => Promise<void>; timeLeftMs: () => number; hold: () => () => void },
+  ctx: { signal: AbortSignal; rateLimit: () => Promise<void>; rateTurnOnTime: () => boolean; timeLeftMs: () => number; hold: () => () => void },
 ) {
   return {
     pool: deps.pool,
@@ -41,6 +41,7 @@ export function mailDeps(
       evidenceWaitMs: deps.email.evidenceWaitMs,
       signal: ctx.signal,
       beforeSend: ctx.rateLimit,
+      turnOnTime: ctx.rateTurnOnTime,
       timeLeftMs: ctx.timeLeftMs,
       hold: ctx.hold,
     },
