@@ -49,8 +49,8 @@ describe('npm run drill -- --employees 300 --fast --json', () => {
     // December 3, when the SIGKILLed worker's waiting jobs counted as unknown). Not none: an
     // attempt is marked unknown before its one-slip look, which must come after the mark
     // (announce, then look: one-slip.ts), so a SIGKILL in those two round trips leaves an
-    // unknown outcome no request made, resent after the window — 1 in two of the four suite
-    // runs of December 4, 16:18–17:40, none a duplicate at the provider (checked above).
+    // unknown outcome no request made, resent after the window — 1 in two of the five suite
+    // runs of December 4, 16:18–17:55, none a duplicate at the provider (checked above).
     expect(r.resentAfterUnknown as number).toBeLessThanOrEqual(2);
     expect(r.bounced as number).toBeGreaterThan(0);
     // R13: HR's resends pressed mid-run (the slip furthest back, a fixed address) arrive ahead of the bulk.

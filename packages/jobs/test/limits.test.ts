@@ -35,6 +35,50 @@ function callEnv(store: 'postgres' | 'redis', provider: FakeProvider): Record<st
   };
 }
 
+/**
+ * 200 test-calls through three worker processes on a fresh database against a fake provider
+ * answering in 200 ms (45 in flight would allow 225/s: the rate binds); returns the starts per
+ * clock second and where in their second they fell, once every worker stopped cleanly.
+ */
+async function callsPerClockSecond(
+  label: string,
+  store: 'postgres' | 'redis',
+  extraEnv: Record<string, string>,
+  track: { dbs: TestDatabase[]; providers: FakeProvider[] },
+) {
+  const db = await createTestDatabase(label);
+  track.dbs.push(db);
+  const provider = await startFakeProvider(200);
+  track.providers.push(provider);
+  const env = { ...callEnv(store, provider), ...extraEnv };
+  const workers = Array.from({ length: PROCESSES }, () => spawnWorker(db.url, env));
+  await Promise.all(workers.map((w) => w.ready));
+  const jobs = createJobClient(db.pool, fixtureDefinitions(env));
+  const calls = 200;
+  const { ids } = await jobs.enqueueMany(
+    'test-call',
+    Array.from({ length: calls }, (_, i) => ({ payload: { key: `${label}-${i}` } })),
+  );
+  await waitFor(
+    'all calls done',
+    async () => {
+      const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
+      return rows[0].n === calls;
+    },
+    60_000,
+    100,
+  );
+  expect(provider.starts).toHaveLength(calls);
+  const offsets = provider.starts.map((t) => t % 1000);
+  const result = {
+    counts: countPerClockSecond(provider.starts),
+    spread: `${Math.round(Math.min(...offsets))}–${Math.round(Math.max(...offsets))} ms into their second`,
+  };
+  for (const w of workers) w.kill('SIGTERM');
+  for (const w of workers) expect((await w.exit).code).toBe(0);
+  return result;
+}
+
 describe('global limits across processes (R4)', () => {
   const dbs: TestDatabase[] = [];
   const providers: FakeProvider[] = [];
@@ -119,86 +163,33 @@ describe('global limits across processes (R4)', () => {
     it.skipIf(store === 'redis' && !redisUp)(
       `${store}, 'fixed' window: three processes start 40 calls in a clock second, never 41${store === 'redis' && !redisUp ? ' (skipped)' : ''}`,
       async () => {
-        const db = await createTestDatabase(`limits_fixed_${store}`);
-        dbs.push(db);
-        const provider = await startFakeProvider(200); // 45 in flight would allow 225/s: the rate binds
-        providers.push(provider);
-        const env = { ...callEnv(store, provider), CALL_RATE_WINDOW: 'fixed', CALL_RATE_TOLERANCE_MS: '100' };
-        const workers = Array.from({ length: PROCESSES }, () => spawnWorker(db.url, env));
-        await Promise.all(workers.map((w) => w.ready));
-        const jobs = createJobClient(db.pool, fixtureDefinitions(env));
-        const calls = 200;
-        const { ids } = await jobs.enqueueMany(
-          'test-call',
-          Array.from({ length: calls }, (_, i) => ({ payload: { key: `fixed-${store}-${i}` } })),
+        const { counts, spread } = await callsPerClockSecond(
+          `limits_fixed_${store}`,
+          store,
+          { CALL_RATE_WINDOW: 'fixed', CALL_RATE_TOLERANCE_MS: '100' },
+          { dbs, providers },
         );
-        await waitFor(
-          'all calls done',
-          async () => {
-            const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
-            return rows[0].n === calls;
-          },
-          60_000,
-          100,
-        );
-
-        expect(provider.starts).toHaveLength(calls);
-        const counts = countPerClockSecond(provider.starts);
         expect(Math.max(...counts)).toBeLessThanOrEqual(40);
         // The places of a second are used (a sliding window at the same slack starts ≤ 37 in any
         // second); a bound, not 40 exactly: a loaded machine may wake a send past its place.
         expect(Math.max(...counts)).toBeGreaterThanOrEqual(36);
-        const offsets = provider.starts.map((t) => t % 1000);
-        console.log(
-          `${store} fixed: starts per clock second ${counts.join(', ')}; ${Math.round(Math.min(...offsets))}–${Math.round(Math.max(...offsets))} ms into their second`,
-        );
-        for (const w of workers) w.kill('SIGTERM');
-        for (const w of workers) expect((await w.exit).code).toBe(0);
+        console.log(`${store} fixed: starts per clock second ${counts.join(', ')}; ${spread}`);
       },
       120_000,
     );
   }
 
   it("'fixed' window, work between the turn and the call (an email's database checks): a start made late takes a new turn, never 41 in a clock second", async () => {
-    const db = await createTestDatabase('limits_late_start');
-    dbs.push(db);
-    const provider = await startFakeProvider(200);
-    providers.push(provider);
     // 120 ms after its turn: a start placed after 830 ms into its second would leave after the
     // 950 ms its second allows and count in the next one (four of the forty places a second).
-    const env = {
-      ...callEnv('postgres', provider),
-      CALL_RATE_WINDOW: 'fixed',
-      CALL_RATE_TOLERANCE_MS: '100',
-      CALL_RATE_AT: 'handler',
-      CALL_WORK_AFTER_TURN_MS: '120',
-    };
-    const workers = Array.from({ length: PROCESSES }, () => spawnWorker(db.url, env));
-    await Promise.all(workers.map((w) => w.ready));
-    const jobs = createJobClient(db.pool, fixtureDefinitions(env));
-    const calls = 200;
-    const { ids } = await jobs.enqueueMany(
-      'test-call',
-      Array.from({ length: calls }, (_, i) => ({ payload: { key: `late-${i}` } })),
+    const { counts, spread } = await callsPerClockSecond(
+      'limits_late_start',
+      'postgres',
+      { CALL_RATE_WINDOW: 'fixed', CALL_RATE_TOLERANCE_MS: '100', CALL_RATE_AT: 'handler', CALL_WORK_AFTER_TURN_MS: '120' },
+      { dbs, providers },
     );
-    await waitFor(
-      'all calls done',
-      async () => {
-        const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
-        return rows[0].n === calls;
-      },
-      60_000,
-      100,
-    );
-    expect(provider.starts).toHaveLength(calls);
-    const counts = countPerClockSecond(provider.starts);
     expect(Math.max(...counts)).toBeLessThanOrEqual(40);
     expect(Math.max(...counts)).toBeGreaterThanOrEqual(30); // still pressed against the limit
-    const offsets = provider.starts.map((t) => t % 1000);
-    console.log(
-      `late starts: per clock second ${counts.join(', ')}; ${Math.round(Math.min(...offsets))}–${Math.round(Math.max(...offsets))} ms into their second`,
-    );
-    for (const w of workers) w.kill('SIGTERM');
-    for (const w of workers) expect((await w.exit).code).toBe(0);
+    console.log(`late starts: per clock second ${counts.join(', ')}; ${spread}`);
   }, 120_000);
 });

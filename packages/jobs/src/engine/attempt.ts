@@ -48,8 +48,9 @@ export async function runAttempt(
       // The turn taken, and until when it is on time: a later call takes a new turn only if the
       // handler's work since the first made this one late (see JobContext.rateLimit).
       let onTimeUntil: number | undefined;
+      const rateTurnOnTime = () => onTimeUntil !== undefined && performance.now() <= onTimeUntil;
       const rateLimit = async () => {
-        if (!rate || (onTimeUntil !== undefined && performance.now() <= onTimeUntil)) return;
+        if (!rate || rateTurnOnTime()) return;
         const turn = await takeRateTurn(ctx.limiter, { ...rate, signal: controller.signal });
         onTimeUntil = turn.onTimeUntil;
         ctx.events.onLimitWait?.({ limit: rate.key, kind: 'rate', waitedMs: turn.waitedMs });
@@ -57,7 +58,7 @@ export async function runAttempt(
       if (rate && rate.at !== 'handler') await rateLimit();
       await handler(payload, {
         rateLimit,
-        rateTurnOnTime: () => onTimeUntil !== undefined && performance.now() <= onTimeUntil,
+        rateTurnOnTime,
         jobId: job.jobId,
         attempt: job.attempt,
         maxAttempts: claimed.max_attempts,
