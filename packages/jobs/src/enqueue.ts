@@ -99,7 +99,8 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     // The alongside statement's parameters come first: the enqueue's are numbered after them.
     const base = extra.alongside?.params.length ?? 0;
     const $ = (n: number) => `$${n + base}`;
-    // $1–$7: task, queue, max attempts, then one array per column; each link's array after them.
+    // $1–$7: task, queue, max attempts, the payloads (one JSON array), then one array per column;
+    // each link's array after them.
     const linkParams = links.map((l, i) => `, ${$(8 + i)}::${l.type}[]`).join('');
     const linkColumns = links.map((l) => `, ${l.column}`).join('');
     const linkValuesFrom = links.map((l) => `, t.${l.column}`).join('');
@@ -111,7 +112,8 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
       ...prepared(`with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
          insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at)
          select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, coalesce(t.run_at, now()), t.key${linkValuesFrom}, ${priority}, now()
-         from unnest(${$(4)}::jsonb[], ${$(5)}::text[], ${$(6)}::timestamptz[], ${$(7)}::int[]${linkParams})
+         from unnest(array(select p.e from jsonb_array_elements(${$(4)}::jsonb) with ordinality as p(e, i) order by p.i),
+                     ${$(5)}::text[], ${$(6)}::timestamptz[], ${$(7)}::int[]${linkParams})
            as t(payload, key, run_at, priority${linkColumns})
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
@@ -122,7 +124,10 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         def.name,
         def.queue,
         maxAttempts,
-        rows.map((r) => r.payload),
+        // One JSON array, not a jsonb[]: node-postgres escapes every element of an array
+        // parameter (~7 µs a payload: 3.5 s of CPU in a fan-out of 500,000); joining the
+        // payloads' JSON text does not.
+        `[${rows.map((r) => r.payload).join(',')}]`,
         keys,
         rows.map((r) => r.runAt),
         rows.map((r) => r.priority),
