@@ -17,13 +17,15 @@ export const EMAIL_RATE_WINDOW = 'fixed' as const;
 
 /**
  * The email rate limit's timing slack, 'fixed' window (see waitForRate): the places of each
- * second run from 25 to 902.5 ms into it, 22.5 ms apart; a send may leave until 950 ms into its
- * second, and its request has the last 50 ms to arrive. Arrival jitter measured on one 2-core
- * machine (bench, 5,000 sends): median 0.2 ms, p99 6–7 ms, max 28–42 ms. The 25 ms that open
- * each second cover a provider clock up to that far behind ours; a provider across the
- * internet needs more (EMAIL_RATE_TOLERANCE_MS).
+ * second run from 50 to 830 ms into it, 20 ms apart; a send may leave until 900 ms into its
+ * second, and its request has the last 100 ms to arrive. Arrival jitter measured on one 2-core
+ * machine (bench, 5,000 sends): median 0.2 ms, p99 6–7 ms, max 28–42 ms; under the whole test
+ * suite's load a request went more than the 50 ms that 100 ms of slack left (1 × 429 in two
+ * suite runs), so the default is 200. The pace is the same 40 a second (every place is used).
+ * The 50 ms that open each second cover a provider clock up to that far behind ours; a
+ * provider farther away needs more (EMAIL_RATE_TOLERANCE_MS).
  */
-export const EMAIL_RATE_TOLERANCE_MS = 100;
+export const EMAIL_RATE_TOLERANCE_MS = 200;
 
 /**
  * Slots of the email concurrency limit kept for HR's one-off sends (R13): on top of the bulk's
