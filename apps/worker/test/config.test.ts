@@ -13,7 +13,7 @@ describe('worker configuration', () => {
   it("places 40 emails in each clock second by default (the provider's fixed window)", () => {
     const config = loadConfig(['--queue', 'send-email'], env);
     expect(config.concurrency).toBe(45);
-    expect(config.emailLimits).toEqual({ concurrency: 45, interactiveSlots: 5, ratePerSecond: 40, window: 'fixed', toleranceMs: 200 });
+    expect(config.emailLimits).toEqual({ concurrency: 45, interactiveSlots: 5, ratePerSecond: 40, window: 'fixed', toleranceMs: 150 });
   });
 
   it("each definition applies the settings it reads (configure): the email jobs' limits, the sweeper's, bank poll's and retention's crons; others unchanged", () => {
@@ -30,7 +30,7 @@ describe('worker configuration', () => {
     for (const n of ['send-slip-email', 'send-reminder-email', 'send-bank-status-email']) {
       expect(named(n).limits).toEqual({
         concurrency: { key: 'email-provider', max: 20, reserved: 5 },
-        rate: { key: 'email-provider', perSecond: 10, window: 'fixed', toleranceMs: 200, at: 'handler' },
+        rate: { key: 'email-provider', perSecond: 10, window: 'fixed', toleranceMs: 150, at: 'handler' },
       });
     }
     expect(Object.fromEntries(definitionSchedules(defs).map((s) => [s.id, s.cron]))).toMatchObject({
