@@ -1,11 +1,11 @@
-import { prepared, type Pool } from '@beton/db';
+import type { Pool } from '@beton/db';
 import { PermanentError } from '@beton/jobs/client';
 import { slipKey } from './jobs/slip-payload.ts';
 import type { ActivityLookup } from './activity.ts';
 import { deliverEmail, type DeliverOptions, type DeliveryResult } from './email.ts';
 import type { Mailer } from './mailer.ts';
 import { bankStatusEmail, reminderEmail, slipEmail } from './messages.ts';
-import { loadSlipData, type RenderSlipPayload } from './slip.ts';
+import { loadSlipData, loadSlipToSend, type RenderSlipPayload } from './slip.ts';
 
 export interface MailDeps {
   pool: Pool;
@@ -17,17 +17,15 @@ export interface MailDeps {
 /** The send-slip-email job: the stored PDF, attached, exactly once per slip key. */
 export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Promise<DeliveryResult> {
   const key = slipKey(payload);
-  const data = await loadSlipData(deps.pool, payload.employeeId, payload.month);
-  const slip = await deps.pool.query<{ pdf: Buffer; encrypted: boolean }>({ ...prepared('select pdf, encrypted from slips where key = $1'), values: [key] });
-  const pdf = slip.rows[0]?.pdf;
-  if (!pdf) throw new PermanentError('slip_missing', `No rendered slip stored for ${key}`);
+  const { data, stored } = await loadSlipToSend(deps.pool, payload.employeeId, payload.month, key);
+  if (!stored) throw new PermanentError('slip_missing', `No rendered slip stored for ${key}`);
   const content = slipEmail({
     nameLatin: data.employee.nameLatin,
     nameBengali: data.employee.nameBengali,
     company: data.company.name,
     month: payload.month,
     netPay: data.netPay,
-    passwordProtected: slip.rows[0]!.encrypted,
+    passwordProtected: stored.encrypted,
   });
   return deliverEmail(
     deps,
@@ -35,7 +33,7 @@ export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Prom
       to: data.employee.email,
       ...content,
       idempotencyKey: key,
-      attachment: { filename: `salary-slip-${payload.month}-${data.employee.code}.pdf`, content: pdf, type: 'application/pdf' },
+      attachment: { filename: `salary-slip-${payload.month}-${data.employee.code}.pdf`, content: stored.pdf, type: 'application/pdf' },
       ...(data.replyTo ? { replyTo: data.replyTo } : {}),
       links: { payrollRunId: payload.payrollRunId, companyId: payload.companyId, employeeId: payload.employeeId },
     },

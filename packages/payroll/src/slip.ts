@@ -33,35 +33,45 @@ export function netPay(salary: Salary): number {
   return sum(earnings) - sum(deductions);
 }
 
-/** What a slip of `month` prints: the employee row and the salary components in force that month (packages/people). */
-export async function loadSlipData(
-  db: Pool | PoolClient,
-  employeeId: number,
-  month: string,
-): Promise<SlipData & { companyId: string; replyTo: string | null; protectSlips: boolean; password: string | null }> {
-  const { rows } = await db.query<{
-    company_id: string;
-    company: string;
-    reply_to: string | null;
-    protect_slips: boolean;
-    password: string | null;
-    code: string;
-    name_latin: string;
-    name_bengali: string;
-    email: string;
-    bank_account: string;
-    salary: Salary;
-  }>({
-    // Every render and every email loads it: prepared once per connection (@beton/db prepared).
-    ...prepared(
-      `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password,
-              e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
-              ${salaryInMonthSql('e', '$2')} as salary
-       from employees e join companies c on c.id = e.company_id where e.id = $1`,
-    ),
-    values: [employeeId, month],
-  });
-  const e = rows[0];
+type LoadedSlipData = SlipData & { companyId: string; replyTo: string | null; protectSlips: boolean; password: string | null };
+
+/** A slip stored by its render job (the email attaches it). */
+interface StoredSlip {
+  pdf: Buffer;
+  encrypted: boolean;
+}
+
+/**
+ * The employee's row with the salary in force in `$2` (packages/people), and — with `withSlip`
+ * — the slip stored under the key `$3` (null columns when there is none): the email's one read
+ * instead of two. One text per variant, each prepared once per connection (@beton/db
+ * prepared): every render and every email runs one of them.
+ */
+const slipDataSql = (withSlip: boolean) =>
+  `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password,
+          e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
+          ${salaryInMonthSql('e', '$2')} as salary${withSlip ? ', s.pdf, s.encrypted' : ''}
+   from employees e join companies c on c.id = e.company_id${withSlip ? ' left join slips s on s.key = $3' : ''} where e.id = $1`;
+const SLIP_DATA = slipDataSql(false);
+const SLIP_DATA_WITH_SLIP = slipDataSql(true);
+
+interface SlipDataRow {
+  company_id: string;
+  company: string;
+  reply_to: string | null;
+  protect_slips: boolean;
+  password: string | null;
+  code: string;
+  name_latin: string;
+  name_bengali: string;
+  email: string;
+  bank_account: string;
+  salary: Salary;
+  pdf?: Buffer | null;
+  encrypted?: boolean | null;
+}
+
+function slipDataOf(e: SlipDataRow | undefined, employeeId: number, month: string): LoadedSlipData {
   if (!e) throw new PermanentError('employee_not_found', `Employee ${employeeId} does not exist (deleted after the job was queued?)`);
   const { earnings, deductions } = salaryLines(e.salary);
   return {
@@ -76,6 +86,28 @@ export async function loadSlipData(
     deductions,
     netPay: netPay(e.salary),
   };
+}
+
+/** What a slip of `month` prints: the employee row and the salary components in force that month (packages/people). */
+export async function loadSlipData(db: Pool | PoolClient, employeeId: number, month: string): Promise<LoadedSlipData> {
+  const { rows } = await db.query<SlipDataRow>({ ...prepared(SLIP_DATA), values: [employeeId, month] });
+  return slipDataOf(rows[0], employeeId, month);
+}
+
+/**
+ * What a slip's email needs, in one round trip: what {@link loadSlipData} reads, and the slip
+ * stored under `key` (null: none stored).
+ */
+export async function loadSlipToSend(
+  db: Pool | PoolClient,
+  employeeId: number,
+  month: string,
+  key: string,
+): Promise<{ data: LoadedSlipData; stored: StoredSlip | null }> {
+  const { rows } = await db.query<SlipDataRow>({ ...prepared(SLIP_DATA_WITH_SLIP), values: [employeeId, month, key] });
+  const data = slipDataOf(rows[0], employeeId, month);
+  const { pdf, encrypted } = rows[0]!;
+  return { data, stored: pdf ? { pdf, encrypted: encrypted === true } : null };
 }
 
 export interface RenderSlipPayload {

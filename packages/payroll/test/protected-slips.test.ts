@@ -13,7 +13,7 @@ import { createSlipRenderer } from '@beton/pdf';
 import * as mupdf from 'mupdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slipEmail } from '../src/messages.ts';
-import { renderSlipAndQueueEmail } from '../src/slip.ts';
+import { loadSlipToSend, renderSlipAndQueueEmail } from '../src/slip.ts';
 import { SLIP_PASSWORD_MISSING } from '../src/slip-password.ts';
 
 describe('protected slips', () => {
@@ -58,6 +58,19 @@ describe('protected slips', () => {
     expect(doc.authenticatePassword('05031990')).toBeGreaterThan(0);
     expect(doc.loadPage(0).toStructuredText('').asText()).toContain('Nusrat Jahan');
     expect((await db.pool.query(`select 1 from jobs where idempotency_key = $1`, [`slip:2026-11:emp-${withDate}:email`])).rowCount).toBe(1);
+  });
+
+  it("the email's one read returns the stored slip with its encrypted flag, and none for a key with no slip", async () => {
+    const stored = await loadSlipToSend(db.pool, withDate, '2026-11', `slip:2026-11:emp-${withDate}`);
+    const { rows } = await db.pool.query<{ pdf: Buffer }>(`select pdf from slips where key = $1`, [`slip:2026-11:emp-${withDate}`]);
+    expect(stored.stored?.encrypted).toBe(true);
+    expect(stored.stored?.pdf.equals(rows[0]!.pdf)).toBe(true);
+    expect(stored.data.employee.nameLatin).toBe('Nusrat Jahan');
+    const none = await loadSlipToSend(db.pool, withDate, '2026-11', `slip:2026-11:emp-${withDate}:resend-9`);
+    expect(none.stored).toBeNull();
+    expect(none.data.employee.code).toBe('P-1');
+    const missing = await loadSlipToSend(db.pool, 987654, '2026-11', 'slip:2026-11:emp-987654').catch((e: unknown) => e);
+    expect((missing as PermanentError).code).toBe('employee_not_found');
   });
 
   it('an employee without a date of birth fails the render, permanent and classified; nothing stored, no email queued', async () => {
