@@ -25,7 +25,14 @@ describe('npm run drill -- --employees 300 --fast --json', () => {
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     const last = out.trim().split('\n').at(-1) ?? '';
-    const context = `exit ${code}\n${out.split('\n').slice(-40).join('\n')}\n${err.slice(-3000)}`;
+    // The drill's own events about its processes (an exit it did not ask for, a runner given
+    // up) come early in its output: kept in the failure's context with the report's last lines.
+    // A worker's own last words ("beton-worker: exiting with code 1: …", a stack) likewise.
+    const events = [
+      ...out.split('\n').filter((l) => /exited|gave up|runner/.test(l) && l.includes('▶')),
+      ...err.split('\n').filter((l) => l.includes('beton-worker:')),
+    ];
+    const context = `exit ${code}\n${events.join('\n')}\n${out.split('\n').slice(-40).join('\n')}\n${err.slice(-3000)}`;
     expect(last.startsWith('{'), context).toBe(true);
     const r = JSON.parse(last) as Record<string, unknown> & { sigtermExits: number[] };
     console.log(`drill --json: ${last}`);
