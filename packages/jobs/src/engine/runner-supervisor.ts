@@ -1,7 +1,6 @@
 import type { Runner, WorkerEvents as GraphileEvents } from 'graphile-worker';
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../logger.ts';
-import { isConnectionError } from '../connection-retry.ts';
 
 /**
  * Watches graphile-worker's runner (issue 17): if it stops without being asked to — its worker
@@ -167,26 +166,7 @@ export async function superviseRunner(options: RunnerSupervisorOptions): Promise
     }
   }
 
-  /**
-   * The first runner, started again while the database cuts its connections (a failover, a
-   * restart, a pooler) — as a runner that died is — instead of failing the process's start:
-   * graphile-worker's start-up statements are not retried by it. Any other error, or none
-   * started within `maxDownMs`, fails the start.
-   */
-  async function startFirst(): Promise<Generation> {
-    const since = performance.now();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await startGeneration();
-      } catch (error) {
-        if (!isConnectionError(error) || performance.now() - since > maxDownMs) throw error;
-        logger.warn({ err: error, attempt }, 'starting the job runner failed on a lost database connection; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** (attempt - 1))));
-      }
-    }
-  }
-
-  current = await startFirst();
+  current = await startGeneration();
 
   return {
     get alive() {
