@@ -35,6 +35,19 @@ function callEnv(store: 'postgres' | 'redis', provider: FakeProvider): Record<st
   };
 }
 
+/** Waits (up to 60 s) until every one of these jobs is done. */
+async function allCallsDone(db: TestDatabase, ids: readonly number[]): Promise<void> {
+  await waitFor(
+    'all calls done',
+    async () => {
+      const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
+      return rows[0].n === ids.length;
+    },
+    60_000,
+    100,
+  );
+}
+
 /**
  * 200 test-calls through three worker processes on a fresh database against a fake provider
  * answering in 200 ms (45 in flight would allow 225/s: the rate binds); returns the starts per
@@ -59,15 +72,7 @@ async function callsPerClockSecond(
     'test-call',
     Array.from({ length: calls }, (_, i) => ({ payload: { key: `${label}-${i}` } })),
   );
-  await waitFor(
-    'all calls done',
-    async () => {
-      const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
-      return rows[0].n === calls;
-    },
-    60_000,
-    100,
-  );
+  await allCallsDone(db, ids);
   expect(provider.starts).toHaveLength(calls);
   const offsets = provider.starts.map((t) => t % 1000);
   const result = {
@@ -119,15 +124,7 @@ describe('global limits across processes (R4)', () => {
             'test-call',
             Array.from({ length: JOBS }, (_, i) => ({ payload: { key: `${store}-${i}` } })),
           );
-          await waitFor(
-            'all calls done',
-            async () => {
-              const { rows } = await db.pool.query(`select count(*)::int as n from jobs where id = any($1) and status = 'done'`, [ids]);
-              return rows[0].n === JOBS;
-            },
-            60_000,
-            100,
-          );
+          await allCallsDone(db, ids);
         } finally {
           clearInterval(sampler);
         }
