@@ -95,9 +95,23 @@ export async function addWakeups(
   await client.query({ ...ADD_WAKEUPS, values: [task, wakeups.map((w) => w.jobId), wakeups.map((w) => w.seq), wakeups.map((w) => w.runAt)] });
 }
 
-/** Deletes every wake-up of these jobs (their locks with them). */
+/**
+ * The wake-ups `where` (SQL over `${JOBS}`) picks that no other transaction holds a row lock on,
+ * locked for this one: Beton's writes to graphile-worker's table never wait for a row lock.
+ *
+ * graphile-worker completes a batch of wake-ups with one delete, and a completion that fails
+ * stops its job runner ("Could not completeJobs; queue is in an inconsistent state; aborting",
+ * graphile-worker 0.18 main.js, not retried). A Beton statement that waited for one of the batch's
+ * rows while holding another made a deadlock that PostgreSQL broke by failing either side: the
+ * suite's drill saw an email runner die of it (40P01 "while deleting tuple", December 4). A row
+ * skipped is being completed, fetched or touched by its holder right now; the next heartbeat or
+ * sweep sees it again.
+ */
+const unlockedWakeupsSql = (where: string) => `id in (select id from ${JOBS} where ${where} for update skip locked)`;
+
+/** Deletes every wake-up of these jobs (their locks with them), but those another transaction holds (see unlockedWakeupsSql). */
 export async function deleteWakeupsOf(client: Pool | PoolClient, jobIds: readonly number[]): Promise<void> {
-  await client.query(`delete from ${JOBS} where (payload->>'jobId')::bigint = any($1::bigint[])`, [jobIds]);
+  await client.query(`delete from ${JOBS} where ${unlockedWakeupsSql(`(payload->>'jobId')::bigint = any($1::bigint[])`)}`, [jobIds]);
 }
 
 /**
@@ -108,10 +122,10 @@ export async function deleteWakeupsOf(client: Pool | PoolClient, jobIds: readonl
 export async function releaseAbandonedWakeups(client: Pool | PoolClient, before: string, values: unknown[]): Promise<number> {
   const released = await client.query(
     `update ${JOBS} set locked_at = null, locked_by = null
-     where locked_at < ${before}
+     where ${unlockedWakeupsSql(`locked_at < ${before}
         or locked_by in (select graphile_pool_id from workers
                          where graphile_pool_id is not null
-                           and (stopped_at is not null or last_seen < ${before}))`,
+                           and (stopped_at is not null or last_seen < ${before}))`)}`,
     values,
   );
   return released.rowCount ?? 0;
@@ -119,9 +133,11 @@ export async function releaseAbandonedWakeups(client: Pool | PoolClient, before:
 
 /**
  * A heartbeat's CTE body: touches (`locked_at`) the wake-ups ids `ids` (SQL, bigint[]) the pool
- * `poolId` (SQL, text) holds, so the sweeper leaves them alone.
+ * `poolId` (SQL, text) holds, so the sweeper leaves them alone; a row its own pool is completing
+ * right now is skipped (see unlockedWakeupsSql).
  */
-export const touchHeldWakeupsSql = (poolId: string, ids: string) => `update ${JOBS} set locked_at = now() where locked_by = ${poolId} and id = any(${ids})`;
+export const touchHeldWakeupsSql = (poolId: string, ids: string) =>
+  `update ${JOBS} set locked_at = now() where ${unlockedWakeupsSql(`locked_by = ${poolId} and id = any(${ids})`)}`;
 
 /**
  * Whether work for `tasks` has been waiting, due and free to take, for longer than

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from '@beton/db';
-import { retryOnConnectionError, type DbFaultListener } from '../connection-retry.ts';
+import { isConnectionError, isRetryableConflict, retryOnConnectionError, type DbFaultListener } from '../connection-retry.ts';
 
 /**
  * The pool graphile-worker is given: Beton's own pool, except that graphile-worker's
@@ -23,6 +23,11 @@ import { retryOnConnectionError, type DbFaultListener } from '../connection-retr
  * sweeper frees wake-ups nobody touches), cron, LISTEN — goes through unchanged and keeps
  * graphile-worker's own handling (retry at the next poll, reconnect with backoff). Taking a
  * connection (a server restarting, a connection limit reached) is waited for, up to `deadlineMs`.
+ *
+ * A deadlock or serialization failure of one of these statements is run again too (on the same
+ * connection: it is sound), a few times: the whole statement was rolled back, and its failure
+ * would stop the runner just the same. Beton's own writes to the wake-up table never wait for a
+ * row lock (wakeups.ts: unlockedWakeupsSql), so it should not happen; this is the second line.
  */
 const IDEMPOTENT_STATEMENT = /^(complete_job|complete_jobs|complete_job_q|fail_job|fail_jobs|fail_job_q|return_job|return_job_q)\//;
 
@@ -45,21 +50,26 @@ class RetryingClient {
   query(config: unknown, values?: unknown): Promise<unknown> {
     const name = typeof config === 'object' && config !== null ? (config as QueryConfig).name : undefined;
     if (!name || !IDEMPOTENT_STATEMENT.test(name)) return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
-    let first = true;
+    let lastError: unknown;
     return retryOnConnectionError(
       async () => {
-        if (!first) {
+        if (isConnectionError(lastError)) {
           // The old connection is broken: give it back with its error (the pool destroys it).
           const broken = this.client;
           this.client = await this.pool.connect();
           broken.release(new Error('connection lost; statement retried on a fresh one'));
         }
-        first = false;
-        return this.client.query(config as QueryConfig);
+        try {
+          return await this.client.query(config as QueryConfig);
+        } catch (error) {
+          lastError = error;
+          throw error;
+        }
       },
       {
         deadlineMs: this.options.deadlineMs,
         ...(this.options.health ? { health: this.options.health } : {}),
+        alsoRetry: isRetryableConflict,
         onRetry: (error, attempt) => this.options.onRetry?.(name, error, attempt),
       },
     );
