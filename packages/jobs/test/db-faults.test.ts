@@ -14,6 +14,7 @@ import { fixtureDefinitions } from './fixtures/definitions.ts';
 import { waitFor } from './helpers.ts';
 import { createRunsTable, killAll, spawnWorker } from './processes.ts';
 import { countWakeups } from '../src/wakeups.ts';
+import { migrateQueue } from '../src/migrate.ts';
 
 const dbs: TestDatabase[] = [];
 async function freshDatabase(name: string) {
@@ -123,6 +124,42 @@ describe('database faults (issue 17)', () => {
       await admin.end();
     }
   }, 150_000);
+
+  it("connections terminated while the worker starts: graphile-worker's runner starts all the same, the process does not exit, then takes work", async () => {
+    const db = await freshDatabase('dbfault_start');
+    await migrateQueue(db.pool); // as `beton migrate` does before any worker starts
+    const admin = await adminClient();
+    try {
+      const env = { CONCURRENCY: '2', LOG_LEVEL: 'warn' };
+      const jobs = createJobClient(db.pool, fixtureDefinitions(env));
+      const worker = spawnWorker(db.url, env);
+      let exited = false;
+      void worker.exit.then(() => (exited = true));
+      // Every connection it opens cut within ~20 ms, for 2.5 s from its first one: its start-up
+      // statements (graphile-worker's runner's among them) meet terminated connections.
+      let terminated = 0;
+      let firstAt: number | undefined;
+      const giveUpAt = Date.now() + 30_000;
+      while (!exited && Date.now() < giveUpAt && (firstAt === undefined || Date.now() - firstAt < 2500)) {
+        const n = await terminateWorkers(admin, dbName(db.url)).catch(() => 0);
+        if (n > 0) firstAt ??= Date.now();
+        terminated += n;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(terminated).toBeGreaterThan(0);
+      const ready = await Promise.race([worker.ready.then(() => 'ready'), worker.exit.then((e) => `exited with code ${e.code}`)]);
+      expect(ready, worker.stdout() + worker.stderr()).toBe('ready');
+      const { ids } = await jobs.enqueueMany('test-sleep', [{ payload: { key: 'after-start', ms: 1 } }]);
+      await waitFor('a job after the start', async () => (await jobStatuses(db.pool, ids)).done === 1, 15_000).catch((error: Error) => {
+        throw new Error(`${error.message}\n${worker.stdout()}${worker.stderr()}`);
+      });
+      expect(exited).toBe(false);
+      worker.kill('SIGTERM');
+      expect((await worker.exit).code).toBe(0);
+    } finally {
+      await admin.end();
+    }
+  }, 60_000);
 
   it('a database that refuses connections longer than the retry deadline: the runner stops, the worker says so (stalled, no heartbeat), a new runner takes over, every job ends done', async () => {
     const db = await freshDatabase('dbfault_refuse');

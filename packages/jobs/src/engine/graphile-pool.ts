@@ -18,7 +18,8 @@ import { isConnectionError, isRetryableConflict, retryOnConnectionError, type Db
  * - `complete_job*`: delete the finished wake-up (a second delete deletes nothing);
  * - `fail_job*`: release a failed wake-up with its backoff, `where locked_by = <this pool>`
  *   (after the first commit the row is no longer locked by it: a second run changes nothing);
- * - `return_job*`: hand unclaimed wake-ups of the local queue back, also `where locked_by`.
+ * - `return_job*`: hand unclaimed wake-ups of the local queue back, also `where locked_by`;
+ * - graphile-worker's reads and task registration at a runner's start (RETRIED_TEXT).
  * Everything else — fetching wake-ups (not idempotent: a lost answer leaves rows locked; the
  * sweeper frees wake-ups nobody touches), cron, LISTEN — goes through unchanged and keeps
  * graphile-worker's own handling (retry at the next poll, reconnect with backoff). Taking a
@@ -30,6 +31,34 @@ import { isConnectionError, isRetryableConflict, retryOnConnectionError, type Db
  * row lock (wakeups.ts: unlockedWakeupsSql), so it should not happen; this is the second line.
  */
 const IDEMPOTENT_STATEMENT = /^(complete_job|complete_jobs|complete_job_q|fail_job|fail_jobs|fail_job_q|return_job|return_job_q)\//;
+
+/**
+ * graphile-worker's unnamed statements that are safe to run twice and that, failed, leave it
+ * worse off than a retry would, by the start of their text:
+ * - the read of the server's version and the schema's latest migration that `run()` starts with
+ *   (migrate.js). Failed, it fails `run()` and with it the worker's start: the process exited 1
+ *   (the suite's drill saw a scheduler started in the rolling deploy do so, December 4). The
+ *   schema is installed before any worker starts (`beton migrate`, `npm start`), so at a
+ *   worker's start this read is the whole of graphile-worker's migration; the installation
+ *   itself (DDL in transactions) is not retried here.
+ * - the registration of the runner's task names and the read of their ids (taskIdentifiers.js:
+ *   `insert … on conflict do nothing`, then a select), before its first fetch. Failed, the
+ *   rejected promise stays in graphile-worker 0.18's cache of task ids, and every fetch after it
+ *   fails with the same error: a worker that started while its connections were cut polled in
+ *   vain, taking nothing, until its stall detector replaced the runner (db-faults.test.ts).
+ */
+const RETRIED_TEXT: ReadonlyArray<[RegExp, string]> = [
+  [/^select current_setting\('server_version_num'\) as server_version_num,/, "graphile-worker's schema version"],
+  [/^insert into \S+\._private_tasks as tasks \(identifier\) select i from unnest\(\$1::text\[\]\)/, "graphile-worker's task names"],
+  [/^select id, identifier from \S+\._private_tasks as tasks where identifier = any\(\$1::text\[\]\)/, "graphile-worker's task ids"],
+];
+
+/** The name a retried statement is known by, or undefined if it is not retried. */
+function retriedStatement(config: unknown): string | undefined {
+  const { name, text } = (typeof config === 'string' ? { text: config } : typeof config === 'object' && config !== null ? config : {}) as Partial<QueryConfig>;
+  if (name) return IDEMPOTENT_STATEMENT.test(name) ? name : undefined;
+  return typeof text === 'string' ? RETRIED_TEXT.find(([re]) => re.test(text))?.[1] : undefined;
+}
 
 export interface GraphilePoolOptions {
   deadlineMs: number;
@@ -48,8 +77,8 @@ class RetryingClient {
   ) {}
 
   query(config: unknown, values?: unknown): Promise<unknown> {
-    const name = typeof config === 'object' && config !== null ? (config as QueryConfig).name : undefined;
-    if (!name || !IDEMPOTENT_STATEMENT.test(name)) return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
+    const name = retriedStatement(config);
+    if (!name) return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
     let lastError: unknown;
     return retryOnConnectionError(
       async () => {
@@ -60,7 +89,7 @@ class RetryingClient {
           broken.release(new Error('connection lost; statement retried on a fresh one'));
         }
         try {
-          return await this.client.query(config as QueryConfig);
+          return await (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
         } catch (error) {
           lastError = error;
           throw error;
