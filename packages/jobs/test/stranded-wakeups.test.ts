@@ -6,19 +6,12 @@
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
 import { migrateQueue } from '../src/migrate.ts';
+import { waitingJob } from './fixtures/definitions.ts';
 import { setWakeups, strandedWakeupsFrom, WAKEUP_INDEXES, wakeupTableMaintenance } from '../src/wakeups.ts';
 
-const waiting = defineJob({
-  name: 'test-stranded',
-  queue: 'maintenance',
-  schema: z.object({ key: z.string() }),
-  timeoutMs: 5_000,
-  idempotencyKey: (p) => `test-stranded:${p.key}`,
-});
+const waiting = waitingJob('test-stranded');
 
 // A wake-up is stranded when its job has been due for a minute and it is locked by nobody who
 // touched it for that minute, worn out, or pushed back past now + a minute.

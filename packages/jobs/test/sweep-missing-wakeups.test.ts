@@ -6,22 +6,15 @@
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
 import { sweepStuckJobsHandler } from '../src/jobs/sweep-stuck-jobs/handler.ts';
 import { createLogger } from '../src/logger.ts';
 import { migrateQueue } from '../src/migrate.ts';
+import { waitingJob } from './fixtures/definitions.ts';
 import { recoverStuckJobs } from '../src/sweeper.ts';
 import { deleteWakeupsOf, listWakeups } from '../src/wakeups.ts';
 
-const waiting = defineJob({
-  name: 'test-missing-wakeup',
-  queue: 'maintenance',
-  schema: z.object({ key: z.string() }),
-  timeoutMs: 5_000,
-  idempotencyKey: (p) => `test-missing-wakeup:${p.key}`,
-});
+const waiting = waitingJob('test-missing-wakeup');
 
 describe('the scheduled sweep and jobs without a wake-up', () => {
   let db: TestDatabase;

@@ -13,21 +13,14 @@
 import { createTestDatabase, type Pool, type TestDatabase } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
 import { graphilePool } from '../src/engine/graphile-pool.ts';
 import { writeHeartbeat } from '../src/engine/sql/heartbeat.ts';
 import { migrateQueue } from '../src/migrate.ts';
+import { waitingJob } from './fixtures/definitions.ts';
 import { deleteWakeupsOf, listWakeups, releaseAbandonedWakeups, setWakeups } from '../src/wakeups.ts';
 
-const waiting = defineJob({
-  name: 'test-wakeup-locks',
-  queue: 'maintenance',
-  schema: z.object({ key: z.string() }),
-  timeoutMs: 5_000,
-  idempotencyKey: (p) => `test-wakeup-locks:${p.key}`,
-});
+const waiting = waitingJob('test-wakeup-locks');
 
 const POOL_ID = 'graphile-pool-a';
 

@@ -88,18 +88,16 @@ class RetryingClient {
           this.client = await this.pool.connect();
           broken.release(new Error('connection lost; statement retried on a fresh one'));
         }
-        try {
-          return await (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
-        } catch (error) {
-          lastError = error;
-          throw error;
-        }
+        return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
       },
       {
         deadlineMs: this.options.deadlineMs,
         ...(this.options.health ? { health: this.options.health } : {}),
         alsoRetry: isRetryableConflict,
-        onRetry: (error, attempt) => this.options.onRetry?.(name, error, attempt),
+        onRetry: (error, attempt) => {
+          lastError = error; // the next attempt takes a fresh connection only if this one was lost
+          this.options.onRetry?.(name, error, attempt);
+        },
       },
     );
   }
