@@ -34,15 +34,41 @@ afterAll(async () => {
 
 const login = (email: string, password: string) => ({ url: web.url, email, password });
 
+/**
+ * How long each step of a test took, appended to its failure. Under the full suite's load (two
+ * test files at once on two cores) a slow machine and a stuck step both end in a timeout; the
+ * steps' times tell them apart.
+ */
+function stepTimes() {
+  let last = Date.now();
+  const times: string[] = [];
+  return {
+    mark(step: string) {
+      const now = Date.now();
+      times.push(`${step} ${((now - last) / 1000).toFixed(1)} s`);
+      last = now;
+    },
+    annotate(error: unknown): never {
+      if (error instanceof Error)
+        error.message += `\nsteps done: ${times.join(', ') || 'none'}; then ${((Date.now() - last) / 1000).toFixed(1)} s in the failing one`;
+      throw error;
+    },
+  };
+}
+
 describe('web app in Chromium', () => {
-  it('HR signs in, sees the run progress line, fixes an email, resends a slip and watches it go done', async () => {
+  // Its own timeout: it starts two worker processes and waits up to 60 s for the resend (R13's
+  // bound) on top of its page steps, beside another test file on a two-core machine.
+  it('HR signs in, sees the run progress line, fixes an email, resends a slip and watches it go done', { timeout: 180_000 }, async () => {
     const [a] = fx.companies;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
+    const steps = stepTimes();
     try {
       await signIn(page, login(a!.hrEmail, 'not-the-password'), null);
       await page.getByText(/wrong email or password/i).waitFor({ timeout: 10_000 });
       expect(page.url()).toMatch(/\/login$/);
+      steps.mark('wrong password');
 
       await signIn(page, login(a!.hrEmail, a!.hrPassword), null);
       await page.waitForURL(/\/runs$/);
@@ -51,12 +77,14 @@ describe('web app in Chromium', () => {
       const line = page.getByTestId('run-line');
       await expect.poll(() => line.textContent(), { timeout: 10_000 }).toMatch(/^\d+ sent, \d+ stuck$/);
       await page.screenshot({ path: path.join(artifacts, 'hr-runs.png'), fullPage: true });
+      steps.mark('sign-in and runs page');
 
       const id = a!.employeeIds[1]!; // its email job failed with invalid_recipient in the fixture
       await page.goto(`${web.url}/employees`);
       await page.getByLabel('Slip status').selectOption('failed');
       await expect.poll(() => page.getByTestId('employee-total').textContent(), { timeout: 10_000 }).toMatch(/^[1-9]\d* employees$/);
       await page.screenshot({ path: path.join(artifacts, 'hr-employees-failed.png'), fullPage: true });
+      steps.mark('failed filter');
 
       await page.goto(`${web.url}/employees/${id}`);
       const email = page.getByLabel('Email address', { exact: true });
@@ -70,6 +98,7 @@ describe('web app in Chromium', () => {
       await page.getByRole('button', { name: /Save email/ }).click();
       await page.getByTestId('email-saved').waitFor({ timeout: 10_000 });
       expect((await fx.pool.query(`select email from employees where id = $1`, [id])).rows[0].email).toBe('fixed@example.com');
+      steps.mark('email fixed');
 
       // Resend through the real pipeline: a pdf-render and a send-email worker process and the
       // provider simulator. A double click makes one job; the page polls it to done.
@@ -84,6 +113,7 @@ describe('web app in Chromium', () => {
         await provider.close();
       });
       await Promise.all(workers.map((w) => w.ready));
+      steps.mark('workers ready');
       await page.getByRole('button', { name: /Resend slip/ }).dblclick();
       await page.getByTestId('resend-status').waitFor({ timeout: 10_000 });
       const jobs = await fx.pool.query<{ id: number; idempotency_key: string }>(
@@ -92,13 +122,17 @@ describe('web app in Chromium', () => {
       );
       expect(jobs.rows).toHaveLength(1);
       const render = jobs.rows[0]!;
+      steps.mark('resend asked');
       await expect.poll(() => page.getByTestId('resend-status').locator('[data-status]').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
       expect(provider.messages({ customArgs: { idempotency_key: render.idempotency_key } })).toHaveLength(1);
       expect(provider.messages({ to: 'fixed@example.com' })).toHaveLength(1);
+      steps.mark('resend done');
       // The slip history lists the resend with who asked for it (HR sees no job numbers or keys).
       await expect.poll(() => page.getByTestId('resends').textContent(), { timeout: 10_000 }).toContain(`hr:${a!.hrEmail}`);
       expect(await page.getByTestId('resends').textContent()).not.toContain(`#${render.id}`);
       await page.screenshot({ path: path.join(artifacts, 'hr-resend-done.png'), fullPage: true });
+    } catch (error) {
+      steps.annotate(error);
     } finally {
       await context.close();
       for (const fn of cleanups.splice(0)) await fn(); // no worker runs during the admin test
@@ -218,7 +252,8 @@ describe('web app in Chromium', () => {
 });
 
 describe('resend status in Chromium', () => {
-  it('goes queued → rendering → sending → done and never back, also while the email waits in its queue', async () => {
+  // Starts two worker processes and waits up to 60 s for each stage, as the test above.
+  it('goes queued → rendering → sending → done and never back, also while the email waits in its queue', { timeout: 180_000 }, async () => {
     const [a] = fx.companies;
     const id = a!.employeeIds[21]!; // its email failed (invalid address) in the fixture's run: HR fixes it and resends
     await fx.pool.query(`update employees set email = 'stages@example.com' where id = $1`, [id]);
