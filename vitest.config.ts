@@ -6,7 +6,10 @@ export default defineConfig({
     globalSetup: ['scripts/test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 60_000,
+    // Two test files at once on two cores, each starting servers, browsers and workers: a browser
+    // test that takes 14 s alone took over 60 s in CI (stop 31). A test's own bound, where it
+    // waits longer, is on the test.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
   },
 });
