@@ -20,6 +20,7 @@ import { isConnectionError, isRetryableConflict, retryOnConnectionError, type Db
  *   (after the first commit the row is no longer locked by it: a second run changes nothing);
  * - `return_job*`: hand unclaimed wake-ups of the local queue back, also `where locked_by`;
  * - graphile-worker's reads and task registration at a runner's start (RETRIED_TEXT).
+ * The batched fetch's rows are also put back in priority order (BATCH_FETCH, below).
  * Everything else — fetching wake-ups (not idempotent: a lost answer leaves rows locked; the
  * sweeper frees wake-ups nobody touches), cron, LISTEN — goes through unchanged and keeps
  * graphile-worker's own handling (retry at the next poll, reconnect with backoff). Taking a
@@ -53,6 +54,26 @@ const RETRIED_TEXT: ReadonlyArray<[RegExp, string]> = [
   [/^select id, identifier from \S+\._private_tasks as tasks where identifier = any\(\$1::text\[\]\)/, "graphile-worker's task ids"],
 ];
 
+/**
+ * graphile-worker's batched fetch for the local queue (`get_job<N>/<schema>`, N > 1). It selects
+ * the wake-ups in priority order, but returns them in another: since graphile/worker#622 its
+ * `distinct on (job_queue_id, case when job_queue_id is null then id end)` orders the batch by
+ * id (and an `update … returning` promises no order anyway). The local queue hands the batch
+ * out in the order it arrives, so an interactive wake-up (lanes.ts: HR's resend), always the
+ * newest, came last of its batch and, with the local queue's TTL, was handed back with the
+ * unclaimed rest every time (local-queue-ttl.test.ts). Its rows are put back in the order the
+ * statement selected them: priority, run time, then id.
+ */
+const BATCH_FETCH = /^get_job\d+[A-Z]*\//;
+
+type WakeupRow = { priority: number; run_at: Date | string; id: string | number };
+
+function inFetchOrder(result: { rows: WakeupRow[] }): { rows: WakeupRow[] } {
+  const time = (r: WakeupRow) => (r.run_at instanceof Date ? r.run_at.getTime() : Date.parse(r.run_at));
+  result.rows.sort((a, b) => a.priority - b.priority || time(a) - time(b) || Number(a.id) - Number(b.id));
+  return result;
+}
+
 /** The name a retried statement is known by, or undefined if it is not retried. */
 function retriedStatement(config: unknown): string | undefined {
   const { name, text } = (typeof config === 'string' ? { text: config } : typeof config === 'object' && config !== null ? config : {}) as Partial<QueryConfig>;
@@ -78,7 +99,11 @@ class RetryingClient {
 
   query(config: unknown, values?: unknown): Promise<unknown> {
     const name = retriedStatement(config);
-    if (!name) return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
+    if (!name) {
+      const run = (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
+      const statement = (config as Partial<QueryConfig> | null)?.name;
+      return typeof statement === 'string' && BATCH_FETCH.test(statement) ? (run as Promise<{ rows: WakeupRow[] }>).then(inFetchOrder) : run;
+    }
     let lastError: unknown;
     return retryOnConnectionError(
       async () => {

@@ -90,6 +90,14 @@ export interface StartWorkerOptions {
    */
   localQueueSize?: number;
   /**
+   * How long fetched wake-ups may wait in the local queue for a slot before graphile-worker hands
+   * them back (its `localQueue.ttl`); the next free slot then fetches again in priority order.
+   * Without it a worker whose slots are all busy fetches only when its whole batch is gone, and
+   * an interactive job (HR's resend, R13) waits behind the batch: 45 emails per process at the
+   * provider's pace. Default: 5,000 (graphile-worker's own: 5 minutes).
+   */
+  localQueueTtlMs?: number;
+  /**
    * After a fetch that did not fill the local queue (a local queue of 16 or more) or found
    * nothing (a smaller one), the next fetch waits this long on average (0.5–1.5 ×), whatever
    * new-job notifications arrive meanwhile. graphile-worker wakes every worker on every new job

@@ -48,6 +48,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     random = Math.random,
     batching = { delayMs: 0, maxSize: 100 },
     localQueueSize = concurrency,
+    localQueueTtlMs = 5_000,
     refetchDelayMs = Math.min(100, options.pollIntervalMs ?? 1000),
     dbRetryDeadlineMs = DEFAULT_DB_RETRY_DEADLINE_MS,
     stallAfterMs = 120_000,
@@ -119,6 +120,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
               ? {
                   localQueue: {
                     size: localQueueSize,
+                    ttl: localQueueTtlMs,
                     // A fetch of at most `threshold` jobs delays the next one (types.ts: refetchDelayMs),
                     // however many new-job notifications arrive meanwhile: one that did not fill a
                     // large local queue, one that found nothing for a small one (the render worker's 6,
