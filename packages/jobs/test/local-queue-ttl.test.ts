@@ -78,12 +78,13 @@ describe('an interactive job enqueued while the local queue holds a batch of bul
 
   it('starts within the local queue TTL and a slot turn, not after the batch', async () => {
     const ttl = await interactiveWait(1000);
-    // The TTL (1 s), then the next slot to free (≤ 250 ms apart), then the fetch.
-    expect(ttl.waitedMs).toBeLessThan(3000);
+    // The TTL (1 s), then the next slot to free (≤ 250 ms apart), then the fetch: ~0.7 s measured;
+    // the bound leaves a loaded machine room and stays below the batch's ~7 s.
+    expect(ttl.waitedMs).toBeLessThan(4000);
     // graphile-worker's default TTL (5 minutes): behind the rest of the fetched batch (28 jobs
     // over 4 slots of 1 s: ~7 s), however long the batch takes.
     const none = await interactiveWait(5 * 60_000);
-    expect(none.waitedMs).toBeGreaterThan(4000);
+    expect(none.waitedMs).toBeGreaterThan(5000);
     console.log(`interactive job waited ${Math.round(ttl.waitedMs)} ms with a 1-s TTL, ${Math.round(none.waitedMs)} ms without`);
   });
 });
