@@ -62,7 +62,7 @@ const RETRIED_TEXT: ReadonlyArray<[RegExp, string]> = [
  * out in the order it arrives, so an interactive wake-up (lanes.ts: HR's resend), always the
  * newest, came last of its batch and, with the local queue's TTL, was handed back with the
  * unclaimed rest every time (local-queue-ttl.test.ts). Its rows are put back in the order the
- * statement selected them: priority, run time, then id.
+ * statement selects them (priority, then run time), ties by id.
  */
 const BATCH_FETCH = /^get_job\d+[A-Z]*\//;
 
@@ -74,11 +74,12 @@ function inFetchOrder(result: { rows: WakeupRow[] }): { rows: WakeupRow[] } {
   return result;
 }
 
-/** The name a retried statement is known by, or undefined if it is not retried. */
-function retriedStatement(config: unknown): string | undefined {
+/** What this pool does with a statement: retry it (under this name), reorder its rows (the batched fetch), or pass it through. */
+function handlingOf(config: unknown): { retried: string } | 'reorder' | 'pass' {
   const { name, text } = (typeof config === 'string' ? { text: config } : typeof config === 'object' && config !== null ? config : {}) as Partial<QueryConfig>;
-  if (name) return IDEMPOTENT_STATEMENT.test(name) ? name : undefined;
-  return typeof text === 'string' ? RETRIED_TEXT.find(([re]) => re.test(text))?.[1] : undefined;
+  if (name) return IDEMPOTENT_STATEMENT.test(name) ? { retried: name } : BATCH_FETCH.test(name) ? 'reorder' : 'pass';
+  const retried = typeof text === 'string' ? RETRIED_TEXT.find(([re]) => re.test(text))?.[1] : undefined;
+  return retried ? { retried } : 'pass';
 }
 
 export interface GraphilePoolOptions {
@@ -98,12 +99,10 @@ class RetryingClient {
   ) {}
 
   query(config: unknown, values?: unknown): Promise<unknown> {
-    const name = retriedStatement(config);
-    if (!name) {
-      const run = (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
-      const statement = (config as Partial<QueryConfig> | null)?.name;
-      return typeof statement === 'string' && BATCH_FETCH.test(statement) ? (run as Promise<{ rows: WakeupRow[] }>).then(inFetchOrder) : run;
-    }
+    const handling = handlingOf(config);
+    if (handling === 'pass') return this.run(config, values);
+    if (handling === 'reorder') return (this.run(config, values) as Promise<{ rows: WakeupRow[] }>).then(inFetchOrder);
+    const name = handling.retried;
     let lastError: unknown;
     return retryOnConnectionError(
       async () => {
@@ -113,7 +112,7 @@ class RetryingClient {
           this.client = await this.pool.connect();
           broken.release(new Error('connection lost; statement retried on a fresh one'));
         }
-        return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
+        return this.run(config, values);
       },
       {
         deadlineMs: this.options.deadlineMs,
@@ -125,6 +124,10 @@ class RetryingClient {
         },
       },
     );
+  }
+
+  private run(config: unknown, values?: unknown): Promise<unknown> {
+    return (this.client.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
   }
 
   release(error?: Error | boolean): void {
