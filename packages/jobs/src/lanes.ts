@@ -31,6 +31,14 @@ export function fairSharePriority(index: number, size: number): number {
   return Math.min(FAIR_SHARE_SPAN - 1, Math.floor((index * FAIR_SHARE_SPAN) / size));
 }
 
+/**
+ * fairSharePriority in SQL, for a batch numbered in the database (`index` and `size` are SQL
+ * expressions of whole numbers, `index` from 0; integer division is the floor for them).
+ */
+export function fairSharePrioritySql(index: string, size: string): string {
+  return `(case when ${size} <= 1 then 0 else least(${FAIR_SHARE_SPAN - 1}, ((${index}) * ${FAIR_SHARE_SPAN}) / (${size})) end)::int`;
+}
+
 /** How many slots of a concurrency limit a job of this priority may hold: the reserved ones too when interactive. */
 export function slotsFor(limit: { max: number; reserved?: number | undefined }, priority: number): number {
   return limit.max + (isInteractive(priority) ? (limit.reserved ?? 0) : 0);

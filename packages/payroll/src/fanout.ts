@@ -1,7 +1,8 @@
 import { inTransaction, type Pool } from '@beton/db';
-import { fairSharePriority, refreshWakeupStatistics, type LockService } from '@beton/jobs/client';
+import { fairSharePrioritySql, refreshWakeupStatistics, type LockService } from '@beton/jobs/client';
 import type { PayrollJobClient } from './jobs/index.ts';
-import { employeesPaidInMonth } from '@beton/people/salary';
+import { paidInMonthSql } from '@beton/people/salary';
+import { slipKeySql } from './jobs/slip-payload.ts';
 import { assertMonth } from './month.ts';
 
 export interface FanoutDeps {
@@ -13,6 +14,20 @@ export interface FanoutDeps {
   /** Lock TTL, longer than the fan-out. Default: 900 s (SPEC R11). */
   lockTtlMs?: number;
 }
+
+/**
+ * The render jobs of company $1's run $3 of month $2, as rows for the job client's enqueueFrom:
+ * one per employee paid in the month, in id order, each with its slip's payload and key
+ * (slipPayload and slipKey, built from typed columns: fanout-sql.test.ts parses them with the
+ * schema and compares the keys) and its fair-share place in the company's run (lanes.ts).
+ */
+export const FANOUT_SLIPS_SQL = `
+  select jsonb_build_object('companyId', e.company_id, 'employeeId', e.id, 'month', $2::text, 'payrollRunId', $3::uuid) as payload,
+         ${slipKeySql('$2::text', 'e.id')} as key,
+         ${fairSharePrioritySql('row_number() over (order by e.id) - 1', 'count(*) over ()')} as priority,
+         e.company_id, $3::uuid as payroll_run_id, e.id as employee_id
+  from employees e join companies c on c.id = e.company_id
+  where e.company_id = $1 and ${paidInMonthSql('e', 'c', '$2::text')}`;
 
 export type FanoutResult = { status: 'created'; runId: string; enqueued: number; ms: number } | { status: 'exists'; runId: string } | { status: 'locked' };
 
@@ -56,20 +71,17 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
         const existing = await client.query<{ id: string }>('select id from payroll_runs where company_id = $1 and month = $2', [companyId, month]);
         return { status: 'exists', runId: existing.rows[0]!.id };
       }
-      // Everyone paid in the month: a leaver deactivated before it gets no slip (packages/people).
-      const employees = await employeesPaidInMonth(client, companyId, month);
-      const renders = await jobs.enqueueMany(
-        'render-slip',
-        employees.map((id, i) => ({ payload: { companyId, employeeId: id, month, payrollRunId: runId }, priority: fairSharePriority(i, employees.length) })),
-        { client },
-      );
+      // Everyone paid in the month (a leaver deactivated before it gets no slip: packages/people),
+      // one render job each, written from the employees table in one statement (FANOUT_SLIPS_SQL).
+      const renders = await jobs.enqueueFrom('render-slip', { sql: FANOUT_SLIPS_SQL, params: [companyId, month, runId] }, { client });
+      const employees = renders.created + renders.existing;
       // The month's salary transfers go to the bank in a job of their own: one enqueue here.
-      if (employees.length) await jobs.enqueue('submit-bank-transfers', { companyId, month, payrollRunId: runId }, { client });
+      if (employees) await jobs.enqueue('submit-bank-transfers', { companyId, month, payrollRunId: runId }, { client });
       // A company without employees has nothing open: completed at once (else the jobs' triggers complete it).
       await client.query(
         `update payroll_runs set status = case when $2::int = 0 then 'completed' else 'running' end::"PayrollRunStatus",
                 completed_at = case when $2::int = 0 then now() end, employee_count = $2, enqueued_at = now() where id = $1`,
-        [runId, employees.length],
+        [runId, employees],
       );
       return { status: 'created', runId, enqueued: renders.created, ms: Math.round(performance.now() - started) };
     });

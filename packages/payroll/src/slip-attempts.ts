@@ -7,6 +7,7 @@
 import { inTransaction, type Pool, type PoolClient } from '@beton/db';
 import { supersedeJobs } from '@beton/jobs/client';
 import { renderSlipJob, sendSlipEmailJob } from './jobs/index.ts';
+import { slipKeySql } from './jobs/slip-payload.ts';
 
 /** The slip tasks: a slip's attempt is a render job and the email job it enqueues. */
 export const SLIP_TASKS = [renderSlipJob.name, sendSlipEmailJob.name] as const;
@@ -19,8 +20,8 @@ export const SLIP_TASKS_SQL = `(${SLIP_TASKS.map((t) => `'${t}'`).join(', ')})`;
  * extra copies.
  */
 export function slipKeysSql(employee: string, month: string): string {
-  return `(array['slip:' || ${month} || ':emp-' || ${employee}]
-    || array(select 'slip:' || r.month || ':emp-' || r.employee_id || ':resend-' || r.n
+  return `(array[${slipKeySql(month, employee)}]
+    || array(select ${slipKeySql('r.month', 'r.employee_id', 'r.n')}
              from slip_resends r where r.employee_id = ${employee} and r.month = ${month} and not r.copy))`;
 }
 

@@ -26,7 +26,7 @@ export function paidInMonthSql(e: string, c: string, month: string): string {
   return `(${e}.deactivated_at is null or to_char(${e}.deactivated_at at time zone ${c}.time_zone, 'YYYY-MM') >= ${month})`;
 }
 
-/** The ids of the company's employees paid in `month`, in id order (the fan-out, the reminders). */
+/** The ids of the company's employees paid in `month`, in id order (the approval reminders; the monthly fan-out selects them in its own statement). */
 export async function employeesPaidInMonth(db: Db, companyId: string, month: string): Promise<number[]> {
   const { rows } = await db.query<{ id: number }>(
     `select e.id from employees e join companies c on c.id = e.company_id

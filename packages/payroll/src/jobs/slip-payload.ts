@@ -21,3 +21,12 @@ export const slipPayload = z.object({
 export function slipKey(p: { month: string; employeeId: number; resend?: number | undefined; copy?: true | undefined }): string {
   return `slip:${p.month}:emp-${p.employeeId}${p.resend ? `:${p.copy ? 'copy' : 'resend'}-${p.resend}` : ''}`;
 }
+
+/**
+ * slipKey in SQL (`month` and `employee` SQL expressions), for statements that build keys in
+ * the database (the fan-out, an employee's attempts); `resend` an expression of the resend's
+ * number, absent for the monthly slip.
+ */
+export function slipKeySql(month: string, employee: string, resend?: string): string {
+  return `'slip:' || ${month} || ':emp-' || ${employee}${resend ? ` || ':resend-' || ${resend}` : ''}`;
+}
