@@ -2,7 +2,7 @@ import type { AnyJobDefinition, DefinitionNamed, PayloadOf } from './definition.
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { linkColumnsOf, linkValues } from './links.ts';
 import { prepared, type Pool, type PoolClient } from '@beton/db';
-import { addWakeupsSql, BULK_ENQUEUE_ANALYZE_ROWS, refreshWakeupStatistics, wakeupSpecSql } from './wakeups.ts';
+import { BULK_ENQUEUE_ANALYZE_ROWS, insertWakeupsSql, refreshWakeupStatistics } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
 
 export interface EnqueueOptions {
@@ -117,7 +117,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
            as t(payload, key, run_at, priority${linkColumns})
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
-       , woken as (select count(*) from ${addWakeupsSql(`select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins`)})
+       , ${insertWakeupsSql('woken', 'select ins.id, 0, ins.run_at, ins.priority from ins', `${$(1)}::text`)}
        select ins.id from ins, woken`),
       values: [
         ...(extra.alongside?.params ?? []),
@@ -168,8 +168,8 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
          select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, now(), t.key${linkValuesFrom}, t.priority, now() from t
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
-       , woken as (select count(*) from ${addWakeupsSql(`select ${wakeupSpecSql('ins.id', '0', 'ins.run_at', 'ins.priority', $(1))} from ins`)})
-       select (select count(*) from t)::int as rows, (select count(*) from ins, woken)::int as created`),
+       , ${insertWakeupsSql('woken', 'select ins.id, 0, ins.run_at, ins.priority from ins', `${$(1)}::text`)}
+       select (select count(*) from t)::int as rows, (select n from woken) as created`),
       values: [...source.params, def.name, def.queue, maxAttempts],
     });
     const { rows: offered, created } = rows[0]!;

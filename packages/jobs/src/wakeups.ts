@@ -1,11 +1,13 @@
 /**
  * graphile-worker's tables, where Beton's wake-ups live: the one module that names them
- * (`graphile_worker._private_jobs`, `_private_tasks`, `_private_job_queues`, `add_jobs`,
- * `job_spec`). They are graphile-worker's private schema, not its API: everything else calls
- * the functions here, and test/graphile-contract.test.ts checks, against the installed
- * graphile-worker's migrations on a real PostgreSQL, that every table, column, function and
- * type named here exists as {@link GRAPHILE_CONTRACT} says — so an upgrade that changes them
- * fails that test, not a worker in production.
+ * (`graphile_worker._private_jobs`, `_private_tasks`, `_private_job_queues`, the `jobs:insert`
+ * notification; and migration 20261209090000's `beton_wakeup_task_id`). They are
+ * graphile-worker's private schema, not its API: everything else calls the functions here, and
+ * test/graphile-contract.test.ts checks, against the installed graphile-worker's migrations on a
+ * real PostgreSQL, that every table and column named here exists as {@link GRAPHILE_CONTRACT}
+ * says, that a wake-up written here is the row graphile-worker's own addJob writes, and that
+ * its notification wakes a worker — so an upgrade that changes them fails that test, not a
+ * worker in production.
  *
  * A wake-up is a graphile-worker job `{ jobId, seq }` for one Beton job (`jobs` row): the
  * worker claims the job only if `seq` is still the job's `wakeup_seq`.
@@ -24,8 +26,10 @@ const QUEUES = `${SCHEMA}._private_job_queues`;
 
 /**
  * What this module relies on in graphile-worker's schema: columns with their
- * information_schema `data_type`, the functions called and the composite type built
- * positionally (its attributes in order). The contract test compares it with the database.
+ * information_schema `data_type`, the columns its insert of wake-ups leaves to the table (each
+ * must be nullable, have a default or be generated, and hold there what add_jobs writes for a
+ * Beton wake-up), and the notification channel graphile-worker's pools listen on. The contract
+ * test compares it with the database and with a wake-up graphile-worker's own addJob writes.
  */
 export const GRAPHILE_CONTRACT = {
   schema: SCHEMA,
@@ -39,47 +43,53 @@ export const GRAPHILE_CONTRACT = {
       locked_by: 'text',
       attempts: 'smallint',
       max_attempts: 'smallint',
+      priority: 'smallint',
       is_available: 'boolean',
     },
     _private_tasks: { id: 'integer', identifier: 'text' },
     _private_job_queues: { locked_at: 'timestamp with time zone', locked_by: 'text' },
   },
-  functions: ['add_jobs'],
-  /** `job_spec` as wakeupSpecSql builds it: row(identifier, payload, queue_name, run_at, max_attempts, job_key, priority, flags). */
-  types: {
-    job_spec: [
-      ['identifier', 'text'],
-      ['payload', 'json'],
-      ['queue_name', 'text'],
-      ['run_at', 'timestamp with time zone'],
-      ['max_attempts', 'smallint'],
-      ['job_key', 'text'],
-      ['priority', 'smallint'],
-      ['flags', 'ARRAY'],
-    ],
-  },
+  /** The columns insertWakeupsSql writes; every other column of `_private_jobs` is left to the table. */
+  insertedColumns: ['task_id', 'payload', 'run_at', 'max_attempts', 'priority'],
+  channel: 'jobs:insert',
 } as const;
 
 /** A table this module names, for a report of sizes (bench:history). */
 export const WAKEUP_TABLE = JOBS;
 
-/**
- * graphile-worker's job spec of a Beton wake-up, as SQL over a job id, a wake-up number, a
- * run time (null: now), the job's priority (lanes.ts) and the parameter holding the task's name (default `$1`). Used by
- * {@link addWakeups} and by enqueue's single statement (with {@link addWakeupsSql}).
- */
-export const wakeupSpecSql = (jobId: string, seq: string, runAt: string, priority = '0', task = '$1') =>
-  `row(${task}::text, json_build_object('jobId', ${jobId}, 'seq', ${seq}), null, coalesce(${runAt}, now()), 25, null, ${priority}, null)::${SCHEMA}.job_spec`;
+/** graphile-worker's attempts of a wake-up (add_jobs's default): Beton's own retries are its jobs'. */
+const WAKEUP_MAX_ATTEMPTS = 25;
 
-/** SQL adding the wake-ups a query of job specs (wakeupSpecSql) selects; returns their rows. */
-export const addWakeupsSql = (specsQuery: string) => `${SCHEMA}.add_jobs(array(${specsQuery}))`;
+/**
+ * SQL: two CTEs for a `with` list, `${name}_rows` and `${name}`, writing into graphile-worker's
+ * table the wake-ups of the rows `rows` selects — `(job_id, seq, run_at, priority)`, a null
+ * run_at meaning now — for the task named by the SQL expression `task`, and notifying the
+ * workers as add_jobs does (`jobs:insert` with the count, graphile-worker 0.18 main.js: each
+ * listening pool fetches that many). `${name}` is one row (`n`, the wake-ups written): the
+ * statement must reference it, or the notification is not sent.
+ *
+ * What add_jobs did besides (0.18.0, sql/000018.sql) Beton does not use: named queues, job keys,
+ * flags. Its task row: beton_wakeup_task_id (migration 20261209090000).
+ */
+export const insertWakeupsSql = (name: string, rows: string, task: string) => `${name}_rows as (
+    insert into ${JOBS} (${GRAPHILE_CONTRACT.insertedColumns.join(', ')})
+    select (select beton_wakeup_task_id(${task})), json_build_object('jobId', r.job_id, 'seq', r.seq), coalesce(r.run_at, now()),
+           ${WAKEUP_MAX_ATTEMPTS}, r.priority
+    from (${rows}) as r(job_id, seq, run_at, priority)
+    returning 1),
+  ${name} as (select c.n, pg_notify('${GRAPHILE_CONTRACT.channel}', '{"r":' || random()::text || ',"count":' || c.n::text || '}')
+    from (select count(*)::int as n from ${name}_rows) as c)`;
 
 const ADD_WAKEUPS = {
   // Unnamed, like the outcome and hand-back statements (see engine/sql/heartbeat.ts): they run per retry, not per job.
-  text: `select ${addWakeupsSql(`
-       select ${wakeupSpecSql('w.job_id', 'w.seq', 'w.run_at', 'coalesce(j.priority, 0)')}
-       from unnest($2::bigint[], $3::int[], $4::timestamptz[]) as w(job_id, seq, run_at)
-       left join jobs j on j.id = w.job_id`)}`,
+  text: `with ${insertWakeupsSql(
+    'woken',
+    `select w.job_id, w.seq, w.run_at, coalesce(j.priority, 0)
+     from unnest($2::bigint[], $3::int[], $4::timestamptz[]) as w(job_id, seq, run_at)
+     left join jobs j on j.id = w.job_id`,
+    '$1::text',
+  )}
+  select n from woken`,
 };
 
 /**

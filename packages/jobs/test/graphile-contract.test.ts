@@ -1,16 +1,21 @@
 /**
  * The contract with graphile-worker's private schema (src/wakeups.ts, the one module that names
  * it): the installed graphile-worker is the version package-lock pins and wakeups.ts was written
- * against, and after its migrations every table, column, function and type wakeups.ts uses is
- * there with the type it assumes. An upgrade that changes any of them fails here, loudly.
+ * against; after its migrations every table and column wakeups.ts uses is there with the type it
+ * assumes, and those it leaves out can be left out; the wake-up it writes itself is the row
+ * graphile-worker's own addJob writes; and its notification wakes a worker as add_jobs's does.
+ * An upgrade that changes any of them fails here, loudly.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
+import { Logger, makeWorkerUtils, run, type WorkerEvents } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateQueue } from '../src/migrate.ts';
-import { GRAPHILE_CONTRACT, GRAPHILE_WORKER_VERSION, WAKEUP_INDEXES } from '../src/wakeups.ts';
+import { addWakeups, GRAPHILE_CONTRACT, GRAPHILE_WORKER_VERSION, WAKEUP_INDEXES, WAKEUP_TABLE } from '../src/wakeups.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -51,17 +56,71 @@ describe("graphile-worker's private schema (wakeups.ts)", () => {
     expect(found).toEqual(GRAPHILE_CONTRACT.tables);
   });
 
-  it('has the functions it calls and job_spec with the attributes wakeupSpecSql builds, in order', async () => {
-    const { rows: fns } = await db.pool.query<{ name: string }>(
-      `select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = $1 and p.proname = any($2::text[])`,
-      [GRAPHILE_CONTRACT.schema, GRAPHILE_CONTRACT.functions],
+  it('leaves every column it does not write to the table: nullable, defaulted or generated', async () => {
+    const { rows } = await db.pool.query<{ column_name: string }>(
+      `select column_name from information_schema.columns
+       where table_schema = $1 and table_name = '_private_jobs' and not (column_name = any($2::text[]))
+         and is_nullable = 'NO' and column_default is null and is_generated = 'NEVER' and is_identity = 'NO'`,
+      [GRAPHILE_CONTRACT.schema, GRAPHILE_CONTRACT.insertedColumns],
     );
-    expect([...new Set(fns.map((f) => f.name))].sort()).toEqual([...GRAPHILE_CONTRACT.functions].sort());
-    const { rows: attrs } = await db.pool.query<{ attribute_name: string; data_type: string }>(
-      `select attribute_name, data_type from information_schema.attributes where udt_schema = $1 and udt_name = 'job_spec' order by ordinal_position`,
-      [GRAPHILE_CONTRACT.schema],
+    expect(rows.map((r) => r.column_name)).toEqual([]);
+  });
+
+  it("writes the wake-up graphile-worker's own addJob writes, column by column", async () => {
+    const jobId = Number(
+      (
+        await db.pool.query<{ id: string }>(
+          `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, priority) values ('contract-task', 'contract', '{}', 3, 'contract:1', -1000) returning id`,
+        )
+      ).rows[0]!.id,
     );
-    expect(attrs.map((a) => [a.attribute_name, a.data_type])).toEqual(GRAPHILE_CONTRACT.types.job_spec);
+    const runAt = new Date(Date.now() + 3_600_000);
+    await addWakeups(db.pool, 'contract-task', [{ jobId, seq: 3, runAt }]);
+    const utils = await makeWorkerUtils({ pgPool: db.pool });
+    try {
+      await utils.addJob('contract-task', { jobId, seq: 3 }, { runAt, maxAttempts: 25, priority: -1000 });
+    } finally {
+      await utils.release();
+    }
+    // Every column but the id and the row's own times; the payload as JSON (whitespace aside).
+    const { rows } = await db.pool.query<{ row: Record<string, unknown> }>(
+      `select to_jsonb(w) - 'id' - 'created_at' - 'updated_at' - 'payload' || jsonb_build_object('payload', w.payload::jsonb) as row
+       from ${WAKEUP_TABLE} w where (w.payload->>'jobId')::bigint = $1 order by w.id`,
+      [jobId],
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.row).toEqual(rows[1]!.row);
+    expect(rows[0]!.row).toMatchObject({ priority: -1000, max_attempts: 25, attempts: 0, payload: { jobId, seq: 3 }, key: null, job_queue_id: null });
+  });
+
+  it('wakes a listening worker with its notification, not its poll', async () => {
+    const events = new EventEmitter() as WorkerEvents;
+    const listening = new Promise((resolve) => events.once('pool:listen:success', resolve));
+    let started: number | undefined;
+    const runner = await run({
+      pgPool: db.pool,
+      concurrency: 1,
+      pollInterval: 60_000,
+      noHandleSignals: true,
+      events,
+      logger: new Logger(() => () => {}),
+      taskList: {
+        'contract-wake': async () => {
+          started = performance.now();
+        },
+      },
+    });
+    try {
+      await listening;
+      await sleep(1_000); // past the fetch a pool makes once it listens (it would find the wake-up without any notification)
+      const added = performance.now();
+      await addWakeups(db.pool, 'contract-wake', [{ jobId: 424242, seq: 0, runAt: null }]);
+      while (started === undefined && performance.now() - added < 10_000) await sleep(20);
+      // graphile-worker polls once a minute here: only the jobs:insert notification starts it this soon.
+      expect(started === undefined ? Infinity : started - added).toBeLessThan(5_000);
+    } finally {
+      await runner.stop();
+    }
   });
 
   it("builds Beton's indexes on the wake-up table, valid", async () => {
