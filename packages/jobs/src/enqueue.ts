@@ -140,8 +140,9 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
 
   /**
    * Enqueues one job per row of the caller's SELECT, in ONE statement, the rows never leaving the
-   * database: the monthly fan-out of a company's slips (a JSON array of 500,000 payloads built
-   * here, sent, and parsed back was ~a fifth of the fan-out's CPU). `source.sql` numbers its
+   * database: the monthly fan-out of a company's slips (payloads built here, sent as one JSON
+   * array and parsed back cost this process 7–8 µs a job, ~15 % of the fan-out's CPU, measured
+   * paired on December 5). `source.sql` numbers its
    * parameters $1… for `source.params` and returns the columns `payload` (jsonb), `key` (text:
    * the definition's idempotency key of that payload), `priority` (int) and one per link column
    * of this client (links.ts; null where the job has none). A key that exists already is skipped
