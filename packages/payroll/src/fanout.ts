@@ -1,7 +1,7 @@
 import { inTransaction, type Pool } from '@beton/db';
 import { fairSharePrioritySql, refreshWakeupStatistics, type LockService } from '@beton/jobs/client';
 import type { PayrollJobClient } from './jobs/index.ts';
-import { paidInMonthSql } from '@beton/people/salary';
+import { employeesPaidInMonthFromSql } from '@beton/people/salary';
 import { slipKeySql } from './jobs/slip-payload.ts';
 import { assertMonth } from './month.ts';
 
@@ -26,8 +26,7 @@ export const FANOUT_SLIPS_SQL = `
          ${slipKeySql('$2::text', 'e.id')} as key,
          ${fairSharePrioritySql('row_number() over (order by e.id) - 1', 'count(*) over ()')} as priority,
          e.company_id, $3::uuid as payroll_run_id, e.id as employee_id
-  from employees e join companies c on c.id = e.company_id
-  where e.company_id = $1 and ${paidInMonthSql('e', 'c', '$2::text')}`;
+  ${employeesPaidInMonthFromSql('$1', '$2::text')}`;
 
 export type FanoutResult = { status: 'created'; runId: string; enqueued: number; ms: number } | { status: 'exists'; runId: string } | { status: 'locked' };
 

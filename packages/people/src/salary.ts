@@ -26,21 +26,25 @@ export function paidInMonthSql(e: string, c: string, month: string): string {
   return `(${e}.deactivated_at is null or to_char(${e}.deactivated_at at time zone ${c}.time_zone, 'YYYY-MM') >= ${month})`;
 }
 
-/** The ids of the company's employees paid in `month`, in id order (the approval reminders; the monthly fan-out selects them in its own statement). */
+/**
+ * SQL `from … where …`: company `company`'s employees (alias `e`, their company `c`) paid in
+ * `month` (SQL expressions). The one definition the reminders, the bank transfers and the
+ * monthly fan-out's statement (packages/payroll fanout.ts) select from.
+ */
+export function employeesPaidInMonthFromSql(company: string, month: string): string {
+  return `from employees e join companies c on c.id = e.company_id where e.company_id = ${company} and ${paidInMonthSql('e', 'c', month)}`;
+}
+
+/** The ids of the company's employees paid in `month`, in id order (the approval reminders). */
 export async function employeesPaidInMonth(db: Db, companyId: string, month: string): Promise<number[]> {
-  const { rows } = await db.query<{ id: number }>(
-    `select e.id from employees e join companies c on c.id = e.company_id
-     where e.company_id = $1 and ${paidInMonthSql('e', 'c', '$2')} order by e.id`,
-    [companyId, month],
-  );
+  const { rows } = await db.query<{ id: number }>(`select e.id ${employeesPaidInMonthFromSql('$1', '$2')} order by e.id`, [companyId, month]);
   return rows.map((r) => r.id);
 }
 
 /** The company's employees paid in `month` with their bank account and that month's salary. */
 export async function salariesOfMonth(db: Db, companyId: string, month: string): Promise<Array<{ id: number; bank_account: string; salary: Salary }>> {
   const { rows } = await db.query<{ id: number; bank_account: string; salary: Salary }>(
-    `select e.id, e.bank_account, ${salaryInMonthSql('e', '$2')} as salary from employees e join companies c on c.id = e.company_id
-     where e.company_id = $1 and ${paidInMonthSql('e', 'c', '$2')} order by e.id`,
+    `select e.id, e.bank_account, ${salaryInMonthSql('e', '$2')} as salary ${employeesPaidInMonthFromSql('$1', '$2')} order by e.id`,
     [companyId, month],
   );
   return rows;

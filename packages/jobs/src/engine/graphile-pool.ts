@@ -75,10 +75,13 @@ function inFetchOrder(result: { rows: WakeupRow[] }): { rows: WakeupRow[] } {
   return result;
 }
 
-/** What this pool does with a statement: retry it (under this name), reorder its rows (the batched fetch), or pass it through. */
-function handlingOf(config: unknown): { retried: string } | 'reorder' | 'pass' {
+/**
+ * What this pool does with a statement: retry it (under this name); a fetch, sent with its task
+ * ids written in (withFetchTasksInlined), the batched one's rows also reordered; or pass it through.
+ */
+function handlingOf(config: unknown): { retried: string } | 'fetch' | 'batch fetch' | 'pass' {
   const { name, text } = (typeof config === 'string' ? { text: config } : typeof config === 'object' && config !== null ? config : {}) as Partial<QueryConfig>;
-  if (name) return IDEMPOTENT_STATEMENT.test(name) ? { retried: name } : BATCH_FETCH.test(name) ? 'reorder' : 'pass';
+  if (name) return IDEMPOTENT_STATEMENT.test(name) ? { retried: name } : BATCH_FETCH.test(name) ? 'batch fetch' : FETCH_STATEMENT.test(name) ? 'fetch' : 'pass';
   const retried = typeof text === 'string' ? RETRIED_TEXT.find(([re]) => re.test(text))?.[1] : undefined;
   return retried ? { retried } : 'pass';
 }
@@ -109,20 +112,21 @@ const FETCH_STATEMENT = /^get_job/;
 export const FETCH_TASK_FILTER = 'task_id = any($2::int[])';
 const fetchStatements = new Map<string, QueryConfig>();
 
-/** graphile-worker's fetch with its task ids written in (see above); any other statement unchanged. */
-function withFetchTasksInlined(config: unknown): unknown {
-  if (typeof config !== 'object' || config === null) return config;
-  const { name, text, values } = config as QueryConfig;
+/**
+ * A fetch (handlingOf) with its task ids written in (see above). One whose text or ids are not
+ * what getJobs.js sends goes as it is: fetch-plan.test.ts fails if an upgrade changes them.
+ */
+function withFetchTasksInlined(config: QueryConfig & { name: string }): QueryConfig {
+  const { name, text, values } = config;
   const ids = values?.[1];
-  if (!name || !FETCH_STATEMENT.test(name) || !text.includes(FETCH_TASK_FILTER)) return config;
-  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id))) return config;
+  if (!text.includes(FETCH_TASK_FILTER) || !Array.isArray(ids) || ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id))) return config;
   const key = `${name}/t${ids.join(',')}`;
   let fetch = fetchStatements.get(key);
   if (!fetch) {
     fetch = { name: key, text: text.replace(FETCH_TASK_FILTER, `task_id = any('{${ids.join(',')}}'::int[]) and $2::int[] is not null`) };
     fetchStatements.set(key, fetch);
   }
-  return { ...(config as QueryConfig), name: fetch.name, text: fetch.text };
+  return { ...config, name: fetch.name, text: fetch.text };
 }
 
 /** A client whose idempotent graphile-worker statements move to a fresh connection on a fault. */
@@ -135,9 +139,14 @@ class RetryingClient {
 
   query(config: unknown, values?: unknown): Promise<unknown> {
     const handling = handlingOf(config);
-    if (handling === 'pass') return this.run(withFetchTasksInlined(config), values);
-    if (handling === 'reorder') return (this.run(withFetchTasksInlined(config), values) as Promise<{ rows: WakeupRow[] }>).then(inFetchOrder);
-    const name = handling.retried;
+    if (handling === 'pass') return this.run(config, values);
+    if (handling !== 'fetch' && handling !== 'batch fetch') return this.retried(handling.retried, config, values);
+    const fetched = this.run(withFetchTasksInlined(config as QueryConfig & { name: string }), values);
+    return handling === 'fetch' ? fetched : (fetched as Promise<{ rows: WakeupRow[] }>).then(inFetchOrder);
+  }
+
+  /** `config` run again on a fresh connection after a connection fault, until it succeeds or the deadline passes. */
+  private retried(name: string, config: unknown, values?: unknown): Promise<unknown> {
     let lastError: unknown;
     return retryOnConnectionError(
       async () => {
