@@ -154,7 +154,13 @@ export function errorFromHttpStatus(status: number, message: string, options: { 
   return new TransientError('unexpected', message, cause);
 }
 
-/** Parses `Retry-After` (seconds or HTTP date) or `X-RateLimit-Reset` (unix seconds). */
+/**
+ * Parses `Retry-After` (seconds or HTTP date) or `X-RateLimit-Reset` (unix seconds).
+ * SendGrid answers a 429 with the reset of the refresh period in whole seconds and documents
+ * that no request passes "for the remainder of the refresh period": a reset that this clock
+ * already passed (an answer read at the end of its second, or clocks a little apart) still
+ * waits to this clock's next whole second, never 0, so a limited send is not retried at once.
+ */
 export function retryAfterFromHeaders(headers: Record<string, unknown> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
   const get = (name: string) => {
@@ -169,7 +175,7 @@ export function retryAfterFromHeaders(headers: Record<string, unknown> | undefin
     if (Number.isFinite(date)) return Math.max(0, date - now);
   }
   const reset = Number(get('x-ratelimit-reset'));
-  if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset * 1000 - now);
+  if (Number.isFinite(reset) && reset > 0) return Math.max(reset * 1000 - now, 1000 - (((now % 1000) + 1000) % 1000));
   return undefined;
 }
 

@@ -39,6 +39,10 @@ describe('error classification (SPEC R6)', () => {
     const now = Date.parse('2026-12-01T02:14:00Z');
     expect(retryAfterFromHeaders({ 'Retry-After': '3' }, now)).toBe(3000);
     expect(retryAfterFromHeaders({ 'x-ratelimit-reset': String(now / 1000 + 2) }, now)).toBe(2000);
+    // A reset this clock already reached (read at the end of its second): to the next whole second.
+    expect(retryAfterFromHeaders({ 'x-ratelimit-reset': String(now / 1000) }, now + 997)).toBe(3);
+    expect(retryAfterFromHeaders({ 'x-ratelimit-reset': String(now / 1000) }, now)).toBe(1000);
+    expect(retryAfterFromHeaders({ 'x-ratelimit-reset': String(now / 1000 - 1) }, now + 250)).toBe(750);
     const e = Object.assign(new Error('Too Many Requests'), { code: 429, response: { headers: { 'retry-after': '5' } } });
     expect(classifyError(e).retryAfterMs).toBe(5000);
   });
