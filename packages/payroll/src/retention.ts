@@ -37,14 +37,29 @@ interface Step {
   /** Deletes at most $2 rows older than $1 (a timestamp); returns the rows it deleted. */
   sql: string;
   cutoff: 'jobs' | 'slips' | 'workers' | 'now';
+  /**
+   * A walk by id instead (jobs: their creation time has a BRIN index, which finds the old pages
+   * but gives no order): `upTo` ($1) gives the newest id created before the cutoff, once a pass;
+   * `sql` deletes at most $2 old rows with ids in ($3, $4] and returns `n` and the `last` id it
+   * deleted, where the next statement starts. Ids grow with creation, so the walk is from the
+   * oldest, each row read once, and a pass with nothing old reads only the BRIN summaries.
+   */
+  walk?: { upTo: string };
 }
 
 const STEPS: Step[] = [
   {
     what: 'jobs',
     cutoff: 'jobs',
-    sql: `delete from jobs where id in (
-            select id from jobs where created_at < $1 and status in ('done', 'failed') order by created_at limit $2)`,
+    // `offset 0` keeps max() from becoming a backward walk of the primary key through every
+    // newer job; the old ones are found through jobs_created_at_brin (or a scan when most are).
+    walk: { upTo: `select max(id)::text as id from (select id from jobs where created_at < $1 offset 0) old` },
+    sql: `with gone as (
+            delete from jobs where id in (
+              select id from jobs where id > $3 and id <= $4 and created_at < $1 and status in ('done', 'failed')
+              order by id limit $2)
+            returning id)
+          select count(*)::int as n, max(id)::text as last from gone`,
   },
   {
     what: 'email_deliveries',
@@ -111,14 +126,25 @@ export async function purgeHistory(
   const outOfTime = () => options.signal?.aborted || (options.budgetMs !== undefined && performance.now() - started > options.budgetMs);
   for (const step of STEPS) {
     let n = 0;
+    const cutoff = cutoffs[step.cutoff];
+    const upTo = step.walk ? (await pool.query<{ id: string | null }>(step.walk.upTo, [cutoff])).rows[0]!.id : null;
+    let after = '0';
     for (;;) {
       deleted[step.what] = n;
+      if (step.walk && upTo === null) break;
       if (outOfTime()) return { deleted, batches, done: false, ms: Math.round(performance.now() - started) };
-      const { rowCount } = await pool.query(step.sql, [cutoffs[step.cutoff], policy.batchSize]);
+      let count: number;
+      if (step.walk) {
+        const { rows } = await pool.query<{ n: number; last: string | null }>(step.sql, [cutoff, policy.batchSize, after, upTo]);
+        count = rows[0]!.n;
+        after = rows[0]!.last ?? after;
+      } else {
+        count = (await pool.query(step.sql, [cutoff, policy.batchSize])).rowCount ?? 0;
+      }
       batches++;
-      n += rowCount ?? 0;
+      n += count;
       deleted[step.what] = n;
-      if ((rowCount ?? 0) < policy.batchSize) break;
+      if (count < policy.batchSize) break;
     }
   }
   // Runs from before the completion trigger (migration one_slip_per_month) with nothing open:

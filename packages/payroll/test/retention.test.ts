@@ -26,7 +26,8 @@ describe('retention pass', () => {
        select c.id, 'RET-1', 'R', 'আর', 'r@example.com', '{}', '1' from c returning id`,
     );
     const employee = rows[0]!.id;
-    // 40 old finished jobs (30 done, 10 failed), 5 old still queued or retrying, 20 recent done; 2 attempts each.
+    // 40 old finished jobs (30 done, 10 failed), 5 old still queued or retrying, 20 recent done, 3 old
+    // done after them; 2 attempts each.
     await db.pool.query(
       `insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, status, last_error_code, created_at, payroll_run_id)
        select 'send-slip-email', 'send-email', '{}', 8, 'ret-old-' || i, case when i < 30 then 'done' else 'failed' end::"JobStatus",
@@ -37,6 +38,10 @@ describe('retention pass', () => {
        from generate_series(0, 4) i;
        insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, status, created_at)
        select 'send-slip-email', 'send-email', '{}', 8, 'ret-new-' || i, 'done', ${recent} from generate_series(0, 19) i;
+       -- Old jobs whose ids come after recent ones (a transaction that began before the cutoff and
+       -- inserted late): retention walks ids up to the newest old one, past the recent ones.
+       insert into jobs (task_name, queue, payload, max_attempts, idempotency_key, status, created_at)
+       select 'send-slip-email', 'send-email', '{}', 8, 'ret-old-late-' || i, 'done', ${old} from generate_series(0, 2) i;
        insert into job_attempts (job_id, attempt, outcome, finished_at) select id, a, 'done', created_at from jobs, generate_series(1, 2) a;
        insert into email_deliveries (idempotency_key, recipient, status, created_at)
        select 'ret-del-' || i, 'r@example.com', 'sent', case when i < 25 then ${old} else ${recent} end::timestamptz from generate_series(0, 39) i;
@@ -72,8 +77,8 @@ describe('retention pass', () => {
       holder.release();
     }
     expect(result.done).toBe(true);
-    expect(result.deleted).toEqual({ jobs: 40, email_deliveries: 25, month_exports: 0, slips: 6, schedule_runs: 10, bank_polls: 1, workers: 2 });
-    expect(result.batches).toBeGreaterThan(6 + 3); // 40 jobs at 7 a statement: 6 batches, and more for the rest
+    expect(result.deleted).toEqual({ jobs: 43, email_deliveries: 25, month_exports: 0, slips: 6, schedule_runs: 10, bank_polls: 1, workers: 2 });
+    expect(result.batches).toBeGreaterThan(7 + 3); // 43 jobs at 7 a statement: 7 batches, and more for the rest
     expect(await one(`select count(*)::int as n from jobs where idempotency_key like 'ret-old-%'`)).toBe(0);
     expect(await one(`select count(*)::int as n from jobs where idempotency_key like 'ret-open-%'`)).toBe(5); // never queued/retrying
     expect(await one(`select count(*)::int as n from jobs where idempotency_key like 'ret-new-%'`)).toBe(20);
