@@ -174,7 +174,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
       values: [...source.params, def.name, def.queue, maxAttempts],
     });
     const { rows: offered, created } = rows[0]!;
-    if (!options.client && created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
+    if (!options.client && created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool, created);
     return { created, existing: offered - created };
   }
 
@@ -191,7 +191,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         ? insertedIds
         : (await db.query<{ id: number }>(`select id from jobs where idempotency_key = any($1::text[])`, [keys])).rows.map((r) => r.id);
     // In the caller's transaction the rows are not committed yet: the caller refreshes after it commits.
-    if (!options.client && created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool);
+    if (!options.client && created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool, created);
     return { created, existing: keys.length - created, ids, keys };
   }
 

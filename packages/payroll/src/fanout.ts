@@ -89,8 +89,8 @@ export async function runCompanyPayroll(deps: FanoutDeps, companyId: string, mon
   }
   // The render jobs were written inside the run's transaction, which enqueueMany cannot refresh
   // after: refresh here, for every company (the scheduler runs them one by one, small ones too;
-  // refreshWakeupStatistics runs at most one analyze per 2 s).
-  if (result.status === 'created' && result.enqueued > 0) await refreshWakeupStatistics(pool);
+  // refreshWakeupStatistics analyzes when the table doubled, at most once per 2 s).
+  if (result.status === 'created' && result.enqueued > 0) await refreshWakeupStatistics(pool, result.enqueued);
   return result;
 }
 
