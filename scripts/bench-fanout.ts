@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { installSqlProfile } from './lib/sql-profile.ts';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 import { countWakeups } from '@beton/jobs/wakeups';
+import { localPostmaster, treeCpuMs } from './lib/cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -66,6 +67,10 @@ async function main() {
 
     log(`Fan-out: runPayroll(${values.month}) for ${COMPANIES} companies, ${PARALLEL} at a time…`);
     const deps = { pool, jobs: createJobClient(pool, jobDefinitions), lock: new PostgresLock(pool), by: 'bench-fanout' };
+    // CPU over the fan-out, less noisy than its wall time on a shared VM: the PostgreSQL server
+    // (every backend, autovacuum and the server's own processes) and this process.
+    const postmaster = await localPostmaster(pool);
+    const cpuBefore = { postgres: postmaster === undefined ? undefined : treeCpuMs(postmaster), node: process.cpuUsage() };
     const started = performance.now();
     let lastLog = 0;
     sql.on();
@@ -81,6 +86,13 @@ async function main() {
     });
     sql.off();
     const fanoutSeconds = (performance.now() - started) / 1000;
+    const pgAfter = postmaster === undefined ? undefined : treeCpuMs(postmaster);
+    const nodeCpu = process.cpuUsage(cpuBefore.node);
+    const perJobUs = (ms: number) => Number(((1000 * ms) / N).toFixed(1));
+    const cpuUsPerJob = {
+      postgres: cpuBefore.postgres === undefined || pgAfter === undefined ? null : perJobUs(pgAfter - cpuBefore.postgres),
+      node: perJobUs((nodeCpu.user + nodeCpu.system) / 1000),
+    };
 
     const counts = {
       ...(
@@ -104,6 +116,10 @@ async function main() {
         `${fmt(Math.round(N / fanoutSeconds))} jobs/s, ${PARALLEL} companies at a time`,
     );
     console.log(
+      `CPU      ${cpuUsPerJob.postgres ?? '?'} µs a job in PostgreSQL (all its processes), ${cpuUsPerJob.node} µs in this process` +
+        (postmaster === undefined ? ' (the server is not on this machine: its CPU is not read)' : ''),
+    );
+    console.log(
       `verified ${fmt(counts.jobs)} jobs rows queued, ${fmt(counts.wakeups)} graphile wake-ups, ${counts.runs} payroll_runs: ${ok ? 'OK' : 'MISMATCH'}`,
     );
     if (values.profile || fanoutSeconds > FANOUT_TARGET_S) {
@@ -119,7 +135,7 @@ async function main() {
       }
     }
     if (values.json)
-      console.log(JSON.stringify({ employees: N, seedSeconds: Number(seedSeconds.toFixed(2)), fanoutSeconds: Number(fanoutSeconds.toFixed(2)) }));
+      console.log(JSON.stringify({ employees: N, seedSeconds: Number(seedSeconds.toFixed(2)), fanoutSeconds: Number(fanoutSeconds.toFixed(2)), cpuUsPerJob }));
     if (!ok) throw new Error(`counts do not match: ${JSON.stringify({ ...counts, enqueued: summary.enqueued, expected: N })}`);
   } finally {
     await pool.end().catch(() => {});
