@@ -28,6 +28,16 @@ describe('time zones with daylight saving (luxon)', () => {
     expect(localWhen(new Date('2026-03-28T09:00:00Z'), 'Europe/London').en).toBe('09:00 on 28 Mar 2026');
   });
 
+  it('localWhen keeps each zone its own (its formatters are made once per zone): the same instant in three zones, twice', () => {
+    const at = new Date('2026-11-30T20:30:00Z');
+    for (let round = 0; round < 2; round++) {
+      expect(localWhen(at, 'Asia/Dhaka')).toEqual({ en: '02:30 on 1 Dec 2026', bn: '1 ডিসেম্বর, 2026, 02:30' });
+      expect(localWhen(at, 'Europe/London')).toEqual({ en: '20:30 on 30 Nov 2026', bn: '30 নভেম্বর, 2026, 20:30' });
+      expect(localWhen(at, 'America/New_York').en).toBe('15:30 on 30 Nov 2026');
+    }
+    expect(() => localWhen(at, 'Mars/Olympus')).toThrow(RangeError);
+  });
+
   it("a company in New York: the 09:00 deadline is 13:00 UTC in summer time and 14:00 UTC in winter; the run's month follows the local date", () => {
     expect(slipDeadline('2026-03', 'America/New_York').toISOString()).toBe('2026-04-01T13:00:00.000Z'); // EDT
     expect(slipDeadline('2026-10', 'America/New_York').toISOString()).toBe('2026-11-01T14:00:00.000Z'); // EST: summer time ended at 02:00 that morning
