@@ -15,36 +15,23 @@ function valid(at: DateTime, what: string, timeZone: string): DateTime {
 }
 
 /**
- * One Intl.DateTimeFormat per locale, kind and zone, made once: making one costs ~0.15 ms (ICU
- * loads the locale's patterns), using one ~2 µs. HR's runs page formats a few times per run, and
- * at 13 runs of history the formatters' making was most of the page's time (bench:history: ~20 of
- * 23–34 ms). A handful of zones in use: the cache stays small.
+ * `date` in `timeZone`, formatted through luxon, which makes each Intl.DateTimeFormat once and
+ * keeps it: making one costs ~0.15 ms (ICU loads the locale's patterns), and HR's runs page
+ * shows several times per run — made anew on every call, at 13 runs of history, they were most
+ * of the call (bench:history: 22.9–34.3 ms a call whose statements took ~12 ms).
  */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(kind: 'hhmm' | 'day-en' | 'day-bn', timeZone: string): Intl.DateTimeFormat {
-  const key = `${kind} ${timeZone}`;
-  let f = formatters.get(key);
-  if (!f) {
-    const day = { timeZone, day: 'numeric', month: 'short', year: 'numeric' } as const;
-    f =
-      kind === 'hhmm'
-        ? new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-        : kind === 'day-en'
-          ? new Intl.DateTimeFormat('en-GB', day)
-          : new Intl.DateTimeFormat('bn-BD-u-nu-latn', { ...day, month: 'long' });
-    formatters.set(key, f);
-  }
-  return f;
-}
+const inZone = (date: Date, timeZone: string) => valid(DateTime.fromJSDate(date, { zone: timeZone }), date.toISOString(), timeZone);
 
 /** "09:00" style local time of `date` in `timeZone`. */
 export function localHhMm(date: Date, timeZone: string): string {
-  return formatter('hhmm', timeZone).format(date);
+  return inZone(date, timeZone).toLocaleString({ hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }, { locale: 'en-GB' });
 }
 
 /** "1 Dec 2026" (English) and "1 ডিসেম্বর 2026" (Bengali, Latin digits as everywhere) of `date` in `timeZone`. */
 export function localDay(date: Date, timeZone: string): { en: string; bn: string } {
-  return { en: formatter('day-en', timeZone).format(date), bn: formatter('day-bn', timeZone).format(date) };
+  const at = inZone(date, timeZone);
+  const day = { day: 'numeric', month: 'short', year: 'numeric' } as const;
+  return { en: at.toLocaleString(day, { locale: 'en-GB' }), bn: at.toLocaleString({ ...day, month: 'long' }, { locale: 'bn-BD-u-nu-latn' }) };
 }
 
 /** "09:00 on 1 Dec 2026" / "1 ডিসেম্বর 2026, 09:00": a time that may be another day than today. */

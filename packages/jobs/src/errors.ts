@@ -175,7 +175,7 @@ export function retryAfterFromHeaders(headers: Record<string, unknown> | undefin
     if (Number.isFinite(date)) return Math.max(0, date - now);
   }
   const reset = Number(get('x-ratelimit-reset'));
-  if (Number.isFinite(reset) && reset > 0) return Math.max(reset * 1000 - now, 1000 - (((now % 1000) + 1000) % 1000));
+  if (Number.isFinite(reset) && reset > 0) return Math.max(reset * 1000 - now, 1000 - (now % 1000));
   return undefined;
 }
 
