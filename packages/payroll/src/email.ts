@@ -1,4 +1,4 @@
-import { prepared, type Pool } from '@beton/db';
+import { ASYNC_COMMIT, prepared, type Pool } from '@beton/db';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeferError, retryOnConnectionError, TransientError } from '@beton/jobs/client';
 import type { ActivityLookup } from './activity.ts';
@@ -106,10 +106,13 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   // A new key's row is inserted with its first attempt already recorded (what the "record the
   // attempt" update below does for an existing row): one statement for the common case (issue
   // 23). An existing row is returned as it stands (xmax = 0 only on the row this statement inserted).
+  // Committed asynchronously (@beton/db ASYNC_COMMIT), as is the "sent" below: the unknown mark
+  // before the request is a synchronous commit, which makes this one durable before anything is
+  // sent; lost in a server crash, the row is made again by the job's next attempt.
   const { rows } = await pool.query<DeliveryRow & { inserted: boolean }>({
     ...prepared(
       `insert into email_deliveries (idempotency_key, recipient, status, attempts, outcome_unknown_since, payroll_run_id, company_id, employee_id)
-       values ($1, $2, 'sending', 1, null, $3, $4, $5)
+       select $1, $2, 'sending', 1, null, $3, $4, $5 from ${ASYNC_COMMIT}
        on conflict (idempotency_key) do update set recipient = email_deliveries.recipient
        returning status, recipient, provider_message_id, event_state, outcome_unknown_since is not null as unknown,
          (extract(epoch from now() - request_left_at) * 1000)::int as left_age_ms, xmax = 0 as inserted`,
@@ -181,7 +184,17 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     // the rate limit never sent, and its next attempt sends at once instead of waiting out a
     // settle window (the drill's resends held by a SIGKILLed worker arrived after 87–143 s).
     for (let turns = 1; ; turns++) {
-      await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1`), values: [key] });
+      // A synchronous commit (never ASYNC_COMMIT): durable before the request may leave, and with
+      // it every asynchronous commit before it (the claim, the delivery row, the slot, the place).
+      // The row must be there: one lost with a server crash under this attempt would leave the
+      // request no record at all for the next attempt to wait on.
+      const marked = await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1`), values: [key] });
+      if (marked.rowCount !== 1) {
+        throw new TransientError(
+          'delivery_record_missing',
+          `the delivery record of ${key} is gone (a database restored or restarted under this attempt); not sent`,
+        );
+      }
       await options.announced?.();
       // The mark and the check may have made the turn late (a database slow after a fault): a send
       // placed late in its second would arrive in the next one, one more than the provider allows
@@ -203,7 +216,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     await pool.query({
       ...prepared(
         `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null,
-                request_left_at = ${leftSql} where idempotency_key = $1`,
+                request_left_at = ${leftSql} from ${ASYNC_COMMIT} where idempotency_key = $1`,
       ),
       values: [key, messageId, performance.now() - (leftAt ?? performance.now())],
     });

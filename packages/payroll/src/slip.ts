@@ -1,4 +1,4 @@
-import { prepared, type Pool, type PoolClient } from '@beton/db';
+import { ASYNC_COMMIT, prepared, type Pool, type PoolClient } from '@beton/db';
 import { PermanentError } from '@beton/jobs/client';
 import type { SlipData } from '@beton/pdf';
 import { salaryInMonthSql } from '@beton/people/salary';
@@ -140,9 +140,11 @@ export async function renderSlipAndQueueEmail(
   // the email job exists exactly when its slip is stored. The email keeps the render job's
   // place in the queue, its priority read in the same statement. A crash before it commits
   // leaves neither; the render job is then not done and its next attempt does both (same keys).
+  // Committed asynchronously (@beton/db ASYNC_COMMIT): lost in a server crash, it is that crash
+  // before the commit (the render job's finish, after it, is lost with it).
   await deps.jobs.enqueue('send-slip-email', payload, {
     alongside: {
-      sql: `insert into slips (employee_id, month, key, pdf, sha256, bytes, encrypted) values ($1, $2, $3, $4, $5, $6, $7)
+      sql: `insert into slips (employee_id, month, key, pdf, sha256, bytes, encrypted) select $1, $2, $3, $4, $5, $6, $7 from ${ASYNC_COMMIT}
             on conflict (key) do update set pdf = excluded.pdf, sha256 = excluded.sha256, bytes = excluded.bytes, encrypted = excluded.encrypted, created_at = now()`,
       params: [payload.employeeId, payload.month, key, Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), sha256, pdf.byteLength, protectSlips],
     },

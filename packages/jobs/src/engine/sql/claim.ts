@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import { ASYNC_COMMIT, type Pool } from '@beton/db';
 import { attemptColumns, type JobLinkColumns } from '../../links.ts';
 import { transitionSql } from '../../transitions.ts';
 
@@ -35,7 +35,7 @@ export function claimStatement(links: JobLinkColumns): ClaimStatement {
          , locked as (select j.id from jobs j join req on req.id = j.id order by j.id for update of j)
          , c as (
            update jobs j set status = 'running', attempts = j.attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
-           from req where j.id = req.id and j.id in (select id from locked) and j.wakeup_seq = req.seq and j.status in ${CLAIMABLE}
+           from req, ${ASYNC_COMMIT} where j.id = req.id and j.id in (select id from locked) and j.wakeup_seq = req.seq and j.status in ${CLAIMABLE}
            returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key, j.task_name${copied.map((c) => `, j.${c}`).join('')})
          , a as (insert into job_attempts (job_id, attempt, worker_id, task_name${cols})
                  select id, attempts, $3, task_name${cols} from c returning id, job_id)
@@ -52,6 +52,10 @@ export function claimStatement(links: JobLinkColumns): ClaimStatement {
 /**
  * Claims (queued/retrying → running, one more attempt, its history row) of many wake-ups in
  * one statement; a wake-up whose `seq` is no longer its job's is stale and claims nothing.
+ * Committed asynchronously (@beton/db ASYNC_COMMIT): a claim lost in a server crash is a job
+ * queued again, run a second time as when its worker dies — a handler's effect outside the
+ * database follows a synchronous commit of its own (an email's unknown mark, email.ts), which
+ * makes the claim before it durable.
  * `again` (the statement run again after a database fault) also returns the jobs an earlier
  * run claimed for `workerId` (a commit whose answer was lost): running, this worker's, that
  * wake-up, the attempt still open — so a claim is never lost and never made twice.

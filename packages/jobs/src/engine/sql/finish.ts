@@ -1,4 +1,4 @@
-import type { PoolClient, Pool } from '@beton/db';
+import { ASYNC_COMMIT, type PoolClient, type Pool } from '@beton/db';
 import type { ErrorKind } from '../../errors.ts';
 import { transitionSql, type JobStatus } from '../../transitions.ts';
 import type { AttemptOutcome } from '../types.ts';
@@ -25,7 +25,7 @@ const MARK_DONE = {
   text: `with d as (select * from unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) as d(id, attempt, attempt_id, duration_ms))
        , locked as (select jobs.id from jobs join d on d.id = jobs.id order by jobs.id for update of jobs)
        , j as (update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
-               from d where jobs.id = d.id and jobs.id in (select id from locked) and jobs.status in ${DONE_FROM} and jobs.attempts = d.attempt returning jobs.id)
+               from d, ${ASYNC_COMMIT} where jobs.id = d.id and jobs.id in (select id from locked) and jobs.status in ${DONE_FROM} and jobs.attempts = d.attempt returning jobs.id)
        update job_attempts a set outcome = 'done', finished_at = now(), duration_ms = d.duration_ms
        from d join j on j.id = d.id where a.id = d.attempt_id`,
 };
@@ -40,6 +40,9 @@ export interface DoneItem {
 /**
  * Successful finishes (running → done and the attempt's row) of many jobs in one statement.
  * Guarded by each job's attempt: run again after a database fault, it changes nothing twice.
+ * Committed asynchronously (@beton/db ASYNC_COMMIT): a finish lost in a server crash is a job
+ * run again, which finds its work done (the slip stored under its key, the email sent or its
+ * outcome unknown: the unknown mark before a request is a synchronous commit, email.ts).
  */
 export async function markJobsDone(pool: Pool, items: readonly DoneItem[]): Promise<void> {
   await pool.query({
