@@ -47,6 +47,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     events = {},
     random = Math.random,
     batching = { delayMs: 0, maxSize: 100 },
+    finishBatching = { delayMs: 20, maxSize: 100 },
     localQueueSize = concurrency,
     localQueueTtlMs = 5_000,
     refetchDelayMs = Math.min(100, options.pollIntervalMs ?? 1000),
@@ -70,7 +71,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   const handBacks = createHandBacks(ctx);
   const claim = createClaimBatcher(ctx, batching);
-  const markDone = createDoneBatcher(ctx, batching);
+  const markDone = createDoneBatcher(ctx, finishBatching);
   const outcomes = createOutcomes(ctx, { handBacks, markDone });
 
   const taskList: TaskList = { ...options.rawTasks };
