@@ -167,10 +167,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       const spawned = server as unknown as { process?: ChildProcess };
       const postmaster = spawned.process;
       if (!postmaster) throw new Error('the embedded server is not running');
-      await new Promise((resolve) => {
-        postmaster.once('exit', resolve);
-        postmaster.kill('SIGQUIT');
-      });
+      if (postmaster.exitCode === null && postmaster.signalCode === null) {
+        await new Promise((resolve) => {
+          postmaster.once('exit', resolve);
+          postmaster.kill('SIGQUIT');
+        });
+      }
       spawned.process = undefined;
       await server.start();
     },
