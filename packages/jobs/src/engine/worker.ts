@@ -115,7 +115,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         preset: {
           worker: {
             // >= 0: with the default -1 a job finishing during shutdown stays locked for 4 h (FACTS).
-            completeJobBatchDelay: 0,
+            // 20 ms, as Beton's own finishes (finishBatching): a wake-up's deletion waits for
+            // others; nothing waits for it (the `jobs` row is the truth, already written or on its
+            // way), and a wake-up left locked by a killed worker is the sweeper's, as before.
+            completeJobBatchDelay: 20,
             failJobBatchDelay: 0,
             ...(localQueueSize > 1
               ? {
