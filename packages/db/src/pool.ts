@@ -87,11 +87,14 @@ export function prepared(text: string): { name: string; text: string } {
  *
  * Only for a statement whose loss nothing outside the database has acted on. PostgreSQL writes
  * and flushes its WAL in order, so the next synchronous commit of any session makes every
- * asynchronous commit before it durable too: the slip pipeline's bookkeeping (a job's claim and
- * finish, a concurrency slot, a place under the rate limit, the slip stored, the delivery row
- * and its "sent") commits asynchronously, and the email's unknown mark — a synchronous commit —
- * makes all of it durable before a request leaves (email.ts). Lost in a crash, the rest is a
- * job run again: its slip stored again (the same key), its email found sent or unknown.
+ * asynchronous commit before it durable too. Committed asynchronously: every job's claim and
+ * successful finish (the engine's statements, for all queues: a lost one is a job run again,
+ * which every handler must already survive, as after a worker's crash), and the slip pipeline's
+ * bookkeeping (a concurrency slot, a place under the rate limit, the slip stored, the delivery
+ * row and its "sent"). What leaves the database is preceded by a synchronous commit of its own:
+ * an email by its unknown mark (email.ts), a bank submission by its `salary_transfers` rows
+ * (bank.ts; the bank also dedupes by reference). Lost in a crash, the rest is a job run again:
+ * its slip stored again (the same key), its email found sent or unknown.
  *
  * `set_config(…, true)` lasts to the end of the transaction: joined into a statement sent alone
  * (autocommit), that statement's; inside a caller's transaction it would be the whole

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../src/definition.ts';
 import { createJobClient } from '../src/enqueue.ts';
-import type { RunningWorker } from '../src/engine/worker.ts';
 import { testWorker, waitFor } from './helpers.ts';
 
 const staggered = defineJob({
@@ -24,7 +23,6 @@ const definitions = [staggered] as const;
 
 describe('successful finishes batched (finishBatching)', () => {
   let db: TestDatabase;
-  const workers: RunningWorker[] = [];
   /** Handlers of a group wait until all four have started, then return `gapMs` apart. */
   const started = new Map<string, { n: number; all: Promise<void>; open: () => void }>();
   const returned = new Map<string, number[]>();
@@ -33,7 +31,6 @@ describe('successful finishes batched (finishBatching)', () => {
     db = await createTestDatabase('finish_batching');
   });
   afterAll(async () => {
-    for (const w of workers) await w.stop();
     await db?.drop();
   });
 
@@ -55,20 +52,22 @@ describe('successful finishes batched (finishBatching)', () => {
         },
       },
     });
-    workers.push(worker);
-    const client = createJobClient(db.pool, definitions);
-    await client.enqueueMany(
-      'test-staggered',
-      [0, 1, 2, 3].map((i) => ({ payload: { group, i } })),
-    );
-    await waitFor(
-      'four done',
-      async () => (await db.pool.query(`select count(*)::int as n from jobs where payload->>'group' = $1 and status = 'done'`, [group])).rows[0].n === 4,
-    );
-    const doneAt = performance.now();
-    await worker.stop();
-    const { rows } = await db.pool.query<{ n: number }>(`select count(distinct finished_at)::int as n from jobs where payload->>'group' = $1`, [group]);
-    return { statements: rows[0]!.n, lastReturnToDoneSeenMs: doneAt - Math.max(...returned.get(group)!) };
+    try {
+      const client = createJobClient(db.pool, definitions);
+      await client.enqueueMany(
+        'test-staggered',
+        [0, 1, 2, 3].map((i) => ({ payload: { group, i } })),
+      );
+      await waitFor(
+        'four done',
+        async () => (await db.pool.query(`select count(*)::int as n from jobs where payload->>'group' = $1 and status = 'done'`, [group])).rows[0].n === 4,
+      );
+      const doneAt = performance.now();
+      const { rows } = await db.pool.query<{ n: number }>(`select count(distinct finished_at)::int as n from jobs where payload->>'group' = $1`, [group]);
+      return { statements: rows[0]!.n, lastReturnToDoneSeenMs: doneAt - Math.max(...returned.get(group)!) };
+    } finally {
+      await worker.stop();
+    }
   }
 
   it('four jobs returning 4 ms apart are finished by one statement, and seen done soon after', async () => {

@@ -192,7 +192,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
       if (marked.rowCount !== 1) {
         throw new TransientError(
           'delivery_record_missing',
-          `the delivery record of ${key} is gone (a database restored or restarted under this attempt); not sent`,
+          `the delivery record of ${key} is gone (the database crashed or was restored under this attempt); not sent`,
         );
       }
       await options.announced?.();

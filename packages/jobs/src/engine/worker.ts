@@ -31,6 +31,13 @@ export type * from './types.ts';
 /** The smallest local queue whose fetches are delayed after one that did not fill it; a smaller one's only after one that found nothing (types.ts: refetchDelayMs). */
 const REFETCH_DELAY_PARTIAL_QUEUE = 16;
 
+/**
+ * How long a successful finish waits for others to share its statement (finishBatching's default),
+ * and graphile-worker's deletion of the finished wake-ups (its completeJobBatchDelay). Nothing
+ * waits for either (task.ts: the slot takes its next job while the outcome is written).
+ */
+const FINISH_BATCH_DELAY_MS = 20;
+
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const {
     pool,
@@ -47,7 +54,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     events = {},
     random = Math.random,
     batching = { delayMs: 0, maxSize: 100 },
-    finishBatching = { delayMs: 20, maxSize: 100 },
+    finishBatching = { delayMs: FINISH_BATCH_DELAY_MS, maxSize: 100 },
     localQueueSize = concurrency,
     localQueueTtlMs = 5_000,
     refetchDelayMs = Math.min(100, options.pollIntervalMs ?? 1000),
@@ -115,10 +122,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         preset: {
           worker: {
             // >= 0: with the default -1 a job finishing during shutdown stays locked for 4 h (FACTS).
-            // 20 ms, as Beton's own finishes (finishBatching): a wake-up's deletion waits for
-            // others; nothing waits for it (the `jobs` row is the truth, already written or on its
-            // way), and a wake-up left locked by a killed worker is the sweeper's, as before.
-            completeJobBatchDelay: 20,
+            // As long as Beton's own finishes wait (FINISH_BATCH_DELAY_MS): a wake-up's deletion
+            // waits for others; nothing waits for it (the `jobs` row is the truth, already written
+            // or on its way), and a wake-up left locked by a killed worker is the sweeper's.
+            completeJobBatchDelay: FINISH_BATCH_DELAY_MS,
             failJobBatchDelay: 0,
             ...(localQueueSize > 1
               ? {
