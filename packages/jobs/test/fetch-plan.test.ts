@@ -4,7 +4,10 @@
  * (`plan_cache_mode = force_generic_plan`); with the task ids a parameter, that plan walked
  * graphile-worker's main index through every other task's wake-up due earlier (the email
  * worker through the month's render wake-ups, issue 23). The statement a real worker sends is
- * recorded from its connections and planned here the same way.
+ * recorded from its connections and planned here the same way. The maintenance worker's fetch
+ * (`fewWakeups`) is sorted from its tasks' index: planned on statistics a fan-out left (its
+ * bank submissions estimated due after they ran), graphile-worker's order walked every render
+ * wake-up (bench --explain, issue 23).
  */
 import { createTestDatabase, type Pool, type TestDatabase } from '@beton/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +23,8 @@ const job = <const N extends string>(name: N, queue: string) =>
   defineJob({ name, queue, schema: z.object({ key: z.string() }), timeoutMs: 5_000, idempotencyKey: (p) => `${name}:${p.key}` });
 const render = job('test-fetch-render', 'test-render');
 const email = job('test-fetch-email', 'test-email');
-const definitions = [render, email] as const;
+const bank = job('test-fetch-bank', 'test-maintenance');
+const definitions = [render, email, bank] as const;
 
 type Sent = { name?: string; text: string; values?: unknown[] };
 
@@ -47,16 +51,26 @@ function recording(pool: Pool, sent: Sent[]): Pool {
   });
 }
 
-/** EXPLAIN ANALYZE of one statement as a worker runs it: its generic plan (prepared, force_generic_plan). */
-async function genericPlan(pool: Pool, statement: Sent): Promise<string> {
+/**
+ * EXPLAIN ANALYZE of one statement as a worker runs it (rolled back): the render and email
+ * workers' generic plan (prepared, force_generic_plan), the maintenance worker's custom plan.
+ */
+async function workerPlan(pool: Pool, statement: Sent, plans: 'generic' | 'custom' = 'generic'): Promise<string> {
   const client = await pool.connect();
   try {
-    await client.query('set plan_cache_mode = force_generic_plan');
+    if (plans === 'generic') await client.query('set plan_cache_mode = force_generic_plan');
     await client.query('begin');
-    const types = statement.values!.map((v) => (Array.isArray(v) ? 'int[]' : 'text'));
-    await client.query(`prepare fetch_plan(${types.join(', ')}) as ${statement.text}`);
-    const args = statement.values!.map((v) => (Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v)}'`));
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off) execute fetch_plan(${args.join(', ')})`);
+    let explain: { text: string; values?: unknown[] } = {
+      text: `explain (analyze, costs off) ${statement.text}`,
+      ...(statement.values ? { values: statement.values } : {}),
+    };
+    if (plans === 'generic') {
+      const types = statement.values!.map((v) => (Array.isArray(v) ? 'int[]' : 'text'));
+      await client.query(`prepare fetch_plan(${types.join(', ')}) as ${statement.text}`);
+      const args = statement.values!.map((v) => (Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v)}'`));
+      explain = { text: `explain (analyze, costs off) execute fetch_plan(${args.join(', ')})` };
+    }
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(explain);
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   } finally {
     await client.query('rollback');
@@ -109,14 +123,67 @@ describe("graphile-worker's fetch on a worker's generic plans", () => {
 
     // Planned as the worker runs it, with every render wake-up due before the email ones: the
     // email task's index, no render wake-up read.
-    const inlined = await genericPlan(db.pool, fetch);
+    const inlined = await workerPlan(db.pool, fetch);
     expect(inlined).toContain(`Index Scan using ${WAKEUP_AGE_INDEX}`);
     expect(inlined).not.toMatch(/Rows Removed by Filter/);
     // graphile-worker's own statement, planned the same way, walks the render wake-ups.
-    const original = await genericPlan(db.pool, {
+    const original = await workerPlan(db.pool, {
       ...fetch,
       text: fetch.text.replace(/task_id = any\('\{\d+\}'::int\[\]\) and \$2::int\[\] is not null/, FETCH_TASK_FILTER),
     });
     expect(original).toMatch(/Rows Removed by Filter: 5\d{3}/);
+  });
+});
+
+describe("the maintenance worker's fetch (fewWakeups), on statistics a fan-out left", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('fetch_plan_few');
+    await migrateQueue(db.pool);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("reads its tasks' index after the month's bank submissions ran, not the 20,000 render wake-ups", async () => {
+    const jobs = createJobClient(db.pool, definitions);
+    // The month's fan-out: every slip's render and a bank submission per company, analyzed so.
+    await jobs.enqueueMany(
+      'test-fetch-render',
+      Array.from({ length: 20_000 }, (_, i) => ({ payload: { key: `r${i}` } })),
+    );
+    await jobs.enqueueMany(
+      'test-fetch-bank',
+      Array.from({ length: 60 }, (_, i) => ({ payload: { key: `b${i}` } })),
+    );
+    await db.pool.query(`analyze graphile_worker._private_jobs`);
+
+    const sent: Sent[] = [];
+    const worker = await testWorker(recording(db.pool, sent), {
+      definitions,
+      queue: 'test-maintenance',
+      concurrency: 2,
+      fewWakeups: true,
+      handlers: { 'test-fetch-bank': async () => {} },
+    });
+    try {
+      await waitFor('the 60 bank submissions done', async () => {
+        const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where task_name = 'test-fetch-bank' and status = 'done'`);
+        return rows[0]!.n === 60;
+      });
+    } finally {
+      await worker.stop();
+    }
+
+    // Its fetch now, none of its wake-ups left and the statistics still saying ~60 are.
+    const fetch = sent.at(-1)!;
+    expect(fetch.text).toContain('order by priority + 0 asc, run_at asc');
+    expect(fetch.name).toMatch(/\/sorted$/);
+    const sorted = await workerPlan(db.pool, fetch, 'custom');
+    expect(sorted).toContain(WAKEUP_AGE_INDEX);
+    expect(sorted).not.toMatch(/Rows Removed by Filter: \d{3,}/);
+    // The same fetch in graphile-worker's order walks the main index through the render wake-ups.
+    const inOrder = await workerPlan(db.pool, { ...fetch, text: fetch.text.replace('order by priority + 0 asc', 'order by priority asc') }, 'custom');
+    expect(inOrder).toMatch(/Rows Removed by Filter: 20\d{3}/);
   });
 });

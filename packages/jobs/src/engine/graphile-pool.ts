@@ -88,6 +88,8 @@ function handlingOf(config: unknown): { retried: string } | 'fetch' | 'batch fet
 
 export interface GraphilePoolOptions {
   deadlineMs: number;
+  /** The fetch reads its tasks' index and sorts (a queue whose wake-ups are few: types.ts `fewWakeups`). */
+  sortedFetch?: boolean;
   health?: DbFaultListener;
   onRetry?: (statement: string, error: unknown, attempt: number) => void;
 }
@@ -107,23 +109,32 @@ type QueryConfig = { text: string; values?: unknown[]; name?: string };
  * made for those tasks from the table's statistics — the task's index
  * (beton_wakeups_task_run_at_idx) when few of its wake-ups are due, the main index when many
  * are. `$2` stays bound, unused.
+ *
+ * A queue whose wake-ups are always few (`sortedFetch`: the maintenance queue) orders by
+ * `priority + 0`, which no index provides: PostgreSQL then sorts what its tasks' index finds
+ * due — a few rows — whatever its statistics say, instead of walking the main index in order
+ * and filtering out every other queue's wake-up when statistics a fan-out left estimate some
+ * of its own due (the same order: `priority + 0` sorts as `priority`).
  */
 const FETCH_STATEMENT = /^get_job/;
 export const FETCH_TASK_FILTER = 'task_id = any($2::int[])';
+const FETCH_ORDER = /order by priority asc, run_at asc(\s+limit )/;
 const fetchStatements = new Map<string, QueryConfig>();
 
 /**
  * A fetch (handlingOf) with its task ids written in (see above). One whose text or ids are not
  * what getJobs.js sends goes as it is: fetch-plan.test.ts fails if an upgrade changes them.
  */
-function withFetchTasksInlined(config: QueryConfig & { name: string }): QueryConfig {
+function withFetchTasksInlined(config: QueryConfig & { name: string }, sorted: boolean): QueryConfig {
   const { name, text, values } = config;
   const ids = values?.[1];
   if (!text.includes(FETCH_TASK_FILTER) || !Array.isArray(ids) || ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id))) return config;
-  const key = `${name}/t${ids.join(',')}`;
+  if (sorted && !FETCH_ORDER.test(text)) return config;
+  const key = `${name}/t${ids.join(',')}${sorted ? '/sorted' : ''}`;
   let fetch = fetchStatements.get(key);
   if (!fetch) {
-    fetch = { name: key, text: text.replace(FETCH_TASK_FILTER, `task_id = any('{${ids.join(',')}}'::int[]) and $2::int[] is not null`) };
+    const inlined = text.replace(FETCH_TASK_FILTER, `task_id = any('{${ids.join(',')}}'::int[]) and $2::int[] is not null`);
+    fetch = { name: key, text: sorted ? inlined.replace(FETCH_ORDER, 'order by priority + 0 asc, run_at asc$1') : inlined };
     fetchStatements.set(key, fetch);
   }
   return { ...config, name: fetch.name, text: fetch.text };
@@ -141,7 +152,7 @@ class RetryingClient {
     const handling = handlingOf(config);
     if (handling === 'pass') return this.run(config, values);
     if (handling !== 'fetch' && handling !== 'batch fetch') return this.retried(handling.retried, config, values);
-    const fetched = this.run(withFetchTasksInlined(config as QueryConfig & { name: string }), values);
+    const fetched = this.run(withFetchTasksInlined(config as QueryConfig & { name: string }, this.options.sortedFetch ?? false), values);
     return handling === 'fetch' ? fetched : (fetched as Promise<{ rows: WakeupRow[] }>).then(inFetchOrder);
   }
 

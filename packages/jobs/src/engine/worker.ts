@@ -104,6 +104,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         // Beton's pool, with graphile-worker's completions made to survive a lost connection.
         pgPool: graphilePool(pool, {
           deadlineMs: dbRetryDeadlineMs,
+          sortedFetch: options.fewWakeups ?? false,
           health: db,
           onRetry: (statement, error, attempt) => {
             if (attempt === 1 || attempt % 10 === 0)
