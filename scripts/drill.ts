@@ -16,7 +16,11 @@
  * nine in ten slips are out and the timeline above is over, one of: every worker connection
  * terminated (`pg_terminate_backend`); the embedded PostgreSQL stopped and started again (the
  * second fault; on a DATABASE_URL server another termination instead); the workers' role at its
- * connection limit for 20 s (the third fault). The workers connect as a role of their own.
+ * connection limit for 20 s (the third fault); without --fast (production settings: fsync and
+ * synchronous commits on), the embedded PostgreSQL crashed — an immediate shutdown, WAL not yet
+ * flushed lost, replayed on start — as the fourth (the asynchronous bookkeeping commits of the
+ * slip pipeline are lost with it, the synchronous unknown mark before each request is not).
+ * The workers connect as a role of their own.
  *
  * --fast shortens latencies, windows and pacing for the test suite (same faults, same checks).
  */
@@ -183,6 +187,7 @@ async function main() {
 
   // ── database, data, simulators ─────────────────────────────────────────────────────
   const db: FreshDatabase = await freshDatabase('drill', { fast: FAST, keep: args['keep-database'] });
+  const CRASH = !FAST && db.crash !== undefined;
   exit.add(() => db.drop());
   say(`database: ${db.where}`);
   const seeded = await seedDatabase(db.pool, { employees: N, companies: COMPANIES, invalidRate: 0.01, seed: 20261201 });
@@ -597,18 +602,19 @@ async function main() {
     })(),
   );
   // ── database faults (issue 17) ─────────────────────────────────────────────────────
-  const dbFaultLog: Array<{ kind: 'terminate' | 'restart' | 'refuse'; at: number; endedAt: number; connections?: number; error?: string }> = [];
+  const dbFaultLog: Array<{ kind: 'terminate' | 'restart' | 'refuse' | 'crash'; at: number; endedAt: number; connections?: number; error?: string }> = [];
   let stopDbFaults = !DB_FAULTS;
   let lastDbFaultEnd = 0;
   const dbFaultsOver = (async () => {
     if (!DB_FAULTS) return;
     await at0(DBF.firstAt);
     for (let i = 0; !stopDbFaults; i++) {
-      const kind = i === 1 && db.restart ? 'restart' : i === 2 ? 'refuse' : 'terminate';
+      // A crash only with production settings: --fast turns fsync and synchronous commits off.
+      const kind = i === 1 && db.restart ? 'restart' : i === 2 ? 'refuse' : i === 3 && CRASH ? 'crash' : 'terminate';
       // A fault that keeps the database away for a while waits for the end of the 429 pressure
       // window if it would overlap it: with no connection no send goes out, the provider sees
       // no 429 and the pressure is never met (December 4: the 20 s refusal began 2 s before it).
-      const awaySec = kind === 'refuse' ? DBF.refuseMs / 1000 : kind === 'restart' ? DBF.downMs / 1000 + 3 : 0;
+      const awaySec = kind === 'refuse' ? DBF.refuseMs / 1000 : kind === 'restart' || kind === 'crash' ? DBF.downMs / 1000 + 3 : 0;
       const nowSec = (performance.now() - t0) / 1000;
       if (awaySec > 0 && nowSec < T.pressureAt + T.pressureFor + 1 && nowSec + awaySec > T.pressureAt - 1) {
         await at0(T.pressureAt + T.pressureFor + 1);
@@ -624,6 +630,10 @@ async function main() {
           event(`database fault: PostgreSQL stopped (fast shutdown), started again after ${DBF.downMs / 1000} s`);
           await db.restart!(DBF.downMs);
           event('database fault over: PostgreSQL accepts connections again');
+        } else if (kind === 'crash') {
+          event('database fault: PostgreSQL crashed (immediate shutdown: WAL not yet flushed is lost), started again (WAL replayed)');
+          await db.crash!();
+          event('database fault over: PostgreSQL recovered and accepts connections again');
         } else {
           event(`database fault: the workers' role at its connection limit for ${DBF.refuseMs / 1000} s (every connection refused)`);
           entry.connections = (await refuseWorkerConnections(db.pool, role.name, DBF.refuseMs)).terminated;
@@ -1031,15 +1041,20 @@ async function main() {
   // Database faults (issue 17).
   const runnerDeaths = (await db.pool.query<{ n: number }>(`select coalesce(sum(runner_deaths), 0)::int as n from workers`)).rows[0]!.n;
   const strandedJobs = await countStranded();
-  const dbFaultKinds = { terminate: 0, restart: 0, refuse: 0 };
+  const dbFaultKinds = { terminate: 0, restart: 0, refuse: 0, crash: 0 };
   for (const f of dbFaultLog) if (!f.error) dbFaultKinds[f.kind]++;
-  const dbFaults = dbFaultKinds.terminate + dbFaultKinds.restart + dbFaultKinds.refuse;
+  const dbFaults = dbFaultKinds.terminate + dbFaultKinds.restart + dbFaultKinds.refuse + dbFaultKinds.crash;
   const settledAfterLastFaultSeconds = lastDbFaultEnd && settledAt ? round((settledAt - lastDbFaultEnd) / 1000) : null;
   if (DB_FAULTS) {
     check(
       'database faults happened',
-      dbFaults > 0 && dbFaultKinds.refuse === 1 && (dbFaultKinds.restart === 1 || !db.restart) && dbFaultLog.every((f) => !f.error),
-      `${dbFaults} in all: ${dbFaultKinds.terminate} × every worker connection terminated (${dbFaultLog.reduce((a, f) => a + (f.kind === 'terminate' ? (f.connections ?? 0) : 0), 0)} connections), ${dbFaultKinds.restart} × PostgreSQL restarted${db.restart ? '' : ' (not possible on a DATABASE_URL server)'}, ${dbFaultKinds.refuse} × connections refused for ${DBF.refuseMs / 1000} s; at t+${dbFaultLog.map((f) => Math.round((f.at - t0) / 1000)).join(', +')} s${
+      dbFaults > 0 &&
+        dbFaultKinds.refuse === 1 &&
+        (dbFaultKinds.restart === 1 || !db.restart) &&
+        // The crash is the fourth fault: a run over before it has none.
+        (dbFaultKinds.crash === 1 || !CRASH || dbFaultLog.length <= 3) &&
+        dbFaultLog.every((f) => !f.error),
+      `${dbFaults} in all: ${dbFaultKinds.terminate} × every worker connection terminated (${dbFaultLog.reduce((a, f) => a + (f.kind === 'terminate' ? (f.connections ?? 0) : 0), 0)} connections), ${dbFaultKinds.restart} × PostgreSQL restarted${db.restart ? '' : ' (not possible on a DATABASE_URL server)'}, ${dbFaultKinds.refuse} × connections refused for ${DBF.refuseMs / 1000} s, ${dbFaultKinds.crash} × PostgreSQL crashed${CRASH ? '' : FAST ? ' (not with --fast: fsync off)' : ' (not possible on a DATABASE_URL server)'}; at t+${dbFaultLog.map((f) => Math.round((f.at - t0) / 1000)).join(', +')} s${
         dbFaultLog.some((f) => f.error)
           ? `; failed to inject: ${dbFaultLog
               .filter((f) => f.error)

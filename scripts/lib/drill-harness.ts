@@ -20,6 +20,8 @@ export interface FreshDatabase {
   where: string;
   /** The embedded server stopped (fast shutdown) and started again after `downMs`; absent on a DATABASE_URL server. */
   restart?: (downMs: number) => Promise<void>;
+  /** The embedded server crashed (immediate shutdown: WAL not yet flushed is lost) and started again; absent on a DATABASE_URL server. */
+  crash?: () => Promise<void>;
   /** The embedded server's log file (jsonlog), when asked for with `logFile`. */
   logFile?: string;
   drop(): Promise<void>;
@@ -37,6 +39,7 @@ export async function freshDatabase(
   let serverUrl: string;
   let stopServer = async () => {};
   let restart: ((downMs: number) => Promise<void>) | undefined;
+  let crash: (() => Promise<void>) | undefined;
   let where: string;
   let logFile: string | undefined;
   if (process.env.DATABASE_URL) {
@@ -56,6 +59,7 @@ export async function freshDatabase(
     serverUrl = server.serverUrl;
     where = `embedded PostgreSQL in ${path.relative(repoRoot, dir)} (port ${server.port}${options.fast ? ', fsync off' : ''})`;
     restart = (downMs) => server.restart({ downMs });
+    crash = () => server.crash();
     stopServer = async () => {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -78,6 +82,7 @@ export async function freshDatabase(
     pool,
     where,
     ...(restart ? { restart } : {}),
+    ...(crash ? { crash } : {}),
     ...(logFile ? { logFile } : {}),
     async drop() {
       if (dropped) return;
