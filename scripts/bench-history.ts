@@ -18,7 +18,7 @@ import { listRunProgress, queuesOverview } from '@beton/dashboard';
 import { purgeHistory, runPayroll } from '@beton/payroll';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { exitHandling, freshDatabase, median, round } from './lib/drill-harness.ts';
+import { exitHandling, freshDatabase, median, p95, round } from './lib/drill-harness.ts';
 import { WAKEUP_TABLE } from '@beton/jobs/wakeups';
 
 const { values: args } = parseArgs({
@@ -37,8 +37,6 @@ const REPS = Number(args.reps);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const exit = exitHandling(say);
 const TABLES = ['jobs', 'job_attempts', 'email_deliveries', 'slips', WAKEUP_TABLE] as const;
-
-const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))]!;
 
 async function main() {
   for (const [name, v] of Object.entries({ months: MONTHS, employees: N, 'keep-months': KEEP, reps: REPS })) {

@@ -204,6 +204,9 @@ export const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** The 95th percentile (the value at or below which 95 % of `xs` fall; NaN for none). */
+export const p95 = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))]!);
+
 export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** processes.ts's spawnWorker with a longer readiness wait (a busy 2-core machine). */

@@ -10,6 +10,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { median, p95 } from './drill-harness.ts';
 
 /** The server settings (`-c`) that make auto_explain explain `sampleRate` of all statements. */
 export function autoExplainSettings(sampleRate: number): Record<string, string> {
@@ -85,12 +86,6 @@ export interface ExplainedStatement {
   first: LoggedPlan;
   slowest: { ms: number; plan: LoggedPlan };
 }
-
-const median = (xs: number[], q = 0.5) => {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
 
 /** A plan's nodes in pre-order, one word each with the relation or index it reads. */
 export function planShape(node: PlanNode, max = 12): string {
@@ -175,7 +170,7 @@ export class ExplainCollector {
         samples: a.ms.length,
         estimatedCalls: a.ms.length / this.sampleRate,
         p50Ms: median(a.ms),
-        p95Ms: median(a.ms, 0.95),
+        p95Ms: p95(a.ms),
         totalMs: a.ms.reduce((x, y) => x + y, 0),
         buffers: { hit: median(a.hit), read: median(a.read), dirtied: median(a.dirtied), written: median(a.written) },
         wal: { records: median(a.walRecords), bytes: median(a.walBytes) },

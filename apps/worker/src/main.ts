@@ -86,6 +86,7 @@ async function main() {
       onRetry: (error, attempt) => attempt === 1 && log.warn({ err: error }, 'the database does not accept connections yet; waiting'),
     },
   );
+  const isScheduler = config.queue === 'maintenance';
   const pool = createPool({
     url: config.databaseUrl,
     max: config.dbPoolMax,
@@ -94,7 +95,7 @@ async function main() {
     // batched claim and finish, @beton/db prepared): planned once per connection, not per call
     // (PostgreSQL otherwise keeps planning the batched ones with their arrays' values: 2.7 plans
     // and ~1.5 ms of planning per slip, bench). The scheduler's sweeps and reports keep custom plans.
-    ...(config.queue === 'maintenance' ? {} : { settings: { plan_cache_mode: 'force_generic_plan' } }),
+    ...(isScheduler ? {} : { settings: { plan_cache_mode: 'force_generic_plan' } }),
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
   const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);
@@ -132,7 +133,6 @@ async function main() {
   const checkAccount = () => mailer.checkAccount({ activity: config.email.activityApi, beforeRequest: emailTurn });
   if (config.queue === 'send-email') await preflight(checkAccount, log);
 
-  const isScheduler = config.queue === 'maintenance';
   const workerId = config.workerId ?? `${os.hostname()}:${process.pid}:${config.queue}:${randomUUID().slice(0, 8)}`;
   const metrics = createBetonMetrics({
     defaultLabels: { service: `worker-${config.queue}` },
@@ -204,7 +204,7 @@ async function main() {
     stallAfterMs: config.stallAfterMs,
     eventLoopBlockedMs: config.eventLoopBlockedMs,
     // Crons, a bank submission per company, polls: never many due (engine types.ts `fewWakeups`).
-    fewWakeups: config.queue === 'maintenance',
+    fewWakeups: isScheduler,
     // The runner cannot be kept running: stop (hand back what is in hand) and exit non-zero,
     // so the orchestrator starts a new process.
     onGiveUp: (reason) => void shutdown('runner', reason),

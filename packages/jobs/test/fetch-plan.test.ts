@@ -51,6 +51,18 @@ function recording(pool: Pool, sent: Sent[]): Pool {
   });
 }
 
+/** The fetches a worker of `options` sent while `run` went on (the worker stopped after it). */
+async function fetchesDuring(pool: Pool, options: Parameters<typeof testWorker>[1], run: (sent: readonly Sent[]) => Promise<unknown>): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  const worker = await testWorker(recording(pool, sent), options);
+  try {
+    await run(sent);
+  } finally {
+    await worker.stop();
+  }
+  return sent;
+}
+
 /**
  * EXPLAIN ANALYZE of one statement as a worker runs it (rolled back): the render and email
  * workers' generic plan (prepared, force_generic_plan), the maintenance worker's custom plan.
@@ -96,23 +108,18 @@ describe("graphile-worker's fetch on a worker's generic plans", () => {
     );
     await db.pool.query(`analyze graphile_worker._private_jobs`);
 
-    const sent: Sent[] = [];
-    const worker = await testWorker(recording(db.pool, sent), {
-      definitions,
-      queue: 'test-email',
-      concurrency: 4,
-      handlers: { 'test-fetch-email': async () => {} },
-    });
-    try {
-      const emails = await jobs.enqueueMany(
-        'test-fetch-email',
-        Array.from({ length: 20 }, (_, i) => ({ payload: { key: `e${i}` } })),
-      );
-      expect(emails.created).toBe(20);
-      await waitFor('the worker fetched', async () => sent.length > 0);
-    } finally {
-      await worker.stop();
-    }
+    const sent = await fetchesDuring(
+      db.pool,
+      { definitions, queue: 'test-email', concurrency: 4, handlers: { 'test-fetch-email': async () => {} } },
+      async (fetches) => {
+        const emails = await jobs.enqueueMany(
+          'test-fetch-email',
+          Array.from({ length: 20 }, (_, i) => ({ payload: { key: `e${i}` } })),
+        );
+        expect(emails.created).toBe(20);
+        await waitFor('the worker fetched', async () => fetches.length > 0);
+      },
+    );
 
     const fetch = sent[0]!;
     const { rows } = await db.pool.query<{ id: number }>(`select id from graphile_worker._private_tasks where identifier = 'test-fetch-email'`);
@@ -158,22 +165,15 @@ describe("the maintenance worker's fetch (fewWakeups), on statistics a fan-out l
     );
     await db.pool.query(`analyze graphile_worker._private_jobs`);
 
-    const sent: Sent[] = [];
-    const worker = await testWorker(recording(db.pool, sent), {
-      definitions,
-      queue: 'test-maintenance',
-      concurrency: 2,
-      fewWakeups: true,
-      handlers: { 'test-fetch-bank': async () => {} },
-    });
-    try {
-      await waitFor('the 60 bank submissions done', async () => {
-        const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where task_name = 'test-fetch-bank' and status = 'done'`);
-        return rows[0]!.n === 60;
-      });
-    } finally {
-      await worker.stop();
-    }
+    const sent = await fetchesDuring(
+      db.pool,
+      { definitions, queue: 'test-maintenance', concurrency: 2, fewWakeups: true, handlers: { 'test-fetch-bank': async () => {} } },
+      () =>
+        waitFor('the 60 bank submissions done', async () => {
+          const { rows } = await db.pool.query<{ n: number }>(`select count(*)::int as n from jobs where task_name = 'test-fetch-bank' and status = 'done'`);
+          return rows[0]!.n === 60;
+        }),
+    );
 
     // Its fetch now, none of its wake-ups left and the statistics still saying ~60 are.
     const fetch = sent.at(-1)!;

@@ -117,12 +117,8 @@ export interface StartWorkerOptions {
   refetchDelayMs?: number;
   /**
    * This queue's wake-ups are few whatever the month (the maintenance queue: crons, a bank
-   * submission per company, the polls): its fetch reads its tasks' index and sorts what is due
-   * (engine/graphile-pool.ts), instead of the plan PostgreSQL picks from statistics a fan-out
-   * leaves behind — 60 bank submissions among 20,000 render wake-ups, 63 estimated due and none
-   * once they ran — which walked graphile-worker's main index through every render wake-up on
-   * each fetch (6.0 ms and 8,567 buffers a fetch, ~9 fetches a second: bench --explain,
-   * December 5). Default: false.
+   * submission per company, the polls): its fetch is sorted from its tasks' index whatever the
+   * table's statistics say (why: engine/graphile-pool.ts). Default: false.
    */
   fewWakeups?: boolean;
   /** The queue's pause flag (engine/pause.ts): wake-ups wait while it is set; an account fault sets it. */
