@@ -12,7 +12,19 @@
  * then the web server, the simulators and the database, in that order, and exits; then this
  * process exits with its code, then npm.
  */
-import { createPool, DatabaseUnreachableError, ensureDatabase, freePort, maskUrl, migrateDatabase, portIsFree, seedDatabase } from '@beton/db';
+import {
+  createPool,
+  DatabaseUnreachableError,
+  DEFAULT_DATA_DIR,
+  ensureDatabase,
+  freePort,
+  maskUrl,
+  migrateDatabase,
+  portIsFree,
+  recordRunningStart,
+  seedDatabase,
+} from '@beton/db';
+import { slipDeadline } from '@beton/payroll/month';
 import { SettingsError } from '@beton/config';
 import { migrateQueue } from '@beton/jobs';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
@@ -46,6 +58,33 @@ function authSecret(): string {
 }
 
 const SUPERVISOR = 'BETON_START_SUPERVISOR';
+
+/** The demo companies' zone (the seed's). */
+const DEMO_TIME_ZONE = 'Asia/Dhaka';
+
+/**
+ * The first run to try: this month's payroll, whose deadline (09:00 on the 1st of next month)
+ * is ahead, so the run card shows an estimate against it, not a deadline long passed. The
+ * command carries BETON_DATA_DIR when it was set, so it reaches this database after Beton
+ * stops too (while it runs, the CLI finds it by its record either way).
+ */
+function firstRunLines(now: Date, dataDir: string | undefined): string[] {
+  const [year, month] = new Intl.DateTimeFormat('en-CA', { timeZone: DEMO_TIME_ZONE, year: 'numeric', month: '2-digit' }).format(now).split('-');
+  const ym = `${year}-${month}`;
+  const name = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${ym}-01T00:00:00Z`));
+  const due = new Intl.DateTimeFormat('en-GB', {
+    timeZone: DEMO_TIME_ZONE,
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(slipDeadline(ym, DEMO_TIME_ZONE));
+  const prefix =
+    dataDir && dataDir !== DEFAULT_DATA_DIR ? `BETON_DATA_DIR=${/^[\w./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replaceAll("'", `'\\''`)}'`} ` : '';
+  return [`  run ${name}'s payroll now (its slips are due by ${due}, Dhaka time):`, `    ${prefix}npm run beton -- payroll run --month ${ym}`];
+}
 
 /** The process npm starts: runs the supervisor in a process group of its own and passes signals on. */
 function front(): void {
@@ -91,6 +130,9 @@ async function main() {
   const db = await ensureDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.dataDir });
   cleanups.push(() => db.stop());
   say(`  database   ${maskUrl(db.url)}${db.embedded ? ` (embedded, data in ${path.relative(repoRoot, env.dataDir)})` : ''}`);
+  // The CLI's commands printed below find this database while Beton runs, in any terminal.
+  const forget = recordRunningStart({ pid: process.pid, url: db.url, dataDir: db.embedded ? env.dataDir : null });
+  cleanups.push(async () => forget());
   await migrateDatabase(db.url);
   const pool = createPool({ url: db.url, max: 2 });
   await migrateQueue(pool);
@@ -171,7 +213,7 @@ async function main() {
   say('');
   say(`Beton is running: dashboard ${url}`);
   say(`  email inbox (simulator) ${providerUrl}/inbox · bank simulator ${bank.url} (transfers: ${bank.url}/_admin/transfers)`);
-  say(`  run November's payroll now:  npm run beton -- payroll run --month 2026-11`);
+  for (const line of firstRunLines(new Date(), env.BETON_DATA_DIR)) say(line);
   say('  Ctrl-C stops everything.');
   process.stdout.write(`${JSON.stringify({ msg: 'beton ready', url, provider: providerUrl, bank: bank.url, database: maskUrl(db.url) })}\n`);
   for (const child of [...workers, web]) {

@@ -1,5 +1,5 @@
 import { parseEnv } from '@beton/config';
-import path from 'node:path';
+import { DEFAULT_DATA_DIR, embeddedDataDir } from '@beton/db';
 import { z } from 'zod';
 
 /** The ONE place the launcher (`npm start`) reads its environment, validated. */
@@ -9,8 +9,8 @@ const schema = z.object({
     .url('DATABASE_URL must be a postgres:// URL')
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  /** Embedded PostgreSQL data folder (when DATABASE_URL is unset). */
-  BETON_DATA_DIR: z.string().default('.beton/postgres'),
+  /** Embedded PostgreSQL data folder (when DATABASE_URL is unset), relative to the repository; the CLI reads it too. */
+  BETON_DATA_DIR: z.string().default(DEFAULT_DATA_DIR),
   PORT: z.coerce.number().int().nonnegative().default(3000),
   PROVIDER_PORT: z.coerce.number().int().nonnegative().default(3010),
   BANK_PORT: z.coerce.number().int().nonnegative().default(3020),
@@ -49,5 +49,5 @@ export type LauncherEnv = z.infer<typeof schema> & { dataDir: string };
 export function launcherEnv(env: NodeJS.ProcessEnv = process.env): LauncherEnv {
   // npm start is never production: the development defaults apply (parseEnv's production rules do not).
   const e = parseEnv(schema, env, { production: false });
-  return { ...e, dataDir: path.resolve(e.BETON_DATA_DIR) };
+  return { ...e, dataDir: embeddedDataDir(e) };
 }

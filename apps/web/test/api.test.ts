@@ -295,11 +295,31 @@ describe('web API over HTTP', () => {
     // Admin pages' data answers.
     expect((await admin.admin.queues.query()).queues.length).toBeGreaterThan(0);
     expect((await admin.admin.schedules.query()).length).toBeGreaterThanOrEqual(t.fx.companies.length);
-    // "Run now" on a company's payroll schedule enqueues its fan-out once.
-    const id = `payroll:${t.fx.companies[2]!.id}`;
+    // "Run now" on a company's payroll schedule enqueues its fan-out once; once its month was
+    // run (by the schedule, the CLI or an earlier press), it says when and by whom, and enqueues nothing.
+    const fresh = await t.fx.pool.query<{ id: string }>(`insert into companies (name) values ('Run-now Ltd') returning id`);
+    const id = `payroll:${fresh.rows[0]!.id}`;
+    const plan = await admin.admin.runNowPlan.query({ id });
+    expect(plan).toMatchObject({ kind: 'payroll', companyName: 'Run-now Ltd', employees: 0, alreadyRun: null });
     const first = await admin.admin.runScheduleNow.mutate({ id });
     const again = await admin.admin.runScheduleNow.mutate({ id });
-    expect([first.created, again.created, again.jobId]).toEqual([true, false, first.jobId]);
+    expect(first.outcome).toBe('enqueued');
+    expect(again).toEqual({ ...first, outcome: 'already-enqueued' });
+    if (first.outcome === 'already-run') throw new Error('unreachable');
+    expect(first.month).toBe(plan.kind === 'payroll' ? plan.month : null);
+    await t.fx.pool.query(
+      `insert into payroll_runs (company_id, month, status, created_by, started_at) values ($1, $2, 'completed', 'cli:ops@host-1', '2026-12-01T02:00:00Z')`,
+      [fresh.rows[0]!.id, first.month],
+    );
+    const done = await admin.admin.runScheduleNow.mutate({ id });
+    expect(done).toEqual({ outcome: 'already-run', month: first.month, startedAt: new Date('2026-12-01T02:00:00Z'), by: { kind: 'cli', user: 'ops' } });
+    expect((await admin.admin.runNowPlan.query({ id })).kind === 'payroll' && (await admin.admin.runNowPlan.query({ id }))).toMatchObject({
+      alreadyRun: { by: { kind: 'cli', user: 'ops' } },
+    });
+    const fanouts = await t.fx.pool.query(`select count(*)::int as n from jobs where task_name = 'payroll-fanout' and payload->>'companyId' = $1`, [
+      fresh.rows[0]!.id,
+    ]);
+    expect(fanouts.rows[0].n).toBe(1);
     expect(await errorCode(admin.admin.runScheduleNow.mutate({ id: 'payroll:00000000-0000-4000-8000-000000000000' }))).toBe('NOT_FOUND');
   });
 
@@ -415,9 +435,12 @@ describe('run stages, approval reminders, DLQ filters and confirmed counts over 
     const reloaded = (await hr.runs.list.query()).find((r) => r.id === a!.runId)!;
     expect(reloaded.approvedAt).not.toBeNull();
     expect(reloaded.remindersAt).toEqual(first.runAt);
+    expect(first.already).toBeNull();
+    // A second approval (another tab) enqueues nothing and says when and by whom it was approved.
     await new Promise((r) => setTimeout(r, 1_100));
     const again = await hr.runs.approve.mutate({ runId: a!.runId });
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, already: { approvedAt: reloaded.approvedAt, approvedBy: reloaded.approvedBy } });
+    expect(reloaded.approvedBy).toMatchObject({ kind: 'person' });
     expect((await hr.runs.get.query({ runId: a!.runId })).remindersAt).toEqual(first.runAt);
     // The reminder jobs themselves go at that time, one per employee.
     const { rows } = await t.fx.pool.query<{ n: number; min: Date; max: Date }>(

@@ -36,7 +36,7 @@ const base: EtaFacts = {
 describe('the run card estimate line', () => {
   it('on time: the one date format with the zone named, in English and in Bengali (Bengali digits)', () => {
     expect(line('en', base)).toBe(
-      'At this run&#x27;s rate (2.5 slips/s) finishes at Dec 1, 2026, 02:41 (Dhaka time), 6 hr 19 min before the deadline of Dec 1, 2026, 09:00 (Dhaka time)',
+      'At this run’s rate (2.5 slips/s) finishes at Dec 1, 2026, 02:41 (Dhaka time), 6 hr 19 min before the deadline of Dec 1, 2026, 09:00 (Dhaka time)',
     );
     const bengali = line('bn', base);
     expect(bengali).toMatch(/^এই রানের গতিতে \(২\.৫ স্লিপ\/সেকেন্ড\) /);
@@ -45,14 +45,30 @@ describe('the run card estimate line', () => {
     expect(bengali).not.toMatch(/[0-9]/);
   });
 
-  it('done, late with the deadline passed, and no rate yet', () => {
+  it('done, late, a deadline already behind (said once, calmly), and no rate yet', () => {
     const done = { ...base, case: 'done' as const, total: 49_992, failed: 2, completedAt: new Date('2026-12-01T01:05:00Z') };
     expect(line('en', done)).toBe('All 49,992 slips handled, completed at Dec 1, 2026, 07:05 (Dhaka time); 2 need attention');
     expect(line('bn', done)).toBe('সব ৪৯,৯৯২টি স্লিপ সম্পন্ন, শেষ হয়েছে ১ ডিসে, ২০২৬, ০৭:০৫ (ঢাকা সময়); ২টিতে মনোযোগ দরকার');
     expect(line('en', { ...done, failed: 1 })).toMatch(/; 1 needs attention$/);
-    const late = { ...base, case: 'late' as const, basis: 'queue' as const, rate: 12, passedMs: 49 * 3600_000, marginMs: -50 * 3600_000 };
+    const late = { ...base, case: 'late' as const, basis: 'queue' as const, rate: 12, finishAt: new Date('2026-12-01T05:00:00Z'), marginMs: -2 * 3600_000 };
     expect(line('en', late)).toBe(
-      'The deadline of Dec 1, 2026, 09:00 (Dhaka time) passed 2 days 1 hr ago. Warning: from the queue ahead (12 slips/s sent now) finishes at Dec 1, 2026, 02:41 (Dhaka time), 2 days 2 hr after the deadline of Dec 1, 2026, 09:00 (Dhaka time)',
+      'Warning: from the queue ahead (12 slips/s sent now) finishes at Dec 1, 2026, 11:00 (Dhaka time), 2 hr 0 min after the deadline of Dec 1, 2026, 09:00 (Dhaka time)',
+    );
+    // The deadline was behind before the run started (last month's run started today): one calm sentence, the deadline named once.
+    const after = {
+      ...base,
+      case: 'after-deadline' as const,
+      passedMs: 5 * 24 * 3600_000,
+      finishAt: new Date('2026-12-06T08:05:00Z'),
+      marginMs: -5 * 24 * 3600_000,
+    };
+    const calm = line('en', after);
+    expect(calm).toBe(
+      'The deadline, Dec 1, 2026, 09:00 (Dhaka time), has passed; the slips still go out. At this run’s rate (2.5 slips/s) the last goes at Dec 6, 2026, 14:05 (Dhaka time).',
+    );
+    expect(calm).not.toMatch(/Warning|ago|after the deadline/);
+    expect(line('bn', after)).toBe(
+      'সময়সীমা ১ ডিসে, ২০২৬, ০৯:০০ (ঢাকা সময়) পেরিয়ে গেছে; স্লিপগুলো তবুও যাবে। এই রানের গতিতে (২.৫ স্লিপ/সেকেন্ড) শেষটি যাবে ৬ ডিসে, ২০২৬, ১৪:০৫ (ঢাকা সময়)-এ।',
     );
     expect(line('bn', { ...base, case: 'no-rate', rate: null })).toBe('গত ৫ মিনিটে কোনো স্লিপ পাঠানো হয়নি, তাই এখনও অনুমান নেই');
   });

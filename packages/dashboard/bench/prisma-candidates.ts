@@ -6,7 +6,8 @@
 import { prismaFor, type Prisma } from '@beton/db/client';
 import { MONTH_PATTERN } from '@beton/db/month';
 import { FAILED_JOBS } from '@beton/jobs/client';
-import { attemptLabel, slipDelivery } from '@beton/payroll/slip-attempts';
+import { describeActors } from '@beton/db';
+import { attemptOf, SLIP_TASKS, slipDelivery } from '@beton/payroll/slip-attempts';
 import {
   CONSOLE_TIME_ZONE,
   dayStart,
@@ -45,8 +46,8 @@ function failedJobWhere(f: FailedFilter, view: FailedView = 'failed'): Prisma.Jo
   };
 }
 
-function supersededLink(key: string | null): { key: string; label: string } | null {
-  return key ? { key, label: attemptLabel(key) } : null;
+function supersededLink(key: string | null, code: string | null): FailedJobRow['supersededBy'] {
+  return key ? { key, ...attemptOf(key), code } : null;
 }
 
 export async function listFailedJobs(
@@ -90,7 +91,7 @@ export async function listFailedJobs(
       id: Number(id),
       companyId,
       companyName: companyId ? (names.get(companyId) ?? null) : null,
-      supersededBy: supersededLink(supersededBy),
+      supersededBy: supersededLink(supersededBy, j.lastErrorCode),
     })),
   };
 }
@@ -158,7 +159,7 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
   });
   if (!j) throw notFound('Job');
   const { id, payload, supersededBy, attemptLog, ...rest } = j;
-  return { ...rest, id: Number(id), payload: redactPayload(payload), supersededBy: supersededLink(supersededBy), attemptLog };
+  return { ...rest, id: Number(id), payload: redactPayload(payload), supersededBy: supersededLink(supersededBy, rest.lastErrorCode), attemptLog };
 }
 
 /** An employee of the company with slip history per month and every attempt; another company's id is NOT_FOUND. */
@@ -222,25 +223,30 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
   const months = new Map<string, EmployeeDetail['months'][number]>();
   const monthOf = (m: string | null) => {
     const key = m ?? '—';
-    if (!months.has(key)) months.set(key, { month: key, jobs: [], slips: [], resends: [], delivered: null });
+    if (!months.has(key)) months.set(key, { month: key, state: 'none', jobs: [], slips: [], resends: [], delivered: null });
     return months.get(key)!;
   };
+  const actors = await describeActors(
+    pool,
+    resends.map((r) => r.requestedBy),
+  );
   for (const { id, supersededBy, ...j } of jobs) {
     monthOf(j.month).jobs.push({
       ...j,
       id: Number(id),
-      supersededBy: supersededBy ? { key: supersededBy, label: attemptLabel(supersededBy) } : null,
+      attempt: (SLIP_TASKS as readonly string[]).includes(j.taskName) ? attemptOf(j.idempotencyKey) : null,
+      supersededBy: supersededBy ? { key: supersededBy, ...attemptOf(supersededBy), code: j.lastErrorCode } : null,
       attemptLog: attempts.filter((a) => a.jobId === id).map(({ jobId: _job, ...a }) => a),
     });
   }
-  for (const { month, id, ...s } of slips) monthOf(month).slips.push({ ...s, id: Number(id) });
-  for (const { month, jobId, ...r } of resends) monthOf(month).resends.push({ ...r, jobId: Number(jobId) });
+  for (const { month, id, ...s } of slips) monthOf(month).slips.push({ ...s, attempt: attemptOf(s.key), id: Number(id) });
+  for (const { month, jobId, ...r } of resends) monthOf(month).resends.push({ ...r, requestedBy: actors.get(r.requestedBy)!, jobId: Number(jobId) });
   await Promise.all(
     [...months.values()]
       .filter((m) => MONTH_PATTERN.test(m.month))
       .map(async (m) => {
         const d = await slipDelivery(pool, employeeId, m.month);
-        m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
+        m.delivered = d ? { key: d.key, attempt: attemptOf(d.key), sentAt: d.sentAt, to: d.to } : null;
       }),
   );
   return {

@@ -1,4 +1,4 @@
-import { inTransaction, writeAudit } from '@beton/db';
+import { describeActor, inTransaction, writeAudit, type Actor } from '@beton/db';
 import { prismaFor } from '@beton/db/client';
 import {
   DEFAULT_STALE_HEARTBEAT_MS,
@@ -20,7 +20,8 @@ import {
 } from '@beton/jobs/client';
 import { jobDefinitions, type BetonJobs } from './job-registry.ts';
 import { payrollMonthFor } from '@beton/payroll/month';
-import { attemptLabel } from '@beton/payroll/slip-attempts';
+import { countEmployeesPaidInMonth } from '@beton/people/salary';
+import { attemptLabel, attemptOf, type SlipAttempt } from '@beton/payroll/slip-attempts';
 import { AppError, notFound } from './errors.ts';
 import { CONSOLE_TIME_ZONE, dayStart } from './time.ts';
 import { emptyCounts, type ErrorKind, type JobStatus, type Pool, type StatusCounts } from './types.ts';
@@ -93,8 +94,8 @@ export interface FailedJobRow {
   lastErrorKind: string | null;
   lastError: string | null;
   finishedAt: Date | null;
-  /** View 'superseded': the attempt that delivered the slip instead ("resend #2") and its key. */
-  supersededBy: { key: string; label: string } | null;
+  /** View 'superseded': the attempt that did its work instead (resend #2), its key, and why (code). */
+  supersededBy: (SlipAttempt & { key: string; code: string | null }) | null;
 }
 
 export async function listFailedJobs(
@@ -141,7 +142,7 @@ export async function listFailedJobs(
       lastErrorKind: r.last_error_kind,
       lastError: r.last_error,
       finishedAt: r.finished_at,
-      supersededBy: r.superseded_by ? { key: r.superseded_by, label: attemptLabel(r.superseded_by) } : null,
+      supersededBy: r.superseded_by ? { key: r.superseded_by, ...attemptOf(r.superseded_by), code: r.last_error_code } : null,
     })),
   };
 }
@@ -241,7 +242,7 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
     companyId: j.company_id,
     employeeId: j.employee_id,
     payrollRunId: j.payroll_run_id,
-    supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
+    supersededBy: j.superseded_by ? { key: j.superseded_by, ...attemptOf(j.superseded_by), code: j.last_error_code } : null,
     attemptLog: attempts.rows.map((a) => ({
       attempt: a.attempt,
       workerId: a.worker_id,
@@ -296,6 +297,30 @@ export async function retryJobs(pool: Pool, target: JobsTarget, actor: string): 
     const retried = await retryFailedJobs(pool, { ids }, actor, client);
     return { retried: retried.length };
   });
+}
+
+/** The tasks whose retry emails someone: a slip's render (its email follows) and every job of the send-email queue. */
+export const EMAILING_TASKS: readonly string[] = jobDefinitions.filter((d) => d.queue === 'send-email' || d.name === 'render-slip').map((d) => d.name);
+
+/**
+ * What retrying these failed jobs would do, for the page to say before it asks: how many per
+ * task, and how many of them email someone (EMAILING_TASKS). Superseded jobs are not counted:
+ * they are never retried.
+ */
+export async function retryImpact(
+  pool: Pool,
+  target: { ids: number[] } | { filter: FailedFilter },
+): Promise<{ total: number; emails: number; byTask: Array<{ task: string; n: number }> }> {
+  const w = 'ids' in target ? { sql: `j.status = 'failed' and j.id = any($1::bigint[])`, params: [target.ids] as unknown[] } : failedWhere(target.filter);
+  const { rows } = await pool.query<{ task: string; n: number }>(
+    `select j.task_name as task, count(*)::int as n from jobs j where ${w.sql} group by 1 order by 2 desc, 1`,
+    w.params,
+  );
+  return {
+    total: rows.reduce((n, r) => n + r.n, 0),
+    emails: rows.filter((r) => EMAILING_TASKS.includes(r.task)).reduce((n, r) => n + r.n, 0),
+    byTask: rows,
+  };
 }
 
 /**
@@ -500,16 +525,18 @@ export async function listStuckJobs(pool: Pool, now = new Date()) {
     worker_id: string | null;
     started_at: Date;
     heartbeat_at: Date | null;
-    reason: string;
+    reason: StuckReason;
+    seconds: number;
   }>(
     `(select j.id, j.task_name, j.queue, j.status::text, j.worker_id, j.started_at, j.heartbeat_at,
-             case when j.started_at < $1::timestamptz - make_interval(secs => ${stuck}) then 'running for over ' || round(${stuck} / 60)::int || ' min'
-                  else 'no heartbeat for ' || round(extract(epoch from now() - coalesce(j.heartbeat_at, j.started_at))) || ' s' end as reason
+             case when j.started_at < $1::timestamptz - make_interval(secs => ${stuck}) then 'running-too-long' else 'no-heartbeat' end as reason,
+             case when j.started_at < $1::timestamptz - make_interval(secs => ${stuck}) then round(${stuck})::int
+                  else round(extract(epoch from now() - coalesce(j.heartbeat_at, j.started_at)))::int end as seconds
       from ${RUNNING_JOBS_FROM} where j.started_at < $1::timestamptz - make_interval(secs => ${stuck}) or ${staleRunningCondition(t)}
       order by j.started_at limit 200)
      union all
      (select j.id, j.task_name, j.queue, j.status::text, null, j.run_at, null,
-             'due ' || round(extract(epoch from now() - j.run_at)) || ' s ago; no worker can take it' as reason
+             'stranded', round(extract(epoch from now() - j.run_at))::int
       from ${strandedWaitingFrom(t)} order by j.run_at limit 200)
      order by started_at limit 200`,
     [now],
@@ -522,14 +549,24 @@ export async function listStuckJobs(pool: Pool, now = new Date()) {
     workerId: r.worker_id,
     startedAt: r.started_at,
     heartbeatAt: r.heartbeat_at,
-    reason: r.reason,
+    reason: { code: r.reason, seconds: r.seconds },
   }));
 }
+
+/**
+ * Why a job is stuck, for the page to say in its language: running longer than the limit
+ * (`seconds`: the limit), no heartbeat for `seconds`, or due `seconds` ago with no worker able
+ * to take it (stranded).
+ */
+export const STUCK_REASONS = ['running-too-long', 'no-heartbeat', 'stranded'] as const;
+export type StuckReason = (typeof STUCK_REASONS)[number];
 
 export interface ScheduleView {
   id: string;
   kind: 'payroll' | 'builtin';
   label: string;
+  /** A payroll schedule's company (the page names the schedule in its language). */
+  companyName: string | null;
   cron: string;
   /** Built-in schedules: the live scheduler whose cron is shown (its SWEEP_CRON / BANK_POLL_CRON); null = the definition's default. */
   cronFrom: string | null;
@@ -564,6 +601,7 @@ export async function listSchedules(pool: Pool, now = new Date()): Promise<Sched
       id: s.id,
       kind: 'builtin',
       label: s.id,
+      companyName: null,
       cron,
       cronFrom: running.crons[s.id] ? running.workerId : null,
       timeZone: s.timeZone,
@@ -576,6 +614,7 @@ export async function listSchedules(pool: Pool, now = new Date()): Promise<Sched
     id: `payroll:${c.id}`,
     kind: 'payroll',
     label: `Payroll · ${c.name}`,
+    companyName: c.name,
     cron: c.payrollSchedule,
     cronFrom: null,
     timeZone: c.timeZone,
@@ -590,9 +629,59 @@ export async function listSchedules(pool: Pool, now = new Date()): Promise<Sched
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
+ * What "Run now" would do, for the page to say before it asks: a company's payroll names the
+ * month it pays now, how many slips it would email, and whether that month was already run
+ * (when, by whom); a built-in schedule names its job.
+ */
+export type RunNowPlan =
+  | {
+      kind: 'payroll';
+      companyName: string;
+      month: string;
+      employees: number;
+      alreadyRun: { startedAt: Date; by: Actor } | null;
+    }
+  | { kind: 'builtin'; job: string };
+
+async function payrollCompany(pool: Pool, scheduleId: string): Promise<{ id: string; name: string; timeZone: string }> {
+  const companyId = scheduleId.slice('payroll:'.length);
+  // Not a uuid: no such company (a uuid column refuses the comparison).
+  const company = UUID.test(companyId)
+    ? await prismaFor(pool).company.findUnique({ where: { id: companyId }, select: { id: true, name: true, timeZone: true } })
+    : null;
+  if (!company) throw notFound('Schedule');
+  return company;
+}
+
+async function payrollRunOf(pool: Pool, companyId: string, month: string): Promise<{ startedAt: Date; by: Actor } | null> {
+  const { rows } = await pool.query<{ started_at: Date; created_by: string }>(
+    `select started_at, created_by from payroll_runs where company_id = $1 and month = $2`,
+    [companyId, month],
+  );
+  return rows[0] ? { startedAt: rows[0].started_at, by: await describeActor(pool, rows[0].created_by) } : null;
+}
+
+export async function runNowPlan(pool: Pool, scheduleId: string, now = new Date()): Promise<RunNowPlan> {
+  if (scheduleId.startsWith('payroll:')) {
+    const company = await payrollCompany(pool, scheduleId);
+    const month = payrollMonthFor(now, company.timeZone);
+    const [employees, alreadyRun] = await Promise.all([countEmployeesPaidInMonth(pool, company.id, month), payrollRunOf(pool, company.id, month)]);
+    return { kind: 'payroll', companyName: company.name, month, employees, alreadyRun };
+  }
+  const entry = definitionSchedules(jobDefinitions).find((s) => s.id === scheduleId);
+  if (!entry) throw notFound('Schedule');
+  return { kind: 'builtin', job: entry.job };
+}
+
+/** What "Run now" did: enqueued its job, found it already enqueued, or (a payroll) found the month already run. */
+export type RunNowResult =
+  { outcome: 'enqueued' | 'already-enqueued'; jobId: number; month: string | null } | { outcome: 'already-run'; month: string; startedAt: Date; by: Actor };
+
+/**
  * "Run now" on the schedules page: enqueue the schedule's job at once, audited. A company's
- * payroll uses the scheduled run's own key (payroll:<month>:<company>), so pressing it
- * after the scheduled run (or twice) enqueues nothing new.
+ * payroll whose month was already run (by the schedule, the command line or an earlier "Run
+ * now") enqueues nothing and answers when and by whom; otherwise it uses the scheduled run's own
+ * key (payroll:<month>:<company>), so pressing it twice enqueues one job.
  */
 export async function runScheduleNow(
   pool: Pool,
@@ -600,21 +689,32 @@ export async function runScheduleNow(
   scheduleId: string,
   actor: string,
   now = new Date(),
-): Promise<{ jobId: number; created: boolean }> {
-  let job: { id: number; created: boolean };
+): Promise<RunNowResult> {
+  let result: RunNowResult;
   if (scheduleId.startsWith('payroll:')) {
-    const companyId = scheduleId.slice('payroll:'.length);
-    // Not a uuid: no such company (a uuid column refuses the comparison).
-    const company = UUID.test(companyId) ? await prismaFor(pool).company.findUnique({ where: { id: companyId }, select: { timeZone: true } }) : null;
-    if (!company) throw notFound('Schedule');
-    job = await jobs.enqueue('payroll-fanout', { companyId, month: payrollMonthFor(now, company.timeZone) });
+    const company = await payrollCompany(pool, scheduleId);
+    const month = payrollMonthFor(now, company.timeZone);
+    const done = await payrollRunOf(pool, company.id, month);
+    if (done) result = { outcome: 'already-run', month, ...done };
+    else {
+      const job = await jobs.enqueue('payroll-fanout', { companyId: company.id, month });
+      result = { outcome: job.created ? 'enqueued' : 'already-enqueued', jobId: job.id, month };
+    }
   } else {
     const entry = definitionSchedules(jobDefinitions).find((s) => s.id === scheduleId);
     if (!entry) throw notFound('Schedule');
-    job = await jobs.enqueue(entry.job as never, entry.payload(now) as never, { idempotencyKey: `schedule:${entry.id}:manual:${now.toISOString()}` });
+    const job = await jobs.enqueue(entry.job as never, entry.payload(now) as never, { idempotencyKey: `schedule:${entry.id}:manual:${now.toISOString()}` });
+    result = { outcome: job.created ? 'enqueued' : 'already-enqueued', jobId: job.id, month: null };
   }
-  await writeAudit(pool, actor, 'run-schedule-now', { scheduleId, jobId: job.id, created: job.created });
-  return { jobId: job.id, created: job.created };
+  await writeAudit(
+    pool,
+    actor,
+    'run-schedule-now',
+    result.outcome === 'already-run'
+      ? { scheduleId, outcome: result.outcome, month: result.month }
+      : { scheduleId, jobId: result.jobId, created: result.outcome === 'enqueued' },
+  );
+  return result;
 }
 
 /** A job in the CLI's `jobs list`. */

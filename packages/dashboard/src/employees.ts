@@ -1,6 +1,6 @@
-import { inTransaction, writeAudit } from '@beton/db';
+import { describeActors, inTransaction, writeAudit, type Actor } from '@beton/db';
 import { MONTH_PATTERN } from '@beton/db/month';
-import { attemptLabel, SLIP_TASKS_SQL, slipDelivery } from '@beton/payroll/slip-attempts';
+import { attemptOf, SLIP_TASKS, SLIP_TASKS_SQL, slipDelivery, type SlipAttempt } from '@beton/payroll/slip-attempts';
 import { sendSlipEmailJob as sendSlipEmail } from '@beton/payroll/jobs';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
@@ -144,8 +144,13 @@ export interface JobView {
   id: number;
   taskName: string;
   status: string;
-  /** Status superseded: the attempt that did its work ("resend #2", "the monthly run") and its key. */
-  supersededBy: { key: string; label: string } | null;
+  /** A slip's job: which attempt at the month's slip it belongs to (null: another task, e.g. the approval reminder). */
+  attempt: SlipAttempt | null;
+  /**
+   * Status superseded: the attempt that did its work, its key, and why (`code`: 'superseded' —
+   * that attempt was delivered; 'superseded_by_resend' — HR's resend replaced this failed one).
+   */
+  supersededBy: (SlipAttempt & { key: string; code: string | null }) | null;
   idempotencyKey: string;
   month: string | null;
   attempts: number;
@@ -164,12 +169,15 @@ export interface EmployeeDetail {
   email: string;
   months: Array<{
     month: string;
+    /** The month's slip as the employee list shows it (its newest attempt's job; SLIP_STATUSES). */
+    state: SlipStatus;
     jobs: JobView[];
-    slips: Array<{ id: number; key: string; bytes: number; createdAt: Date }>;
-    /** HR's explicit resends of the month's slip (and extra copies): who asked, when, its render job. */
-    resends: Array<{ n: number; copy: boolean; requestedBy: string; requestedAt: Date; jobId: number }>;
+    /** Each slip PDF made for the month, with the attempt it was made for (the original, resend #n, copy #n). */
+    slips: Array<{ id: number; key: string; attempt: SlipAttempt; bytes: number; createdAt: Date }>;
+    /** HR's explicit resends of the month's slip (and extra copies): who asked (as a page names them), when, its render job. */
+    resends: Array<{ n: number; copy: boolean; requestedBy: Actor; requestedAt: Date; jobId: number }>;
     /** The month's slip as the provider accepted it (which attempt, when, to which address); null if not yet. */
-    delivered: { key: string; label: string; sentAt: Date | null; to: string } | null;
+    delivered: { key: string; attempt: SlipAttempt; sentAt: Date | null; to: string } | null;
   }>;
 }
 
@@ -229,9 +237,14 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
   const months = new Map<string, EmployeeDetail['months'][number]>();
   const monthOf = (m: string | null) => {
     const key = m ?? '—';
-    if (!months.has(key)) months.set(key, { month: key, jobs: [], slips: [], resends: [], delivered: null });
+    if (!months.has(key)) months.set(key, { month: key, state: 'none', jobs: [], slips: [], resends: [], delivered: null });
     return months.get(key)!;
   };
+  const actors = await describeActors(
+    pool,
+    resends.rows.map((r) => r.requested_by),
+  );
+  const slipTask = (t: string) => (SLIP_TASKS as readonly string[]).includes(t);
   for (const j of jobs.rows) {
     monthOf(j.month).jobs.push({
       id: j.id,
@@ -241,7 +254,8 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
       month: j.month,
       attempts: j.attempts,
       runAt: j.run_at,
-      supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
+      attempt: slipTask(j.task_name) ? attemptOf(j.idempotency_key) : null,
+      supersededBy: j.superseded_by ? { key: j.superseded_by, ...attemptOf(j.superseded_by), code: j.last_error_code } : null,
       finishedAt: j.finished_at,
       lastError: j.last_error,
       lastErrorCode: j.last_error_code,
@@ -259,15 +273,16 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
         })),
     });
   }
-  for (const s of slips.rows) monthOf(s.month).slips.push({ id: s.id, key: s.key, bytes: s.bytes, createdAt: s.created_at });
+  for (const s of slips.rows) monthOf(s.month).slips.push({ id: s.id, key: s.key, attempt: attemptOf(s.key), bytes: s.bytes, createdAt: s.created_at });
   for (const r of resends.rows)
-    monthOf(r.month).resends.push({ n: r.n, copy: r.copy, requestedBy: r.requested_by, requestedAt: r.requested_at, jobId: r.job_id });
+    monthOf(r.month).resends.push({ n: r.n, copy: r.copy, requestedBy: actors.get(r.requested_by)!, requestedAt: r.requested_at, jobId: r.job_id });
+  for (const m of months.values()) m.state = monthSlipState(m.jobs);
   await Promise.all(
     [...months.values()]
       .filter((m) => MONTH_PATTERN.test(m.month))
       .map(async (m) => {
         const d = await slipDelivery(pool, employeeId, m.month);
-        m.delivered = d ? { key: d.key, label: attemptLabel(d.key), sentAt: d.sentAt, to: d.to } : null;
+        m.delivered = d ? { key: d.key, attempt: attemptOf(d.key), sentAt: d.sentAt, to: d.to } : null;
       }),
   );
   return {
@@ -278,6 +293,17 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
     email: e.email,
     months: [...months.values()].sort((a, b) => b.month.localeCompare(a.month)),
   };
+}
+
+/**
+ * The month's slip state from its jobs (newest first), as SLIP_STATUS_SQL says it for the list:
+ * the newest job of an attempt at the slip (not superseded, not an extra copy) decides.
+ */
+function monthSlipState(jobs: JobView[]): SlipStatus {
+  const j = jobs.find((x) => x.attempt && x.attempt.kind !== 'copy' && x.status !== 'superseded');
+  if (!j) return 'none';
+  if (j.status === 'done') return j.taskName === sendSlipEmail.name ? 'sent' : 'rendered';
+  return j.status as SlipStatus;
 }
 
 export const employeeEmail = z.string().trim().toLowerCase().pipe(z.email('Not a valid email address'));
@@ -365,8 +391,8 @@ export interface SlipJobStatus {
   /** The current stage's job is waiting to retry after an error. */
   retrying: boolean;
   error: string | null;
-  /** Done because another attempt at the slip delivered it: which ("resend #2", "the monthly run"). */
-  supersededBy: string | null;
+  /** Done because another attempt at the slip delivered it: which (the monthly run, resend #2). */
+  supersededBy: SlipAttempt | null;
 }
 
 /** Live status of a resend: the render job and the email job it leads to. */
@@ -389,6 +415,6 @@ export async function slipJobStatus(pool: Pool, companyId: string, jobId: number
   if (!job) throw notFound('Job');
   const overall = resendStage(job, job.email_status);
   const retrying = (overall === 'sending' ? job.email_status : job.status) === 'retrying';
-  const supersededBy = job.superseded_by ? attemptLabel(job.superseded_by) : null;
+  const supersededBy = job.superseded_by ? attemptOf(job.superseded_by) : null;
   return { render: job.status, email: job.email_status, overall, retrying, error: supersededBy ? null : (job.email_error ?? job.last_error), supersededBy };
 }

@@ -7,7 +7,9 @@ import { z } from 'zod';
 import { notFound } from './errors.ts';
 import { SLIP_STATUSES } from './employees.ts';
 import { monthEmployeePage, TRANSFER_STATUSES } from './exports/rows.ts';
-import type { Pool } from './types.ts';
+import { SLIP_EMAIL_TASK, SLIP_RENDER_TASK } from './runs.ts';
+import { SLIP_STAGES, slipStages } from './slip-states.ts';
+import { emptyCounts, type Pool, type StatusCounts } from './types.ts';
 
 export const monthSummaryOutput = z.object({
   month: z.string(),
@@ -20,6 +22,12 @@ export const monthSummaryOutput = z.object({
   /** Slips whose email was sent (the month's attempts, not extra copies). */
   slipsSent: z.number(),
   slipsFailed: z.number(),
+  /**
+   * The run's slips per stage as the run card counts them (slip-states.ts), and the employees
+   * whose slip has no job (an administrator discarded it): together they are `employeeCount`.
+   */
+  slips: z.object(Object.fromEntries(SLIP_STAGES.map((s) => [s, z.number()])) as Record<(typeof SLIP_STAGES)[number], z.ZodNumber>),
+  withoutJob: z.number(),
   /** Salary transfers of the month by status. */
   transfers: z.object({ pending: z.number(), submitted: z.number(), credited: z.number() }),
 });
@@ -34,15 +42,14 @@ export async function listMonths(pool: Pool, companyId: string): Promise<MonthSu
     started_at: Date;
     completed_at: Date | null;
     approved_at: Date | null;
-    sent: number;
-    failed: number;
+    counts: Array<{ task: string; status: keyof StatusCounts; n: number }> | null;
     pending: number;
     submitted: number;
     credited: number;
   }>(
     `select r.id, r.month, r.status, r.employee_count, r.started_at, r.completed_at, r.approved_at,
-            coalesce((select sum(n) from run_job_counts c where c.payroll_run_id = r.id and c.task_name = 'send-slip-email' and c.status = 'done'), 0)::int as sent,
-            coalesce((select sum(n) from run_job_counts c where c.payroll_run_id = r.id and c.task_name in ('render-slip', 'send-slip-email') and c.status = 'failed'), 0)::int as failed,
+            (select json_agg(json_build_object('task', c.task_name, 'status', c.status, 'n', c.n)) from run_job_counts c
+             where c.payroll_run_id = r.id and c.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')) as counts,
             t.pending, t.submitted, t.credited
      from payroll_runs r
      cross join lateral (
@@ -56,18 +63,26 @@ export async function listMonths(pool: Pool, companyId: string): Promise<MonthSu
      limit 120`,
     [companyId],
   );
-  return rows.map((r) => ({
-    month: r.month,
-    runId: r.id,
-    status: r.status,
-    employeeCount: r.employee_count,
-    startedAt: r.started_at,
-    completedAt: r.completed_at,
-    approvedAt: r.approved_at,
-    slipsSent: r.sent,
-    slipsFailed: r.failed,
-    transfers: { pending: r.pending, submitted: r.submitted, credited: r.credited },
-  }));
+  return rows.map((r) => {
+    const render = emptyCounts();
+    const email = emptyCounts();
+    for (const c of r.counts ?? []) (c.task === SLIP_EMAIL_TASK ? email : render)[c.status] += Number(c.n);
+    const { slips, withoutJob } = slipStages(render, email, r.employee_count);
+    return {
+      month: r.month,
+      runId: r.id,
+      status: r.status,
+      employeeCount: r.employee_count,
+      startedAt: r.started_at,
+      completedAt: r.completed_at,
+      approvedAt: r.approved_at,
+      slipsSent: slips.done,
+      slipsFailed: slips.failed,
+      slips,
+      withoutJob,
+      transfers: { pending: r.pending, submitted: r.submitted, credited: r.credited },
+    };
+  });
 }
 
 export const monthEmployeeOutput = z.object({

@@ -3,8 +3,11 @@ import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, stranded
 import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
 import { remindersAt } from '@beton/payroll/actions';
 import { slipDeadline } from '@beton/payroll/month';
+import { describeActors, type Actor } from '@beton/db';
+import { countEmployeesPaidInMonth } from '@beton/people/salary';
 import { AppError, notFound } from './errors.ts';
 import { formatDuration, formatDurationBn, localWhen } from './time.ts';
+import { slipStages, type SlipStageCounts } from './slip-states.ts';
 import { emptyCounts, type Pool, type StatusCounts } from './types.ts';
 
 // Task names in SQL come from the definitions, never string literals.
@@ -18,11 +21,6 @@ export const MIN_RATE_SPAN_S = 5;
 /** An estimate further out than this is not a time any more: "more than a week at this rate". */
 export const MAX_ESTIMATE_MS = 7 * 24 * 3600_000;
 
-/** A slip's stage on the card: the five add up, with `withoutJob`, to the employee count. */
-export const SLIP_STAGES = ['done', 'running', 'queued', 'retrying', 'failed'] as const;
-export type SlipStage = (typeof SLIP_STAGES)[number];
-export type SlipStageCounts = Record<SlipStage, number>;
-
 export interface RunProgress {
   id: string;
   month: string;
@@ -32,7 +30,8 @@ export interface RunProgress {
   /** When no slip was open any more (the last time it completed); null while running. */
   completedAt: Date | null;
   approvedAt: Date | null;
-  approvedBy: string | null;
+  /** Who approved it, as a page names them (HR's pages; null on the schedulers' metric). */
+  approvedBy: Actor | null;
   /** When the approval reminders go (approved + 30 min); null before approval. */
   remindersAt: Date | null;
   /** The approval reminders (delayed jobs) by status: queued ones wait for `remindersAt`. */
@@ -52,9 +51,9 @@ export interface RunProgress {
   /** Slips sent (= slips.done). */
   sent: number;
   /**
-   * Slip jobs that will not finish by themselves: failed, running longer than 10 min or untouched
-   * by any heartbeat for the sweeper's stale threshold, or waiting past due by that threshold with
-   * no wake-up a worker can take (issue 17: the numbers equal the provider's truth).
+   * Slip jobs that are not moving (the glossary's "stuck", not "failed"): running longer than
+   * 10 min or untouched by any heartbeat for the sweeper's stale threshold, or waiting past due by
+   * that threshold with no wake-up a worker can take. The sweeper puts them back by itself.
    */
   stuck: number;
   /** Slips that need attention: their last attempt failed (the employees list's "failed"). */
@@ -65,7 +64,7 @@ export interface RunProgress {
   stranded: number;
   /** Slips still on their way (queued, running, retrying). */
   remaining: number;
-  /** The story's one line: "49,992 sent, 8 stuck". */
+  /** The story's one line: "49,992 sent, 8 failed" (", 2 stuck" when some are not moving). */
   line: string;
   /** The same line in Bengali. */
   lineBn: string;
@@ -100,11 +99,13 @@ export interface RunSchedule {
 /**
  * What the estimate line says, as data: the console writes it in the viewer's language with its
  * own number, date and duration formats. `case`: done (all handled), measuring (first slips
- * seconds old), no-rate (nothing sent lately), over-a-week, on-time, late. `passedMs` > 0: the
- * deadline passed that long ago; `marginMs`: deadline − finish (negative: late).
+ * seconds old), no-rate (nothing sent lately), over-a-week, on-time, late (a deadline still ahead
+ * that the run would miss: a warning), after-deadline (the deadline was already behind: said once,
+ * calmly, with when the last slip goes). `passedMs` > 0: the deadline passed that long ago;
+ * `marginMs`: deadline − finish (negative: late).
  */
 export interface EtaFacts {
-  case: 'done' | 'measuring' | 'no-rate' | 'over-a-week' | 'on-time' | 'late';
+  case: 'done' | 'measuring' | 'no-rate' | 'over-a-week' | 'on-time' | 'late' | 'after-deadline';
   total: number;
   failed: number;
   completedAt: Date | null;
@@ -122,22 +123,6 @@ export type Eta =
   | { kind: 'done'; text: string; textBn: string; facts: EtaFacts }
   | { kind: 'idle'; text: string; textBn: string; facts: EtaFacts }
   | { kind: 'on-time' | 'late'; finishAt: Date; text: string; textBn: string; facts: EtaFacts };
-
-/**
- * Slips per stage from the run's job counts (superseded jobs are not attempts any more and
- * are left out): a slip in its email stage is counted there, not again by its done render.
- */
-export function slipStages(render: StatusCounts, email: StatusCounts, total: number): { slips: SlipStageCounts; withoutJob: number } {
-  const slips: SlipStageCounts = {
-    done: email.done,
-    running: render.running + email.running,
-    retrying: render.retrying + email.retrying,
-    failed: render.failed + email.failed,
-    queued: render.queued + email.queued,
-  };
-  const counted = SLIP_STAGES.reduce((n, s) => n + slips[s], 0);
-  return { slips, withoutJob: Math.max(0, total - counted) };
-}
 
 /**
  * The estimate line. `rate`: slips per second this run's estimate uses (its own, or all sending
@@ -184,14 +169,12 @@ export function estimate(p: {
       textBn: `সব ${total}টি স্লিপ সম্পন্ন${at ? ` (${at.bn}-এ শেষ)` : ''}${attentionBn}`,
     };
   }
-  const passed = p.now.getTime() - p.deadline.getTime();
-  const passedText =
-    passed > 0
-      ? {
-          en: `The ${deadline.en} deadline passed ${formatDuration(passed)} ago. `,
-          bn: `${deadline.bn}-এর সময়সীমা ${formatDurationBn(passed)} আগে পেরিয়ে গেছে। `,
-        }
-      : { en: '', bn: '' };
+  // A deadline already behind (a late run, e.g. last month's started today) is said once and
+  // calmly: the slips still go out; only a deadline still ahead that the run would miss warns.
+  const passed = passedMs > 0;
+  const passedText = passed
+    ? { en: `The deadline, ${deadline.en}, has passed; the slips still go out. `, bn: `সময়সীমা ${deadline.bn} পেরিয়ে গেছে; স্লিপগুলো তবুও যাবে। ` }
+    : { en: '', bn: '' };
   if ((!p.finishAt || !p.rate) && p.measuring) {
     return {
       kind: 'idle',
@@ -218,8 +201,20 @@ export function estimate(p: {
       kind: 'late',
       finishAt: p.finishAt,
       facts: facts('over-a-week', p.finishAt),
-      text: `Warning: ${how.en.toLowerCase()} it would take more than a week; the deadline is ${deadline.en}`,
-      textBn: `সতর্কতা: ${how.bn} এক সপ্তাহের বেশি লাগবে; সময়সীমা ${deadline.bn}`,
+      text: passed
+        ? `${passedText.en}${how.en} it would take more than a week`
+        : `Warning: ${how.en.toLowerCase()} it would take more than a week; the deadline is ${deadline.en}`,
+      textBn: passed ? `${passedText.bn}${how.bn} এক সপ্তাহের বেশি লাগবে` : `সতর্কতা: ${how.bn} এক সপ্তাহের বেশি লাগবে; সময়সীমা ${deadline.bn}`,
+    };
+  }
+  if (passed) {
+    const last = localWhen(p.finishAt, p.timeZone);
+    return {
+      kind: 'late',
+      finishAt: p.finishAt,
+      facts: facts('after-deadline', p.finishAt, p.deadline.getTime() - p.finishAt.getTime()),
+      text: `${passedText.en}${how.en} the last goes at ${last.en}`,
+      textBn: `${passedText.bn}${how.bn} শেষটি ${last.bn}-এ যাবে`,
     };
   }
   const at = localWhen(p.finishAt, p.timeZone);
@@ -236,9 +231,21 @@ export function estimate(p: {
         kind: 'late',
         finishAt: p.finishAt,
         facts: facts('late', p.finishAt, margin),
-        text: `${passedText.en}Warning: ${how.en.toLowerCase()} finishes at ${at.en}, ${formatDuration(margin)} after the deadline (${deadline.en})`,
-        textBn: `${passedText.bn}সতর্কতা: ${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} পরে`,
+        text: `Warning: ${how.en.toLowerCase()} finishes at ${at.en}, ${formatDuration(margin)} after the deadline (${deadline.en})`,
+        textBn: `সতর্কতা: ${how.bn} ${at.bn}-এ শেষ হবে, সময়সীমার (${deadline.bn}) ${formatDurationBn(margin)} পরে`,
       };
+}
+
+/**
+ * The run's one line with the glossary's words (the API's and the CLI's; the console writes its
+ * own from the counts): "49,992 sent, 8 failed", and ", 2 stuck" when some slips are not moving.
+ */
+export function runLine(sent: number, failed: number, stuck: number): { en: string; bn: string } {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return {
+    en: `${n(sent)} sent, ${n(failed)} failed${stuck > 0 ? `, ${n(stuck)} stuck` : ''}`,
+    bn: `${n(sent)}টি পাঠানো হয়েছে, ${n(failed)}টি ব্যর্থ${stuck > 0 ? `, ${n(stuck)}টি আটকে আছে` : ''}`,
+  };
 }
 
 /**
@@ -386,6 +393,13 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
           )
         ).rows;
 
+  const approvers =
+    companyId === null
+      ? new Map<string, Actor>()
+      : await describeActors(
+          pool,
+          runs.map((r) => r.approved_by),
+        );
   return Promise.all(
     runs.map(async (run) => {
       const render = emptyCounts();
@@ -401,9 +415,9 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
       const sent = slips.done;
       const failed = slips.failed;
       const strandedJobs = stranded.find((r) => r.run === run.id)?.n ?? 0;
-      const stuck = failed + runningTooLong + strandedJobs;
+      const stuck = runningTooLong + strandedJobs;
       const remaining = slips.queued + slips.running + slips.retrying;
-      const [sentText, stuckText] = [sent.toLocaleString('en-US'), stuck.toLocaleString('en-US')];
+      const line = runLine(sent, failed, stuck);
       const deadline = slipDeadline(run.month, run.time_zone, run.deadline);
       const deadlineWhen = localWhen(deadline, run.time_zone);
 
@@ -438,7 +452,7 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
         startedAt: run.started_at,
         completedAt: run.completed_at,
         approvedAt: run.approved_at,
-        approvedBy: run.approved_by,
+        approvedBy: run.approved_by ? (approvers.get(run.approved_by) ?? null) : null,
         remindersAt: run.approved_at ? remindersAt(run.approved_at) : null,
         reminders,
         employeeCount: total,
@@ -452,8 +466,8 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
         runningTooLong,
         stranded: strandedJobs,
         remaining,
-        line: `${sentText} sent, ${stuckText} stuck`,
-        lineBn: `${sentText}টি পাঠানো হয়েছে, ${stuckText}টি আটকে আছে`,
+        line: line.en,
+        lineBn: line.bn,
         throughputPerSecond: ownRate,
         deadline,
         deadlineText: deadlineWhen.en,
@@ -512,6 +526,33 @@ export async function runForApproval(pool: Pool, companyId: string, runId: strin
   );
   if (!rows[0]) throw notFound('Payroll run');
   return { month: rows[0].month, approvedAt: rows[0].approved_at };
+}
+
+/**
+ * What "Approve payroll" would do, for the page to say before it asks: one reminder email to each
+ * employee paid in the month, REMINDER_DELAY_MS after the approval (`remindersAt` if approved
+ * now); or, already approved, when and by whom.
+ */
+export async function approvalPlan(
+  pool: Pool,
+  companyId: string,
+  runId: string,
+  now = new Date(),
+): Promise<{ month: string; reminders: number; remindersAt: Date; approved: { at: Date; by: Actor | null } | null }> {
+  const { rows } = await pool.query<{ month: string; approved_at: Date | null; approved_by: string | null }>(
+    `select month, approved_at, approved_by from payroll_runs where company_id = $1 and id = $2`,
+    [companyId, runId],
+  );
+  const run = rows[0];
+  if (!run) throw notFound('Payroll run');
+  const reminders = await countEmployeesPaidInMonth(pool, companyId, run.month);
+  const by = run.approved_by ? (await describeActors(pool, [run.approved_by])).get(run.approved_by)! : null;
+  return {
+    month: run.month,
+    reminders,
+    remindersAt: remindersAt(run.approved_at ?? now),
+    approved: run.approved_at ? { at: run.approved_at, by } : null,
+  };
 }
 
 export { AppError };

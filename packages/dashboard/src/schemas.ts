@@ -1,13 +1,18 @@
+import { actorOutput } from '@beton/db/actors';
 import { z } from 'zod';
+import { STUCK_REASONS } from './admin.ts';
 import { RESEND_STAGES, SLIP_STATUSES } from './employees.ts';
-import { SLIP_STAGES } from './runs.ts';
+import { SLIP_STAGES } from './slip-states.ts';
 import { JOB_STATUSES } from './types.ts';
 
 /** Output schemas of the read models: the API validates what it sends (tRPC `.output`). */
+/** Which attempt at a slip (slip-attempts.ts attemptOf): the monthly run's, resend #n, copy #n. */
+const slipAttempt = z.object({ kind: z.enum(['run', 'resend', 'copy']), n: z.number().nullable() });
+const supersededBy = slipAttempt.extend({ key: z.string(), code: z.string().nullable() });
 const counts = z.object(Object.fromEntries(JOB_STATUSES.map((s) => [s, z.number()])) as Record<(typeof JOB_STATUSES)[number], z.ZodNumber>);
 const stages = z.object(Object.fromEntries(SLIP_STAGES.map((s) => [s, z.number()])) as Record<(typeof SLIP_STAGES)[number], z.ZodNumber>);
 const etaFacts = z.object({
-  case: z.enum(['done', 'measuring', 'no-rate', 'over-a-week', 'on-time', 'late']),
+  case: z.enum(['done', 'measuring', 'no-rate', 'over-a-week', 'on-time', 'late', 'after-deadline']),
   total: z.number(),
   failed: z.number(),
   completedAt: z.date().nullable(),
@@ -27,7 +32,7 @@ export const runProgressOutput = z.object({
   startedAt: z.date(),
   completedAt: z.date().nullable(),
   approvedAt: z.date().nullable(),
-  approvedBy: z.string().nullable(),
+  approvedBy: actorOutput.nullable(),
   remindersAt: z.date().nullable(),
   reminders: counts,
   employeeCount: z.number(),
@@ -98,12 +103,14 @@ export const employeeDetailOutput = z.object({
   months: z.array(
     z.object({
       month: z.string(),
+      state: z.enum(SLIP_STATUSES),
       jobs: z.array(
         z.object({
           id: z.number(),
           taskName: z.string(),
           status: z.string(),
-          supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
+          attempt: slipAttempt.nullable(),
+          supersededBy: supersededBy.nullable(),
           idempotencyKey: z.string(),
           month: z.string().nullable(),
           attempts: z.number(),
@@ -114,9 +121,9 @@ export const employeeDetailOutput = z.object({
           attemptLog: z.array(attempt),
         }),
       ),
-      slips: z.array(z.object({ id: z.number(), key: z.string(), bytes: z.number(), createdAt: z.date() })),
-      resends: z.array(z.object({ n: z.number(), copy: z.boolean(), requestedBy: z.string(), requestedAt: z.date(), jobId: z.number() })),
-      delivered: z.object({ key: z.string(), label: z.string(), sentAt: z.date().nullable(), to: z.string() }).nullable(),
+      slips: z.array(z.object({ id: z.number(), key: z.string(), attempt: slipAttempt, bytes: z.number(), createdAt: z.date() })),
+      resends: z.array(z.object({ n: z.number(), copy: z.boolean(), requestedBy: actorOutput, requestedAt: z.date(), jobId: z.number() })),
+      delivered: z.object({ key: z.string(), attempt: slipAttempt, sentAt: z.date().nullable(), to: z.string() }).nullable(),
     }),
   ),
 });
@@ -127,7 +134,7 @@ export const slipJobStatusOutput = z.object({
   overall: z.enum(RESEND_STAGES),
   retrying: z.boolean(),
   error: z.string().nullable(),
-  supersededBy: z.string().nullable(),
+  supersededBy: slipAttempt.nullable(),
 });
 
 export const failedListOutput = z.object({
@@ -145,7 +152,7 @@ export const failedListOutput = z.object({
       lastErrorKind: z.string().nullable(),
       lastError: z.string().nullable(),
       finishedAt: z.date().nullable(),
-      supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
+      supersededBy: supersededBy.nullable(),
     }),
   ),
 });
@@ -173,7 +180,7 @@ export const jobDetailOutput = z.object({
   companyId: z.string().nullable(),
   employeeId: z.number().nullable(),
   payrollRunId: z.string().nullable(),
-  supersededBy: z.object({ key: z.string(), label: z.string() }).nullable(),
+  supersededBy: supersededBy.nullable(),
   attemptLog: z.array(
     z.object({
       attempt: z.number(),
@@ -242,7 +249,7 @@ export const stuckJobsOutput = z.array(
     workerId: z.string().nullable(),
     startedAt: z.date(),
     heartbeatAt: z.date().nullable(),
-    reason: z.string(),
+    reason: z.object({ code: z.enum(STUCK_REASONS), seconds: z.number() }),
   }),
 );
 
@@ -251,6 +258,7 @@ export const schedulesOutput = z.array(
     id: z.string(),
     kind: z.enum(['payroll', 'builtin']),
     label: z.string(),
+    companyName: z.string().nullable(),
     cron: z.string(),
     cronFrom: z.string().nullable(),
     timeZone: z.string(),
@@ -259,3 +267,26 @@ export const schedulesOutput = z.array(
     lastRun: z.date().nullable(),
   }),
 );
+
+export const runNowPlanOutput = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('payroll'),
+    companyName: z.string(),
+    month: z.string(),
+    employees: z.number(),
+    alreadyRun: z.object({ startedAt: z.date(), by: actorOutput }).nullable(),
+  }),
+  z.object({ kind: z.literal('builtin'), job: z.string() }),
+]);
+
+export const runNowResultOutput = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.enum(['enqueued', 'already-enqueued']), jobId: z.number(), month: z.string().nullable() }),
+  z.object({ outcome: z.literal('already-run'), month: z.string(), startedAt: z.date(), by: actorOutput }),
+]);
+
+export const approvalPlanOutput = z.object({
+  month: z.string(),
+  reminders: z.number(),
+  remindersAt: z.date(),
+  approved: z.object({ at: z.date(), by: actorOutput.nullable() }).nullable(),
+});

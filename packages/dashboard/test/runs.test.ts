@@ -1,7 +1,8 @@
 import { slipDeadline } from '@beton/payroll/month';
 import { describe, expect, it } from 'vitest';
 import { resendStage, RESEND_STAGES } from '../src/employees.ts';
-import { estimate, queueAhead, slipStages } from '../src/runs.ts';
+import { estimate, queueAhead } from '../src/runs.ts';
+import { slipStages } from '../src/slip-states.ts';
 import { emptyCounts, type JobStatus } from '../src/types.ts';
 
 describe('slipDeadline (luxon, the company zone)', () => {
@@ -37,11 +38,14 @@ describe('estimate', () => {
       /^Warning: at this run's rate \(0\.5 slips\/s\) finishes at \d\d:\d\d on 2 Dec 2026, 21 h \d+ min after the deadline \(09:00 on 1 Dec 2026\)$/,
     );
   });
-  it('says so when the deadline has passed, with how long ago', () => {
+  it('a deadline already behind is said once and calmly, with when the last slip goes (no warning, no "after the deadline")', () => {
     const later = new Date('2026-12-03T04:00:00Z'); // 3 Dec 10:00 Dhaka: a run of 2026-11 started late
     const eta = estimate({ ...base, now: later, remaining: 100, rate: 1, finishAt: new Date(later.getTime() + 100_000), basis: 'run-rate', total: 100 });
-    expect(eta.kind).toBe('late');
-    expect(eta.text).toMatch(/^The 09:00 on 1 Dec 2026 deadline passed 2 days 1 h ago\. Warning: .* finishes at 10:01 on 3 Dec 2026/);
+    expect(eta.facts.case).toBe('after-deadline');
+    expect(eta.text).toBe(
+      "The deadline, 09:00 on 1 Dec 2026, has passed; the slips still go out. At this run's rate (1.0 slips/s) the last goes at 10:01 on 3 Dec 2026",
+    );
+    expect(eta.text.match(/deadline/g)).toHaveLength(1);
   });
   it('never absurd: more than a week out is said in words, not as a date', () => {
     const eta = estimate({ ...base, remaining: 50_000, rate: 0.01, finishAt: finishIn(50_000, 0.01), basis: 'run-rate', total: 50_000 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded.ts';
+import { DEFAULT_DATA_DIR } from './local-start.ts';
 import { DatabaseUnreachableError } from './errors.ts';
 import { checkDatabase } from './pool.ts';
 import { databaseName, withDatabase } from './url.ts';
@@ -67,7 +68,7 @@ export async function ensureDatabase(options: EnsureDatabaseOptions = {}): Promi
     return { url, embedded: false, stop: async () => {} };
   }
   const server = await startEmbeddedPostgres({
-    dir: options.dataDir ?? path.resolve('.beton/postgres'),
+    dir: options.dataDir ?? path.resolve(DEFAULT_DATA_DIR),
     ...(options.fast === undefined ? {} : { fast: options.fast }),
     ...(options.log ? { log: options.log } : {}),
   });

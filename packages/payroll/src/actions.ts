@@ -1,9 +1,9 @@
 import { inTransaction, writeAudit, type Pool, type PoolClient } from '@beton/db';
 import { fairSharePriority, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, supersedeJobs } from '@beton/jobs/client';
-import { renderSlipJob, slipKey, type PayrollJobClient } from './jobs/index.ts';
+import { renderSlipJob, sendReminderEmailJob, slipKey, type PayrollJobClient } from './jobs/index.ts';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
-import { attemptLabel, SLIP_TASKS, slipDelivery } from './slip-attempts.ts';
+import { attemptLabel, SLIP_TASKS, slipDelivery, SUPERSEDED_CODES } from './slip-attempts.ts';
 
 export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
@@ -127,7 +127,7 @@ export async function resendSlip(
     );
     const key = slipKey({ month: input.month, employeeId: input.employeeId, resend });
     const failed = attempts.filter((j) => j.status === 'failed').map((j) => j.id);
-    await supersedeJobs(client, failed, key, `superseded: replaced by ${attemptLabel(key)}, which HR asked for`);
+    await supersedeJobs(client, failed, key, `superseded: replaced by ${attemptLabel(key)}, which HR asked for`, SUPERSEDED_CODES.replacedByResend);
     await client.query(`insert into slip_resends (employee_id, month, n, requested_by, job_id) values ($1, $2, $3, $4, $5)`, [
       input.employeeId,
       input.month,
@@ -190,38 +190,55 @@ export function remindersAt(approvedAt: Date): Date {
   return new Date(approvedAt.getTime() + REMINDER_DELAY_MS);
 }
 
+/** What an approval did: the reminders and when they go; `already`: it had been approved before (nothing enqueued now). */
+export interface ApprovalResult {
+  reminders: number;
+  runAt: Date;
+  already: { approvedAt: Date; approvedBy: string } | null;
+}
+
 /**
  * HR approves a month's payroll (R1 delayed): one reminder per employee, 30 minutes later.
- * The first approval fixes the time; approving again enqueues nothing new and answers the
- * same reminder time.
+ * The first approval fixes the time; approving again (a second tab, a double click) enqueues
+ * nothing and answers what the first did: its reminders, their time, when and by whom.
  */
-export async function approvePayroll(
-  deps: ActionDeps,
-  input: { companyId: string; month: string; approvedBy: string; now?: Date },
-): Promise<{ reminders: number; runAt: Date }> {
+export async function approvePayroll(deps: ActionDeps, input: { companyId: string; month: string; approvedBy: string; now?: Date }): Promise<ApprovalResult> {
   assertMonth(input.month);
   return inTransaction(deps.pool, undefined, async (client) => {
-    // coalesce: a concurrent second approval waits for the first's row lock and then keeps its time.
-    const run = await client.query<{ id: string; approved_at: Date }>(
-      `update payroll_runs set approved_at = coalesce(approved_at, $3), approved_by = coalesce(approved_by, $4)
-       where company_id = $1 and month = $2 returning id, approved_at`,
-      [input.companyId, input.month, input.now ?? new Date(), input.approvedBy],
+    // Locked: a concurrent second approval waits for the first and then finds it approved.
+    const run = await client.query<{ id: string; approved_at: Date | null; approved_by: string | null }>(
+      `select id, approved_at, approved_by from payroll_runs where company_id = $1 and month = $2 for update`,
+      [input.companyId, input.month],
     );
-    if (!run.rows[0]) throw new NotFoundError(`No payroll run for ${input.month}`);
-    const runAt = remindersAt(run.rows[0].approved_at);
+    const row = run.rows[0];
+    if (!row) throw new NotFoundError(`No payroll run for ${input.month}`);
+    if (row.approved_at) {
+      const { rows } = await client.query<{ n: number }>(`select count(*)::int as n from jobs where payroll_run_id = $1 and task_name = $2`, [
+        row.id,
+        sendReminderEmailJob.name,
+      ]);
+      return {
+        reminders: rows[0]?.n ?? 0,
+        runAt: remindersAt(row.approved_at),
+        already: { approvedAt: row.approved_at, approvedBy: row.approved_by ?? '' },
+      };
+    }
+    const approvedAt = input.now ?? new Date();
+    await client.query(`update payroll_runs set approved_at = $2, approved_by = $3 where id = $1`, [row.id, approvedAt, input.approvedBy]);
+    const runAt = remindersAt(approvedAt);
     // Those paid in the month (not a leaver of an earlier month).
     const employees = await employeesPaidInMonth(client, input.companyId, input.month);
     // The company's reminders take their fair share of the queue beside other companies' work.
     const result = await deps.jobs.enqueueMany(
       'send-reminder-email',
       employees.map((id, i) => ({
-        payload: { companyId: input.companyId, employeeId: id, month: input.month, payrollRunId: run.rows[0]!.id },
+        payload: { companyId: input.companyId, employeeId: id, month: input.month, payrollRunId: row.id },
         runAt,
         priority: fairSharePriority(i, employees.length),
       })),
       { client },
     );
-    return { reminders: result.created + result.existing, runAt };
+    return { reminders: result.created + result.existing, runAt, already: null };
   });
 }
 

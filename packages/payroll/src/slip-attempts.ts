@@ -71,12 +71,30 @@ export async function slipDelivery(db: Pool | PoolClient, employeeId: number, mo
   return r ? { key: r.key, sentAt: r.sent_at, to: r.recipient } : null;
 }
 
-/** "resend #2" / "the monthly run" — how a delivery key reads on the admin's and HR's pages. */
-export function attemptLabel(key: string): string {
-  const m = /:(resend|copy)-(\d+)(?::email)?$/.exec(key);
-  if (!m) return 'the monthly run';
-  return m[1] === 'copy' ? `copy #${m[2]}` : `resend #${m[2]}`;
+/** Which attempt at a slip a key is: the monthly run's, HR's resend #n or extra copy #n. Pages write it in their language. */
+export interface SlipAttempt {
+  kind: 'run' | 'resend' | 'copy';
+  /** The resend's or copy's number; null for the monthly run. */
+  n: number | null;
 }
+
+/** The attempt a slip's key (render or email, `slip:<month>:emp-<id>[:resend-n|:copy-n][:email]`) belongs to. */
+export function attemptOf(key: string): SlipAttempt {
+  const m = /:(resend|copy)-(\d+)(?::email)?$/.exec(key);
+  return m ? { kind: m[1] as 'resend' | 'copy', n: Number(m[2]) } : { kind: 'run', n: null };
+}
+
+/** "resend #2" / "the monthly run": an attempt in the logs' and the CLI's English (pages use attemptOf). */
+export function attemptLabel(key: string): string {
+  const a = attemptOf(key);
+  return a.kind === 'run' ? 'the monthly run' : `${a.kind} #${a.n}`;
+}
+
+/**
+ * Why a slip's job was closed as superseded (its error code; pages write the words): another
+ * attempt at the slip was delivered, or HR's resend replaced this failed attempt.
+ */
+export const SUPERSEDED_CODES = { delivered: 'superseded', replacedByResend: 'superseded_by_resend' } as const;
 
 /**
  * A slip was accepted under `deliveredKey`: the other attempts' queued, retrying and failed
@@ -96,6 +114,7 @@ export async function supersedeOtherAttempts(pool: Pool, input: { employeeId: nu
       rows.map((r) => Number(r.id)),
       input.deliveredKey,
       `superseded: the slip was delivered by ${attemptLabel(input.deliveredKey)}`,
+      SUPERSEDED_CODES.delivered,
     );
   });
 }

@@ -4,6 +4,7 @@
  * each bad field with a reason key, nothing is saved); every change is one transaction with its
  * audit_log entry. Scoped by company: another company's employee is NOT_FOUND.
  */
+import { describeActors, type Actor } from '@beton/db/actors';
 import { inTransaction, writeAudit } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
 import type { z } from 'zod';
@@ -27,7 +28,8 @@ function componentsOf(s: Salary): Salary {
 export interface SalaryHistoryEntry {
   effectiveMonth: string;
   components: Salary;
-  createdBy: string;
+  /** Who made the change, as a page names them. */
+  createdBy: Actor;
   updatedAt: Date;
 }
 
@@ -82,7 +84,18 @@ export async function employeeRecord(pool: Pool | PoolClient, companyId: string,
     deactivatedAt: e.deactivated_at,
     currentMonth: e.current_month,
     salary: e.salary,
-    salaryHistory: history.rows.map((h) => ({ effectiveMonth: h.effective_month, components: h.components, createdBy: h.created_by, updatedAt: h.updated_at })),
+    salaryHistory: await (async () => {
+      const actors = await describeActors(
+        pool,
+        history.rows.map((h) => h.created_by),
+      );
+      return history.rows.map((h) => ({
+        effectiveMonth: h.effective_month,
+        components: h.components,
+        createdBy: actors.get(h.created_by)!,
+        updatedAt: h.updated_at,
+      }));
+    })(),
   };
 }
 

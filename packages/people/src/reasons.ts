@@ -27,6 +27,7 @@ export const REASONS = {
   'file.tooLarge': { en: 'The file is too large', bn: 'ফাইলটি অনেক বড়' },
   'file.type': { en: 'Upload a CSV (.csv) or Excel (.xlsx) file', bn: 'CSV (.csv) বা Excel (.xlsx) ফাইল আপলোড করুন' },
   'column.missing': { en: 'This column is missing from the header row', bn: 'শিরোনাম সারিতে এই কলাম নেই' },
+  'column.unknown': { en: 'Not a column of the import: it is not read', bn: 'আমদানির কলাম নয়: এটি পড়া হয় না' },
 } as const satisfies Record<string, { en: string; bn: string }>;
 
 export type ReasonKey = keyof typeof REASONS;

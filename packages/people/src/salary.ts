@@ -41,6 +41,12 @@ export async function employeesPaidInMonth(db: Db, companyId: string, month: str
   return rows.map((r) => r.id);
 }
 
+/** How many of the company's employees are paid in `month` (one slip and one reminder each). */
+export async function countEmployeesPaidInMonth(db: Db, companyId: string, month: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n ${employeesPaidInMonthFromSql('$1', '$2')}`, [companyId, month]);
+  return rows[0]?.n ?? 0;
+}
+
 /** The company's employees paid in `month` with their bank account and that month's salary. */
 export async function salariesOfMonth(db: Db, companyId: string, month: string): Promise<Array<{ id: number; bank_account: string; salary: Salary }>> {
   const { rows } = await db.query<{ id: number; bank_account: string; salary: Salary }>(

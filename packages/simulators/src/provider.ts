@@ -32,6 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { parseActivityQuery, QuerySyntaxError, type ActivityRecord, type QueryTarget } from './activity-query.ts';
 import { BodyTooLargeError, bearerToken, escapeHtml, listen, makeRandom, parseJson, readBody, sendJson, sendText } from './http-util.ts';
+import { INBOX_FONT_PATH, inboxFontCss, serveInboxFont } from './inbox-font.ts';
 import {
   DEFAULT_BOUNCE_DOMAINS,
   isBounceAddress,
@@ -848,12 +849,16 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   }
 
   // ---- inbox ----
-  const page = (title: string, body: string): string =>
+  const page = (req: IncomingMessage, title: string, body: string): string =>
     `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>
-body{font-family:system-ui,'Noto Sans Bengali',sans-serif;margin:1.5rem;color:#222}
+${inboxFontCss(originOf(req))}
+body{margin:1.5rem;color:#222}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
 th{background:#f4f4f4}code{font-size:.8rem;color:#555}a{color:#0a58ca}pre{white-space:pre-wrap;background:#f8f8f8;padding:.75rem}
 </style></head><body>${body}</body></html>`;
+
+  /** The origin the browser reached the simulator at (its Host header): the email body's font is fetched from it. */
+  const originOf = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
 
   function inbox(req: IncomingMessage, res: ServerResponse, url: URL): void {
     const parts = url.pathname
@@ -886,6 +891,7 @@ th{background:#f4f4f4}code{font-size:.8rem;color:#555}a{color:#0a58ca}pre{white-
         200,
         'text/html; charset=utf-8',
         page(
+          req,
           'Inbox — provider simulator',
           `<h1>Inbox</h1><p>${list.length} message(s) accepted. <a href="/_admin/stats">stats</a></p>${more}
 <table><thead><tr><th>Time</th><th>To</th><th>Subject</th><th>Custom args</th><th>Attachments</th></tr></thead><tbody>
@@ -910,12 +916,13 @@ ${rows}
         200,
         'text/html; charset=utf-8',
         page(
+          req,
           m.subject,
           `<p><a href="/inbox">← inbox</a></p><h1>${escapeHtml(m.subject)}</h1>
 <p>From: ${escapeHtml(m.from.email)}<br>To: ${escapeHtml(m.to.join(', '))}<br>Accepted: ${escapeHtml(m.acceptedAt.toISOString())}<br>X-Message-Id: <code>${escapeHtml(m.id)}</code></p>
 <p>Custom args: <code>${escapeHtml(JSON.stringify(m.customArgs))}</code></p>
 <ul>${atts}</ul>
-${html ? `<iframe sandbox srcdoc="${escapeHtml(html.value)}" style="width:100%;height:50vh;border:1px solid #ddd"></iframe>` : ''}
+${html ? `<iframe sandbox srcdoc="${escapeHtml(`<style>${inboxFontCss(originOf(req))}</style>${html.value}`)}" style="width:100%;height:50vh;border:1px solid #ddd"></iframe>` : ''}
 ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
         ),
       );
@@ -950,6 +957,7 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
       return sendJson(res, 200, { id: '', public_key: webhook.publicKey });
     }
     if (path.startsWith('/_admin/')) return admin(req, res, url);
+    if (path === INBOX_FONT_PATH) return serveInboxFont(res);
     if (path === '/inbox' || path.startsWith('/inbox/')) return inbox(req, res, url);
     if (path === '/') {
       return sendJson(res, 200, {

@@ -4,7 +4,8 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { fieldError, useErrorText } from '../lib/errors.ts';
 import { useTRPC } from '../lib/trpc.tsx';
-import { Button, Card, Field, INPUT } from './ui.tsx';
+import { DateInput } from './inputs/date-input.tsx';
+import { Button, Card } from './ui.tsx';
 
 /** The employee page's date-of-birth card (issue 22: password-protected slips). Strings: messages `dateOfBirth`. */
 export function DateOfBirthCard({ id }: { id: number }) {
@@ -37,20 +38,29 @@ export function DateOfBirthCard({ id }: { id: number }) {
           save.mutate({ id, dateOfBirth: value || null });
         }}
       >
-        <Field id="date-of-birth" label={t('label')} hint={t('help')} error={error}>
-          <input
+        <div className="text-sm">
+          <DateInput
             id="date-of-birth"
-            type="date"
+            label={t('label')}
             value={value}
-            onChange={(e) => {
-              setValue(e.target.value);
+            fromYear={new Date().getUTCFullYear() - 100}
+            toYear={new Date().getUTCFullYear() - 14}
+            onChange={(v) => {
+              setValue(v);
               save.reset();
             }}
-            aria-invalid={!!error}
-            aria-describedby={error ? 'date-of-birth-hint date-of-birth-error' : 'date-of-birth-hint'}
-            className={INPUT}
+            invalid={!!error}
+            describedBy={error ? 'date-of-birth-hint date-of-birth-error' : 'date-of-birth-hint'}
           />
-        </Field>
+          <p id="date-of-birth-hint" className="mt-1 text-xs text-slate-600">
+            {t('help')}
+          </p>
+          {error && (
+            <p id="date-of-birth-error" role="alert" className="mt-1 text-red-700">
+              {error}
+            </p>
+          )}
+        </div>
         <Button type="submit" disabled={save.isPending}>
           {t('save')}
         </Button>

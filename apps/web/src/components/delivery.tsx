@@ -5,6 +5,7 @@
  * addresses" list, an employee's delivery history, and the admin's email-queue panel with its
  * "resume" action. HR sees plain reasons, never the provider's text or job keys.
  */
+import { WEBHOOK_OUTCOMES } from '@beton/payroll/events';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import Link from 'next/link';
@@ -146,8 +147,14 @@ export function EmailAccountPanel() {
   );
   const s = status.data;
   if (!s) return null;
+  // The webhook's outcomes (email_webhook_counts) in words, numbers in the page's digits ("সংরক্ষিত: ৯,৯৬০").
   const webhook = Object.entries(s.webhook)
-    .map(([k, n]) => `${k} ${num(n)}`)
+    .map(([k, n]) =>
+      t('webhookItem', {
+        what: (WEBHOOK_OUTCOMES as readonly string[]).includes(k) ? t(`webhookOutcome.${k as (typeof WEBHOOK_OUTCOMES)[number]}`) : k,
+        n: num(n),
+      }),
+    )
     .join(' · ');
   return (
     <Card>
@@ -166,7 +173,9 @@ export function EmailAccountPanel() {
         )}
       </div>
       <p className="mt-2 text-sm">{t('unknown', { unknown: num(s.unknownNow), resent: num(s.resentAfterUnknown) })}</p>
-      <p className="text-sm text-slate-700">{webhook ? t('webhook', { counts: webhook }) : t('webhookNone')}</p>
+      <p data-testid="webhook-line" className="text-sm text-slate-700">
+        {webhook ? t('webhook', { counts: webhook }) : t('webhookNone')}
+      </p>
     </Card>
   );
 }

@@ -9,7 +9,8 @@ export function EtaLine({ facts: f }: { facts: EtaFacts }) {
   const { num, when, duration } = useFmt();
   const at = (d: Date) => when(d, f.timeZone);
   const deadline = at(f.deadline);
-  const passed = f.passedMs > 0 ? t('passed', { deadline, ago: duration(f.passedMs) }) : '';
+  // A deadline already behind is said once and calmly (no "ago", no "after the deadline" again).
+  const passed = f.passedMs > 0 ? t('pastDeadline', { deadline }) : '';
   const rate = f.rate === null ? '' : num(f.rate, { minimumFractionDigits: f.rate < 10 ? 1 : 0, maximumFractionDigits: f.rate < 10 ? 1 : 0 });
   const basis = f.basis === 'queue' ? 'queue' : 'run';
   switch (f.case) {
@@ -20,11 +21,12 @@ export function EtaLine({ facts: f }: { facts: EtaFacts }) {
     case 'no-rate':
       return t('noRate', { passed });
     case 'over-a-week':
-      return t('overAWeek', { basis, rate, deadline });
+      return f.passedMs > 0 ? t('overAWeekAfterDeadline', { passed, basis, rate }) : t('overAWeek', { basis, rate, deadline });
+    case 'after-deadline':
+      return t('afterDeadline', { passed, basis, rate, finish: f.finishAt ? at(f.finishAt) : '—' });
     case 'on-time':
     case 'late':
       return t(f.case === 'late' ? 'late' : 'onTime', {
-        passed,
         basis,
         rate,
         deadline,

@@ -34,7 +34,8 @@ const STATUS_COLORS: Record<string, string> = {
   completed: 'bg-emerald-100 text-emerald-900',
   failed: 'bg-red-100 text-red-900',
   none: 'bg-slate-100 text-slate-700',
-  superseded: 'bg-slate-100 text-slate-700 line-through',
+  // Replaced by another attempt at the same slip: done with, not cancelled (no strike-through).
+  superseded: 'bg-slate-100 text-slate-800',
   delayed: 'bg-violet-100 text-violet-900',
   paused: 'bg-amber-100 text-amber-900',
 };

@@ -5,6 +5,7 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
 import { config as zodConfig } from 'zod';
+import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/root.ts';
 
 // In the browser, forms check input with the services' own zod schemas. zod's fast path
@@ -25,3 +26,6 @@ export function Providers({ children }: { children: ReactNode }) {
     </QueryClientProvider>
   );
 }
+
+/** What each procedure answers, for components that take a part of an answer as a prop. */
+export type RouterOutputs = inferRouterOutputs<AppRouter>;

@@ -16,6 +16,7 @@ import {
   resendSlip as resend,
   sendSlipCopy as copy,
   SlipActionRefused,
+  type ApprovalResult,
   type CorrectedSlipResult,
   type ResendResult,
 } from '@beton/payroll/actions';
@@ -56,14 +57,8 @@ export function sendSlipCopy(opts: {
   return mapped(() => copy({ pool, jobs }, input));
 }
 
-/** Approve a month: reminder emails 30 minutes after the first approval (a delayed job per employee); approving again answers that time. */
-export function approvePayroll(opts: {
-  pool: Pool;
-  jobs: Jobs;
-  companyId: string;
-  month: string;
-  approvedBy: string;
-}): Promise<{ reminders: number; runAt: Date }> {
+/** Approve a month: reminder emails 30 minutes after the first approval (a delayed job per employee); approving again answers what the first did. */
+export function approvePayroll(opts: { pool: Pool; jobs: Jobs; companyId: string; month: string; approvedBy: string }): Promise<ApprovalResult> {
   const { pool, jobs, ...input } = opts;
   return mapped(() => approve({ pool, jobs }, input));
 }

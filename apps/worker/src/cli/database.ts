@@ -7,11 +7,13 @@ import {
   freePort,
   startEmbeddedPostgres,
   DatabaseUnreachableError,
+  embeddedDataDir,
   ensureDatabase,
   maskUrl,
   migrateDatabase,
   migrationsApplied,
   repoRoot,
+  runningStart,
   withDatabase,
   type Pool,
 } from '@beton/db';
@@ -28,18 +30,13 @@ export interface CliDatabase {
   close(): Promise<void>;
 }
 
-/** The embedded cluster `npm start` uses (ensureDatabase's default folder). */
-const EMBEDDED_DIR = path.join(repoRoot, '.beton/postgres');
-/** The embedded cluster's URL with the random password kept with its data (embedded.ts). */
-const EMBEDDED_SERVER = (port: number) => embeddedServerUrl(EMBEDDED_DIR, port);
-
 /**
- * The port of the embedded PostgreSQL when it is already running (under `npm start`):
+ * The port of the embedded PostgreSQL in `dir` when it is already running (under `npm start`):
  * its postmaster.pid names the live process and the port. Starting it a second time on
  * the same folder would fail on that lock file, so the CLI connects instead.
  */
-function runningEmbeddedPort(): number | undefined {
-  const pidFile = path.join(EMBEDDED_DIR, 'postmaster.pid');
+function runningEmbeddedPort(dir: string): number | undefined {
+  const pidFile = path.join(dir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
   try {
@@ -53,9 +50,12 @@ function runningEmbeddedPort(): number | undefined {
 }
 
 /**
- * Opens the database the CLI works on: DATABASE_URL when set, else the embedded database
- * of `npm start` (connected to when it runs, started under .beton/postgres and stopped
- * afterwards when it does not). Applies pending migrations first.
+ * Opens the database the CLI works on, the one `npm start` uses under the same settings:
+ * DATABASE_URL when set; else the embedded database in BETON_DATA_DIR when set; else the
+ * database of an `npm start` running now (whatever it was started with: its record,
+ * local-start.ts); else the embedded database in .beton/postgres. An embedded database is
+ * connected to when its server runs, else started for the command and stopped afterwards.
+ * Applies pending migrations first.
  */
 export async function openDatabase(
   options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv; /** Default: 4. */ poolMax?: number } = {},
@@ -64,22 +64,26 @@ export async function openDatabase(
   const log = options.log ?? (() => {});
   let url: string;
   let stopServer = async () => {};
+  const answers = (u: string) =>
+    checkDatabase(u, 3000).then(
+      () => true,
+      () => false,
+    );
+  const started = !env.DATABASE_URL && !env.BETON_DATA_DIR ? runningStart() : null;
   if (env.DATABASE_URL) {
     url = (await ensureDatabase({ databaseUrl: env.DATABASE_URL })).url;
+  } else if (started && (await answers(started.url))) {
+    log(`Using the database of the running \`npm start\` (${maskUrl(started.url)}).`);
+    url = started.url;
   } else {
-    const port = runningEmbeddedPort();
-    const runningUrl = port ? withDatabase(EMBEDDED_SERVER(port), 'beton') : undefined;
-    if (
-      runningUrl &&
-      (await checkDatabase(runningUrl, 3000).then(
-        () => true,
-        () => false,
-      ))
-    ) {
+    const dir = embeddedDataDir(env);
+    const port = runningEmbeddedPort(dir);
+    const runningUrl = port ? withDatabase(embeddedServerUrl(dir, port), 'beton') : undefined;
+    if (runningUrl && (await answers(runningUrl))) {
       url = runningUrl;
     } else {
-      log('Starting the embedded PostgreSQL (.beton/postgres)…');
-      const handle = await ensureDatabase({ dataDir: EMBEDDED_DIR });
+      log(`Starting the embedded PostgreSQL (${path.relative(repoRoot, dir) || dir})…`);
+      const handle = await ensureDatabase({ dataDir: dir });
       url = handle.url;
       stopServer = () => handle.stop();
     }

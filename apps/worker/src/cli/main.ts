@@ -66,8 +66,9 @@ export const USAGE = `Usage: npm run beton -- <command> [options]
 Commands:
 ${commands.map((c) => `  ${c.path.join(' ').padEnd(14)} ${c.summary}`).join('\n')}
 
-Every command takes --help. The database is DATABASE_URL, or when it is unset the embedded
-PostgreSQL of \`npm start\` (.beton/postgres); pending migrations are applied first.`;
+Every command takes --help. The database is the one \`npm start\` uses with the same settings:
+DATABASE_URL; else the embedded PostgreSQL in BETON_DATA_DIR; else the database of an \`npm start\`
+running now; else the embedded PostgreSQL in .beton/postgres. Pending migrations are applied first.`;
 
 function groupUsage(group: string): string {
   const inGroup = commands.filter((c) => c.path[0] === group);

@@ -3,6 +3,7 @@
  * returned, not built twice), watch them, and open one for download — only the company's own,
  * and only until it expires (then `expired`: the route answers 410).
  */
+import { describeActors, type Actor } from '@beton/db/actors';
 import { writeAudit } from '@beton/db/transaction';
 import type { JobClient } from '@beton/jobs/client';
 import type { BetonJobs } from '../job-registry.ts';
@@ -113,13 +114,17 @@ export async function requestMonthExport(
   return { export: view(created[0]!), created: true, volumes: created.length };
 }
 
-/** The company's exports of a month, newest first. */
-export async function listMonthExports(pool: Pool, companyId: string, month: string): Promise<MonthExportView[]> {
+/** The company's exports of a month, newest first, each with who asked for it as a page names them. */
+export async function listMonthExports(pool: Pool, companyId: string, month: string): Promise<Array<MonthExportView & { requester: Actor }>> {
   const { rows } = await pool.query<Row>(
     `select ${COLUMNS} from month_exports where company_id = $1 and month = $2 order by created_at desc, volume limit 60`,
     [companyId, month],
   );
-  return rows.map(view);
+  const actors = await describeActors(
+    pool,
+    rows.map((r) => r.requested_by),
+  );
+  return rows.map((r) => ({ ...view(r), requester: actors.get(r.requested_by)! }));
 }
 
 /** What a download finds: the export (ready, not expired), or why not. */

@@ -1,7 +1,9 @@
 /**
  * The import file's columns: a header row names them (case, spaces and dashes ignored:
- * "Name Bengali", "name_bengali" and "NAME-BENGALI" are the same column); other columns are
- * ignored. `effective_month` is optional (the upload's month is used without it).
+ * "Name Bengali", "name_bengali" and "NAME-BENGALI" are the same column). A required column
+ * missing ends the import before any row is read; another column is not read, and named once
+ * (a misspelt header is usually why a column is missing). `effective_month` is optional (the
+ * upload's month is used without it).
  */
 import type { SalaryComponent } from '../validation.ts';
 
@@ -35,13 +37,18 @@ export function headerOf(field: string): string {
   return IMPORT_COLUMNS.find((c) => c.field === field)?.header ?? field;
 }
 
-/** The header row as field → index; the required columns it lacks. */
-export function mapHeader(cells: string[]): { index: Partial<Record<ImportField, number>>; missing: string[] } {
+/**
+ * The header row as field → index; the required columns it lacks; the headers it has that are no
+ * column of ours (as written, empty ones left out), and those that repeat a column (the first is read).
+ */
+export function mapHeader(cells: string[]): { index: Partial<Record<ImportField, number>>; missing: string[]; unknown: string[] } {
   const index: Partial<Record<ImportField, number>> = {};
+  const unknown: string[] = [];
   cells.forEach((cell, i) => {
     const col = IMPORT_COLUMNS.find((c) => c.header === normaliseHeader(cell));
     if (col && index[col.field] === undefined) index[col.field] = i;
+    else if (cell.trim() !== '') unknown.push(cell.trim());
   });
   const missing = IMPORT_COLUMNS.filter((c) => !('optional' in c) && index[c.field] === undefined).map((c) => c.header);
-  return { index, missing };
+  return { index, missing, unknown };
 }

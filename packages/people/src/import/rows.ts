@@ -19,10 +19,22 @@ export interface ImportRecord {
 
 export interface CellError {
   row: number;
-  /** The file's column name (e.g. `house_rent`). */
+  /** The file's column name (e.g. `house_rent`); on the header row (1), the column missing or not known. */
   column: string;
   /** A reason key (reasons.ts). */
   reason: string;
+  /** The row's code and name (English) as the file has them, even when invalid or empty: whose row it is. */
+  code: string;
+  name: string;
+}
+
+/** The row's code and name (English) cells as written, for its errors and its preview line. */
+export function rowIdentity(cells: string[], index: Partial<Record<ImportField, number>>): { code: string; name: string } {
+  const cell = (f: ImportField) => {
+    const i = index[f];
+    return i === undefined ? '' : (cells[i] ?? '').trim().slice(0, 100);
+  };
+  return { code: cell('code'), name: cell('nameLatin') };
 }
 
 const rowSchema = z.object({
@@ -65,12 +77,13 @@ export function parseRow(
   if (result.success) return { record: { row, ...result.data } };
   const seen = new Set<string>();
   const errors: CellError[] = [];
+  const who = rowIdentity(cells, index);
   for (const issue of result.error.issues) {
     const field = String(issue.path.at(-1) ?? 'code');
     const column = headerOf(field);
     if (seen.has(column)) continue;
     seen.add(column);
-    errors.push({ row, column, reason: issue.message });
+    errors.push({ row, column, reason: issue.message, ...who });
   }
   return { errors };
 }

@@ -14,10 +14,10 @@ import { inTransaction, writeAuditMany } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
 import { salaryInMonthSql, sameSalary } from '../salary.ts';
 import type { Salary } from '../validation.ts';
-import { mapHeader } from './columns.ts';
+import { IMPORT_COLUMNS, mapHeader } from './columns.ts';
 import { BATCH_ROWS, MAX_STORED_ERRORS, PREVIEW_ROWS, type ImportFormat } from './policy.ts';
 import { readRows, UnreadableFileError } from './read.ts';
-import { parseRow, type CellError, type ImportRecord } from './rows.ts';
+import { parseRow, rowIdentity, type CellError, type ImportRecord } from './rows.ts';
 import { reasonText } from '../reasons.ts';
 
 export type ImportStatus = 'uploaded' | 'validating' | 'validated' | 'applying' | 'applied' | 'failed';
@@ -76,13 +76,21 @@ async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
   }
 }
 
+/** The header row's check, before any data row: required columns missing, columns not known; `empty`: no row at all. */
+interface HeaderCheck {
+  missing: string[];
+  unknown: string[];
+  empty: boolean;
+}
+
 /**
- * The file's data rows in batches of BATCH_ROWS; a code already on an earlier row (valid or not)
- * is an error of the later one (the same rule in both phases). Rows before `skipBefore` (done by
- * an earlier part) are not validated again: only their code is read, for that rule, and they
- * come as entries without record or errors. `missing`: the header lacks required columns.
+ * The header's check first, then the file's data rows in batches of BATCH_ROWS (none when the
+ * header lacks a required column); a code already on an earlier row (valid or not) is an error
+ * of the later one (the same rule in both phases). Rows before `skipBefore` (done by an earlier
+ * part) are not validated again: only their code is read, for that rule, and they come as
+ * entries without record or errors.
  */
-async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry[] | { missing: string[] }> {
+async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry[] | HeaderCheck> {
   let header: ReturnType<typeof mapHeader> | null = null;
   const seen = new Set<string>();
   let batch: Entry[] = [];
@@ -90,10 +98,8 @@ async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry
   for await (const { row, cells } of readRows(imp.format, imp.content)) {
     if (!header) {
       header = mapHeader(cells);
-      if (header.missing.length) {
-        yield { missing: header.missing };
-        return;
-      }
+      yield { missing: header.missing, unknown: header.unknown, empty: false };
+      if (header.missing.length) return;
       continue;
     }
     const code = (cells[header.index.code!] ?? '').trim();
@@ -102,7 +108,7 @@ async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry
     const entry: Entry = { index: index++, row };
     if (entry.index >= skipBefore) {
       const parsed = parseRow(row, cells, header.index, imp.effective_month);
-      if (duplicate) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile' }];
+      if (duplicate) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile', ...rowIdentity(cells, header.index) }];
       else if ('record' in parsed) entry.record = parsed.record;
       else entry.errors = parsed.errors;
     }
@@ -113,7 +119,7 @@ async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry
     }
   }
   if (!header) {
-    yield { missing: ['code'] };
+    yield { missing: IMPORT_COLUMNS.filter((c) => !('optional' in c)).map((c) => c.header), unknown: [], empty: true };
     return;
   }
   if (batch.length) yield batch;
@@ -181,10 +187,35 @@ async function storeErrors(db: Pool | PoolClient, importId: string, errors: Cell
   if (!errors.length) return;
   const text = errors.map((e) => reasonText(e.reason));
   await db.query(
-    `insert into employee_import_errors (import_id, row_number, column_name, reason_en, reason_bn)
-     select $1, * from unnest($2::int[], $3::text[], $4::text[], $5::text[]) on conflict do nothing`,
-    [importId, errors.map((e) => e.row), errors.map((e) => e.column), text.map((t) => t.en), text.map((t) => t.bn)],
+    `insert into employee_import_errors (import_id, row_number, column_name, reason_en, reason_bn, code, name)
+     select $1, * from unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) on conflict do nothing`,
+    [
+      importId,
+      errors.map((e) => e.row),
+      errors.map((e) => e.column),
+      text.map((t) => t.en),
+      text.map((t) => t.bn),
+      errors.map((e) => e.code),
+      errors.map((e) => e.name),
+    ],
   );
+}
+
+/**
+ * The header's problems, said once on row 1 (not counted as rows with errors): each required
+ * column missing, each column not known. A missing column ends the import here, failed with
+ * the reason key `column.missing` (an empty file: `file.empty`); unknown columns alone are only
+ * named (they are not read).
+ */
+async function checkHeader(pool: Pool, importId: string, check: HeaderCheck): Promise<boolean> {
+  const noRow = { row: 1, code: '', name: '' };
+  await storeErrors(pool, importId, [
+    ...check.missing.map((column) => ({ ...noRow, column, reason: 'column.missing' })),
+    ...check.unknown.map((column) => ({ ...noRow, column: column.slice(0, 100), reason: 'column.unknown' })),
+  ]);
+  if (!check.missing.length) return true;
+  await pool.query(`update employee_imports set status = 'failed', failure = $2 where id = $1`, [importId, check.empty ? 'file.empty' : 'column.missing']);
+  return false;
 }
 
 export interface PhaseResult {
@@ -223,15 +254,8 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
     for await (const batch of readAhead(batches(imp, checkpoint))) {
       options.signal?.throwIfAborted();
       if (!Array.isArray(batch)) {
-        await inTransaction(pool, undefined, async (client) => {
-          await storeErrors(
-            client,
-            importId,
-            batch.missing.map((column) => ({ row: 1, column, reason: 'column.missing' })),
-          );
-          await client.query(`update employee_imports set error_count = $2 where id = $1`, [importId, batch.missing.length]);
-        });
-        break;
+        if (await checkHeader(pool, importId, batch)) continue;
+        return { status: 'failed', rows: 0, done: true };
       }
       const end = batch.at(-1)!.index + 1;
       rows = end;
@@ -265,7 +289,7 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
                   action: c.action,
                   fields: [...c.fields, ...(c.action === 'changed' && c.salaryChanged ? ['salary'] : [])],
                 }
-              : { row: entry.row, code: '', name: '', action: 'error', fields: entry.errors!.map((e) => e.column) },
+              : { row: entry.row, code: entry.errors![0]!.code, name: entry.errors![0]!.name, action: 'error', fields: entry.errors!.map((e) => e.column) },
           );
         }
       }
@@ -377,7 +401,10 @@ export async function applyImport(pool: Pool, importId: string, options: PhaseOp
   let applied = imp.applied_rows;
   let worked = false;
   for await (const batch of readAhead(batches(imp, applied))) {
-    if (!Array.isArray(batch)) break;
+    if (!Array.isArray(batch)) {
+      if (batch.missing.length) break;
+      continue;
+    }
     const end = batch.at(-1)!.index + 1;
     if (end <= applied) continue; // committed by an earlier part or attempt
     options.signal?.throwIfAborted();

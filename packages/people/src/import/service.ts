@@ -3,11 +3,13 @@
  * read its progress, counts, preview and errors, download the error report. Scoped by company.
  */
 import { JobStatus } from '@beton/db/enums';
+import { describeActors, type Actor } from '@beton/db/actors';
 import { inTransaction, writeAudit } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
 import { stringify } from 'csv-stringify/sync';
 import { createHash } from 'node:crypto';
 import { PeopleError } from '../errors.ts';
+import { reasonText } from '../reasons.ts';
 import { monthSchema } from '../validation.ts';
 import type { ImportEmployeesPayload } from '../jobs/import-employees/definition.ts';
 import type { ImportFormat } from './policy.ts';
@@ -69,7 +71,7 @@ export async function requestApply(
     } else if (imp.status !== 'validated') {
       throw new PeopleError('CONFLICT', imp.status === 'failed' ? 'The file could not be read: upload a corrected file' : 'The dry run has not finished yet');
     } else if (imp.new_count + imp.changed_count === 0) {
-      throw new PeopleError('CONFLICT', 'Nothing to apply: every valid row is already as in the file');
+      throw new PeopleError('CONFLICT', 'Nothing to apply: no row of the file adds or changes an employee');
     }
     const run = await client.query<{ n: number }>(
       `select count(*)::int + 1 as n from jobs where task_name = 'import-employees' and payload->>'importId' = $1 and payload->>'phase' = 'apply'`,
@@ -90,6 +92,9 @@ export interface ImportErrorRow {
   column: string;
   reasonEn: string;
   reasonBn: string;
+  /** The row's code and name (English) as the file has them (maybe empty or invalid). */
+  code: string;
+  name: string;
 }
 
 export interface ImportView {
@@ -105,10 +110,14 @@ export interface ImportView {
   counts: { new: number; changed: number; unchanged: number; errors: number };
   applied: { rows: number; new: number; changed: number };
   preview: PreviewRow[];
-  /** The first error rows (the whole report is the CSV download). */
+  /** The first error rows (the whole report is the CSV download); not the header's. */
   errors: ImportErrorRow[];
+  /** The header row's problems, said once: required columns missing (the import failed), columns not known (not read). */
+  columns: { missing: string[]; unknown: string[] };
+  /** Why it could not be read: a reason key (`column.missing`, `file.empty`) or the reader's own words. */
   failure: string | null;
-  createdBy: string;
+  /** Who uploaded it, as a page names them. */
+  createdBy: Actor;
   createdAt: Date;
   appliedAt: Date | null;
   /** The apply job gave up (its last attempt failed): HR may resume it. */
@@ -157,7 +166,7 @@ interface ViewRow {
   stalled: boolean;
 }
 
-function toView(r: ViewRow, errors: ImportErrorRow[]): ImportView {
+function toView(r: ViewRow, actors: Map<string, Actor>, errors: ImportErrorRow[] = [], header: Array<{ column: string; missing: boolean }> = []): ImportView {
   return {
     id: r.id,
     filename: r.filename,
@@ -171,8 +180,9 @@ function toView(r: ViewRow, errors: ImportErrorRow[]): ImportView {
     applied: { rows: r.applied_rows, new: r.applied_new, changed: r.applied_changed },
     preview: r.preview ?? [],
     errors,
+    columns: { missing: header.filter((h) => h.missing).map((h) => h.column), unknown: header.filter((h) => !h.missing).map((h) => h.column) },
     failure: r.failure,
-    createdBy: r.created_by,
+    createdBy: actors.get(r.created_by)!,
     createdAt: r.created_at,
     appliedAt: r.applied_at,
     stalled: r.stalled,
@@ -183,12 +193,19 @@ function toView(r: ViewRow, errors: ImportErrorRow[]): ImportView {
 export async function importView(pool: Pool, companyId: string, importId: string, errorLimit = 50): Promise<ImportView> {
   const { rows } = await pool.query<ViewRow>(`select ${VIEW_COLUMNS} from employee_imports i where id = $1 and company_id = $2`, [importId, companyId]);
   if (!rows[0]) throw new PeopleError('NOT_FOUND', 'Import not found');
-  const errors = await pool.query<ImportErrorRow>(
-    `select row_number as row, column_name as column, reason_en as "reasonEn", reason_bn as "reasonBn" from employee_import_errors
-     where import_id = $1 order by row_number, column_name limit $2`,
-    [importId, errorLimit],
-  );
-  return toView(rows[0], errors.rows);
+  const [errors, header] = await Promise.all([
+    pool.query<ImportErrorRow>(
+      `select row_number as row, column_name as column, reason_en as "reasonEn", reason_bn as "reasonBn", code, name from employee_import_errors
+       where import_id = $1 and row_number > 1 order by row_number, column_name limit $2`,
+      [importId, errorLimit],
+    ),
+    // The header's problems (row 1), in the order the columns are listed in the file format.
+    pool.query<{ column: string; missing: boolean }>(
+      `select column_name as column, reason_en = $2 as missing from employee_import_errors where import_id = $1 and row_number = 1 order by missing desc, column_name`,
+      [importId, reasonText('column.missing').en],
+    ),
+  ]);
+  return toView(rows[0], await describeActors(pool, [rows[0].created_by]), errors.rows, header.rows);
 }
 
 /** The company's latest imports, newest first. */
@@ -197,7 +214,11 @@ export async function listImports(pool: Pool, companyId: string, limit = 20): Pr
     companyId,
     limit,
   ]);
-  return rows.map((r) => toView({ ...r, preview: [] }, []));
+  const actors = await describeActors(
+    pool,
+    rows.map((r) => r.created_by),
+  );
+  return rows.map((r) => toView({ ...r, preview: [] }, actors));
 }
 
 /**
@@ -207,13 +228,13 @@ export async function listImports(pool: Pool, companyId: string, limit = 20): Pr
 export async function errorReportCsv(pool: Pool, companyId: string, importId: string): Promise<{ filename: string; csv: string } | null> {
   const imp = await pool.query<{ filename: string }>(`select filename from employee_imports where id = $1 and company_id = $2`, [importId, companyId]);
   if (!imp.rows[0]) return null;
-  const { rows } = await pool.query<{ row_number: number; column_name: string; reason_en: string; reason_bn: string }>(
-    `select row_number, column_name, reason_en, reason_bn from employee_import_errors where import_id = $1 order by row_number, column_name`,
+  const { rows } = await pool.query<{ row_number: number; code: string; name: string; column_name: string; reason_en: string; reason_bn: string }>(
+    `select row_number, code, name, column_name, reason_en, reason_bn from employee_import_errors where import_id = $1 order by row_number, column_name`,
     [importId],
   );
   const csv = stringify(
-    rows.map((r) => [r.row_number, r.column_name, r.reason_en, r.reason_bn]),
-    { header: true, columns: ['row', 'column', 'reason', 'কারণ'], bom: true },
+    rows.map((r) => [r.row_number, r.code, r.name, r.column_name, r.reason_en, r.reason_bn]),
+    { header: true, columns: ['row', 'code', 'name', 'column', 'reason', 'কারণ'], bom: true },
   );
   return { filename: `${imp.rows[0].filename.replace(/\.(csv|xlsx)$/i, '')}-errors.csv`, csv };
 }

@@ -18,7 +18,11 @@ import {
   listStuckJobs,
   listWorkers,
   queuesOverview,
+  retryImpact,
   retryJobs,
+  runNowPlan,
+  runNowPlanOutput,
+  runNowResultOutput,
   runScheduleNow,
 } from '@beton/dashboard';
 import { AppError, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
@@ -78,6 +82,11 @@ export const adminRouter = {
     .input(z.object({ id: z.number().int().positive() }))
     .output(jobDetailOutput)
     .query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
+  /** What retrying these failed jobs (by ids, or all matching a filter) would do: how many, per task, and how many email someone. */
+  retryImpact: adminProcedure
+    .input(z.union([ids, z.object({ filter })]))
+    .output(z.object({ total: z.number(), emails: z.number(), byTask: z.array(z.object({ task: z.string(), n: z.number() })) }))
+    .query(({ ctx, input }) => retryImpact(ctx.pool, input)),
   retry: adminProcedure
     .input(ids)
     .output(z.object({ retried: z.number() }))
@@ -98,9 +107,14 @@ export const adminRouter = {
   workers: adminProcedure.output(workersOutput).query(({ ctx }) => listWorkers(ctx.pool)),
   stuck: adminProcedure.output(stuckJobsOutput).query(({ ctx }) => listStuckJobs(ctx.pool)),
   schedules: adminProcedure.output(schedulesOutput).query(({ ctx }) => listSchedules(ctx.pool)),
+  /** What "Run now" would do (a payroll: its month, how many slips, whether it was already run): said before it asks. */
+  runNowPlan: adminProcedure
+    .input(z.object({ id: z.string().min(1).max(200) }))
+    .output(runNowPlanOutput)
+    .query(({ ctx, input }) => runNowPlan(ctx.pool, input.id)),
   runScheduleNow: adminProcedure
     .input(z.object({ id: z.string().min(1).max(200) }))
-    .output(z.object({ jobId: z.number(), created: z.boolean() }))
+    .output(runNowResultOutput)
     .mutation(({ ctx, input }) => runScheduleNow(ctx.pool, jobs(ctx), input.id, ctx.actor)),
   emailAccount: adminProcedure.output(emailAccountOutput).query(({ ctx }) => emailAccountStatus(ctx.pool)),
   /** Paused queues (an admin's pause or an account fault): why and since when. */

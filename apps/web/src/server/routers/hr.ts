@@ -1,6 +1,8 @@
 import { monthSchema } from '@beton/db/month';
 import { addressesToFix, addressToFixOutput, deliveryCountsOutput, deliveryEventOutput, employeeDeliveryEvents, runDeliveryCounts } from '@beton/dashboard';
 import {
+  approvalPlan,
+  approvalPlanOutput,
   employeeDetail,
   employeeDetailOutput,
   employeeListOutput,
@@ -14,6 +16,7 @@ import {
   SLIP_STATUSES,
   updateEmployeeEmail,
 } from '@beton/dashboard';
+import { actorOutput, describeActor } from '@beton/db/actors';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { approvePayroll, resendSlip, sendSlipCopy } from '../payroll-adapter.ts';
@@ -30,12 +33,25 @@ export const runsRouter = {
     .input(runId)
     .output(runProgressOutput)
     .query(({ ctx, input }) => runProgress(ctx.pool, ctx.companyId, input.runId)),
+  /** What "Approve payroll" would do (how many reminder emails, when), or when and by whom it was approved: said before it asks. */
+  approvalPlan: hrProcedure
+    .input(runId)
+    .output(approvalPlanOutput)
+    .query(({ ctx, input }) => approvalPlan(ctx.pool, ctx.companyId, input.runId)),
+  /** Approves once; again (another tab), it enqueues nothing and says when and by whom it was approved. */
   approve: hrProcedure
     .input(runId)
-    .output(z.object({ reminders: z.number(), runAt: z.date() }))
+    .output(z.object({ reminders: z.number(), runAt: z.date(), already: z.object({ approvedAt: z.date(), approvedBy: actorOutput.nullable() }).nullable() }))
     .mutation(async ({ ctx, input }) => {
       const run = await runForApproval(ctx.pool, ctx.companyId, input.runId);
-      return approvePayroll({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, month: run.month, approvedBy: ctx.actor });
+      const result = await approvePayroll({ pool: ctx.pool, jobs: jobs(ctx), companyId: ctx.companyId, month: run.month, approvedBy: ctx.actor });
+      return {
+        ...result,
+        already: result.already && {
+          approvedAt: result.already.approvedAt,
+          approvedBy: result.already.approvedBy ? await describeActor(ctx.pool, result.already.approvedBy) : null,
+        },
+      };
     }),
 } satisfies TRPCRouterRecord;
 

@@ -13,6 +13,7 @@ import {
   requestMonthExport,
   setProtectSlips,
 } from '@beton/dashboard';
+import { actorOutput } from '@beton/db/actors';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { hrProcedure, jobs } from '../trpc.ts';
@@ -53,7 +54,7 @@ export const monthsRouter = {
     .query(({ ctx, input }) => monthDetail(ctx.pool, ctx.companyId, input.month, input)),
   exports: hrProcedure
     .input(z.object({ month }))
-    .output(z.array(exportOutput))
+    .output(z.array(exportOutput.extend({ requester: actorOutput })))
     .query(({ ctx, input }) => listMonthExports(ctx.pool, ctx.companyId, input.month)),
   /** Builds an export in the background (build-month-export job); the same one on its way is returned. Audited. */
   requestExport: hrProcedure

@@ -5,6 +5,7 @@
  */
 import { changeSalary, createEmployee, employeeRecord, setEmployeeActive, updateEmployeeDetails } from '@beton/people/employees';
 import { importView, listImports, requestApply, type EnqueueImportJob } from '@beton/people/import/service';
+import { actorOutput } from '@beton/db/actors';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { people } from '../people-adapter.ts';
@@ -33,7 +34,7 @@ const recordOutput = z.object({
   deactivatedAt: z.date().nullable(),
   currentMonth: z.string(),
   salary: salaryOutput,
-  salaryHistory: z.array(z.object({ effectiveMonth: z.string(), components: salaryOutput, createdBy: z.string(), updatedAt: z.date() })),
+  salaryHistory: z.array(z.object({ effectiveMonth: z.string(), components: salaryOutput, createdBy: actorOutput, updatedAt: z.date() })),
 });
 const importOutput = z.object({
   id: z.string(),
@@ -49,9 +50,10 @@ const importOutput = z.object({
   preview: z.array(
     z.object({ row: z.number(), code: z.string(), name: z.string(), action: z.enum(['new', 'changed', 'unchanged', 'error']), fields: z.array(z.string()) }),
   ),
-  errors: z.array(z.object({ row: z.number(), column: z.string(), reasonEn: z.string(), reasonBn: z.string() })),
+  errors: z.array(z.object({ row: z.number(), column: z.string(), reasonEn: z.string(), reasonBn: z.string(), code: z.string(), name: z.string() })),
+  columns: z.object({ missing: z.array(z.string()), unknown: z.array(z.string()) }),
   failure: z.string().nullable(),
-  createdBy: z.string(),
+  createdBy: actorOutput,
   createdAt: z.date(),
   appliedAt: z.date().nullable(),
   stalled: z.boolean(),

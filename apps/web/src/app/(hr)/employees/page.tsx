@@ -4,9 +4,10 @@ import { useTranslations } from 'next-intl';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useState } from 'react';
-import { Card, Field, INPUT, Pager, StatusBadge } from '../../../components/ui.tsx';
+import { Card, Field, INPUT, Pager } from '../../../components/ui.tsx';
 import { usePlainReason } from '../../../components/delivery.tsx';
-import { useStatusText } from '../../../components/ui.tsx';
+import { MonthInput } from '../../../components/inputs/month-input.tsx';
+import { SlipGlossary, SlipStateBadge, useSlipWord } from '../../../components/slip-state.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../components/ui/table.tsx';
 import { useErrorText } from '../../../lib/errors.ts';
 import { useFmt } from '../../../lib/format.ts';
@@ -29,7 +30,7 @@ export default function EmployeesPage() {
 function Employees() {
   const t = useTranslations('employees');
   const te = useTranslations('errors');
-  const statusText = useStatusText();
+  const statusText = useSlipWord();
   const reason = usePlainReason();
   const errorText = useErrorText();
   const { month: monthName } = useFmt();
@@ -120,26 +121,24 @@ function Employees() {
             ))}
           </select>
         </Field>
-        <Field id="employee-month" label={t('month')}>
-          <input
-            id="employee-month"
-            type="month"
-            value={effectiveMonth ?? ''}
-            onChange={(e) => {
-              if (MONTH.test(e.target.value)) {
-                setMonth(e.target.value);
-                setOffset(0);
-              }
-            }}
-            className={INPUT}
-          />
-        </Field>
+        <MonthInput
+          id="employee-month"
+          label={t('month')}
+          value={effectiveMonth ?? ''}
+          onChange={(v) => {
+            if (MONTH.test(v)) {
+              setMonth(v);
+              setOffset(0);
+            }
+          }}
+        />
         <span className="ml-auto text-sm text-slate-700" aria-live="polite">
           <span data-testid="employee-total" data-count={total}>
             {t('total', { count: total })}
           </span>
         </span>
       </Card>
+      <SlipGlossary words={['sent', 'queued', 'running', 'retrying', 'failed', 'rendered', 'none']} />
       {list.error && (
         <p role="alert" className="text-red-700">
           {errorText(list.error)}
@@ -177,7 +176,7 @@ function Employees() {
                 {e.email}
               </Td>
               <Td data-label={t('slip')}>
-                <StatusBadge status={e.slipStatus} />
+                <SlipStateBadge state={e.slipStatus} />
                 {e.lastErrorCode && (
                   <div data-testid="slip-reason" className="mt-1 text-xs text-red-800">
                     {reason(e.lastErrorCode)}

@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import Link from 'next/link';
+import { SlipGlossary } from '../../../components/slip-state.tsx';
 import { Card, StatusBadge } from '../../../components/ui.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../components/ui/table.tsx';
 import { useErrorText } from '../../../lib/errors.ts';
@@ -27,6 +28,8 @@ export default function MonthsPage() {
         </p>
       )}
       {months.data?.length === 0 && <Card>{t('empty')}</Card>}
+      {/* Sent + failed + on its way + no job = employees, in the run card's words. */}
+      {!!months.data?.length && <SlipGlossary words={['sent', 'failed', 'open', 'none']} />}
       {!!months.data?.length && (
         <Table caption={t('caption')} className={STACK_ON_PHONE} data-testid="months-table">
           <THead>
@@ -36,6 +39,8 @@ export default function MonthsPage() {
               <Th className="text-right">{t('employees')}</Th>
               <Th className="text-right">{t('slipsSent')}</Th>
               <Th className="text-right">{t('slipsFailed')}</Th>
+              <Th className="text-right">{t('slipsOpen')}</Th>
+              <Th className="text-right">{t('slipsNone')}</Th>
               <Th className="text-right">{t('credited')}</Th>
               <Th className="text-right">{t('atBank')}</Th>
               <Th>{t('started')}</Th>
@@ -52,14 +57,20 @@ export default function MonthsPage() {
                 <Td data-label={t('run')}>
                   <StatusBadge status={m.status} />
                 </Td>
-                <Td data-label={t('employees')} className="sm:text-right">
+                <Td data-label={t('employees')} data-count={m.employeeCount} className="sm:text-right">
                   {num(m.employeeCount)}
                 </Td>
-                <Td data-label={t('slipsSent')} className="sm:text-right">
+                <Td data-label={t('slipsSent')} data-count={m.slipsSent} className="sm:text-right">
                   {num(m.slipsSent)}
                 </Td>
-                <Td data-label={t('slipsFailed')} className={`sm:text-right ${m.slipsFailed ? 'font-semibold text-red-800' : ''}`}>
+                <Td data-label={t('slipsFailed')} data-count={m.slipsFailed} className={`sm:text-right ${m.slipsFailed ? 'font-semibold text-red-800' : ''}`}>
                   {num(m.slipsFailed)}
+                </Td>
+                <Td data-label={t('slipsOpen')} data-count={m.slips.queued + m.slips.running + m.slips.retrying} className="sm:text-right">
+                  {num(m.slips.queued + m.slips.running + m.slips.retrying)}
+                </Td>
+                <Td data-label={t('slipsNone')} data-count={m.withoutJob} className="sm:text-right">
+                  {num(m.withoutJob)}
                 </Td>
                 <Td data-label={t('credited')} className="sm:text-right">
                   {num(m.transfers.credited)}

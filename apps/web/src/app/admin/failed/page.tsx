@@ -10,6 +10,8 @@ import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../components/ui/tab
 import { isConflict, useErrorText } from '../../../lib/errors.ts';
 import { useFmt } from '../../../lib/format.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
+import { DateInput } from '../../../components/inputs/date-input.tsx';
+import { useSupersededReason, useTaskName } from '../../../components/words.tsx';
 import { filterQuery, parseFilter, type Filter, type View } from './filter.ts';
 
 const PAGE = 50;
@@ -28,6 +30,8 @@ function FailedJobs() {
   const tc = useTranslations('common');
   const { num, when } = useFmt();
   const errorText = useErrorText();
+  const superseded = useSupersededReason();
+  const taskName = useTaskName();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const router = useRouter();
@@ -83,17 +87,37 @@ function FailedJobs() {
   };
   const failed = (error: unknown) => setResult({ text: errorText(error), kind: 'error' });
 
+  /** What a retry would do, said in the dialog: how many emails go out, and which steps run again. */
+  const retryText = async (target: { ids: number[] } | { filter: Filter }) => {
+    const impact = await qc.fetchQuery({ ...trpc.admin.retryImpact.queryOptions(target), staleTime: 0 });
+    const list = impact.byTask.map((x) => t('taskCount', { n: num(x.n), task: taskName(x.task) })).join(', ');
+    return `${t('retryEmails', { count: impact.emails })} ${t('retryTasks', { list })}`;
+  };
+  /** The retry's outcome; jobs that were no longer failed (another admin retried them, or HR's resend replaced them) are said. */
+  const retried = (asked: number, count: number) => {
+    setResult({ text: asked > count ? `${t('retried', { count })} ${t('notRetried', { count: asked - count })}` : t('retried', { count }), kind: 'ok' });
+    setSelected(new Set());
+  };
+
   // Retry / discard all that match: the server acts only if the filter still matches the
   // count confirmed here; otherwise (CONFLICT) the page shows the new count and asks again.
   const confirmAll = async (action: 'retry' | 'discard') => {
     setResult(null);
     let expected = total;
     for (;;) {
+      let description: string | undefined = t('cannotUndo');
+      if (action === 'retry') {
+        try {
+          description = await retryText({ filter });
+        } catch (error) {
+          return failed(error);
+        }
+      }
       const ok =
         expected > 0 &&
         (await confirmDialog({
           title: t(action === 'retry' ? 'confirmRetryAll' : 'confirmDiscardAll', { count: expected }),
-          description: action === 'discard' ? t('cannotUndo') : undefined,
+          description,
           confirmLabel: t(action === 'retry' ? 'retryAll' : 'discardAll', { count: num(expected) }),
           danger: action === 'discard',
         }));
@@ -101,7 +125,7 @@ function FailedJobs() {
       // No condition means every failed job: the API wants that said (matchAll).
       const input = { filter, expected, ...(Object.keys(filter).length === 0 ? { matchAll: true as const } : {}) };
       try {
-        if (action === 'retry') done('retried', (await retryAll.mutateAsync(input)).retried);
+        if (action === 'retry') retried(expected, (await retryAll.mutateAsync(input)).retried);
         else done('discarded', (await discardAll.mutateAsync(input)).discarded);
         return;
       } catch (error) {
@@ -111,23 +135,28 @@ function FailedJobs() {
       }
     }
   };
+  // Every retry and discard asks first; a retry says how many emails it sends and what runs again.
   const act = async (action: 'retry' | 'discard', ids: number[]) => {
     setResult(null);
-    if (action === 'discard' || ids.length > 1) {
-      const title =
-        ids.length === 1 && action === 'discard'
-          ? t('confirmDiscardOne', { id: String(ids[0]) })
-          : t(action === 'retry' ? 'confirmRetrySelected' : 'confirmDiscardSelected', { count: ids.length });
-      const ok = await confirmDialog({
-        title,
-        description: action === 'discard' ? t('cannotUndo') : undefined,
-        confirmLabel: t(action === 'retry' ? 'retry' : 'discard'),
-        danger: action === 'discard',
-      });
-      if (!ok) return;
-    }
+    const title =
+      ids.length === 1
+        ? t(action === 'retry' ? 'confirmRetryOne' : 'confirmDiscardOne', { id: String(ids[0]) })
+        : t(action === 'retry' ? 'confirmRetrySelected' : 'confirmDiscardSelected', { count: ids.length });
+    let description: string;
     try {
-      if (action === 'retry') done('retried', (await retry.mutateAsync({ ids })).retried);
+      description = action === 'retry' ? await retryText({ ids }) : t('cannotUndo');
+    } catch (error) {
+      return failed(error);
+    }
+    const ok = await confirmDialog({
+      title,
+      description,
+      confirmLabel: t(action === 'retry' ? 'retry' : 'discard'),
+      danger: action === 'discard',
+    });
+    if (!ok) return;
+    try {
+      if (action === 'retry') retried(ids.length, (await retry.mutateAsync({ ids })).retried);
       else done('discarded', (await discard.mutateAsync({ ids })).discarded);
     } catch (error) {
       failed(error);
@@ -166,7 +195,7 @@ function FailedJobs() {
             <option value="">{tc('all')}</option>
             {facets.data?.tasks.map((x) => (
               <option key={x} value={x}>
-                {x}
+                {taskName(x)}
               </option>
             ))}
           </select>
@@ -196,35 +225,41 @@ function FailedJobs() {
             ))}
           </select>
         </Field>
-        <Field id="f-from" label={t('from')}>
-          <input
+        <div className="sm:col-span-1 lg:col-span-2">
+          <DateInput
             id="f-from"
-            type="date"
-            className={INPUT}
+            label={t('from')}
             value={filter.fromDay ?? ''}
-            max={filter.toDay}
-            onChange={(e) => set({ fromDay: e.target.value || undefined })}
+            fromYear={new Date().getUTCFullYear() - 3}
+            toYear={new Date().getUTCFullYear()}
+            onChange={(v) => set({ fromDay: v || undefined })}
           />
-        </Field>
-        <Field id="f-to" label={t('to')}>
-          <input
+        </div>
+        <div className="sm:col-span-1 lg:col-span-2">
+          <DateInput
             id="f-to"
-            type="date"
-            className={INPUT}
+            label={t('to')}
             value={filter.toDay ?? ''}
-            min={filter.fromDay}
-            onChange={(e) => set({ toDay: e.target.value || undefined })}
+            fromYear={new Date().getUTCFullYear() - 3}
+            toYear={new Date().getUTCFullYear()}
+            onChange={(v) => set({ toDay: v || undefined })}
           />
-        </Field>
-        <Field id="f-q" label={t('errorText')}>
+        </div>
+        <Field id="f-q" label={t('errorText')} className="lg:col-span-2">
           <input id="f-q" type="search" className={INPUT} value={q} onChange={(e) => setQ(e.target.value)} />
         </Field>
-        <Field id="f-view" label={t('show')}>
-          <select id="f-view" className={INPUT} value={view} onChange={(e) => setView(e.target.value as View)}>
-            <option value="failed">{t('viewFailed')}</option>
-            <option value="superseded">{t('viewSuperseded')}</option>
-          </select>
-        </Field>
+        {/* Two choices shown whole (a list cut its longer one short): radio buttons, not a list. */}
+        <fieldset className="lg:col-span-2">
+          <legend className="font-medium text-slate-800">{t('show')}</legend>
+          <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
+            {(['failed', 'superseded'] as const).map((v) => (
+              <label key={v} className="inline-flex items-center gap-2">
+                <input type="radio" name="f-view" value={v} data-testid={`view-${v}`} checked={view === v} onChange={() => setView(v)} className="h-4 w-4" />
+                {t(v === 'failed' ? 'viewFailed' : 'viewSuperseded')}
+              </label>
+            ))}
+          </div>
+        </fieldset>
       </Card>
       <div className="flex flex-wrap items-center gap-3">
         <span className="font-semibold" aria-live="polite">
@@ -322,23 +357,38 @@ function FailedJobs() {
                 </Link>
               </Td>
               <Td data-label={t('task')} className="break-words">
-                {j.taskName}
+                {taskName(j.taskName)}
+                <div className="font-mono text-xs text-slate-700" translate="no">
+                  {j.taskName}
+                </div>
                 <div className="text-xs text-slate-700">
                   {j.queue} · {t('attemptsCount', { count: j.attempts })}
                 </div>
               </Td>
               <Td data-label={t('company')}>{j.companyName ?? '—'}</Td>
               <Td data-label={t('error')} className="min-w-0 [overflow-wrap:anywhere]">
-                {j.supersededBy && (
+                {j.supersededBy ? (
                   <div data-testid="superseded-by" className="text-slate-800">
-                    {t('supersededBy', { label: j.supersededBy.label })} <span className="font-mono text-xs text-slate-700">{j.supersededBy.key}</span>
+                    {superseded(j.supersededBy)}{' '}
+                    <span className="font-mono text-xs text-slate-700" translate="no">
+                      {j.supersededBy.key}
+                    </span>
                   </div>
+                ) : (
+                  <>
+                    <span className="font-mono text-red-800" translate="no">
+                      {j.lastErrorCode ?? t('unknownCode')}
+                    </span>
+                    {j.lastErrorKind && (KINDS as readonly string[]).includes(j.lastErrorKind) && (
+                      <span className="text-xs"> ({t(`kind.${j.lastErrorKind as (typeof KINDS)[number]}`)})</span>
+                    )}
+                    {j.lastError && (
+                      <div className="line-clamp-2 text-xs text-slate-700" lang="en" translate="no">
+                        {j.lastError}
+                      </div>
+                    )}
+                  </>
                 )}
-                <span className="font-mono text-red-800">{j.lastErrorCode ?? (j.supersededBy ? '' : t('unknownCode'))}</span>
-                {j.lastErrorKind && (KINDS as readonly string[]).includes(j.lastErrorKind) && (
-                  <span className="text-xs"> ({t(`kind.${j.lastErrorKind as (typeof KINDS)[number]}`)})</span>
-                )}
-                {j.lastError && <div className="line-clamp-2 text-xs text-slate-700">{j.lastError}</div>}
               </Td>
               <Td data-label={t('failedAt')}>{when(j.finishedAt)}</Td>
               <Td data-label={t('actions')}>

@@ -1,7 +1,7 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
-import { Button, Card, StatusBadge, StatusLabel } from '../../../components/ui.tsx';
+import { Button, Card, StatusBadge, StatusLabel, useStatusText } from '../../../components/ui.tsx';
 import { EmailAccountPanel } from '../../../components/delivery.tsx';
 import { confirmDialog } from '../../../components/ui/dialog.tsx';
 import { toast } from '../../../components/ui/toast.tsx';
@@ -38,6 +38,7 @@ export default function QueuesPage() {
   const t = useTranslations('queues');
   const tc = useTranslations('common');
   const { num, when, age } = useFmt();
+  const statusText = useStatusText();
   const errorText = useErrorText();
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -192,8 +193,8 @@ export default function QueuesPage() {
               {t.rich('stuckLine', {
                 id: String(j.id),
                 task: j.taskName,
-                status: j.status,
-                reason: j.reason,
+                status: statusText(j.status),
+                reason: t(`stuckReason.${j.reason.code}`, { age: age(j.reason.seconds) }),
                 worker: j.workerId ?? '—',
                 since: when(j.startedAt),
                 heartbeat: j.heartbeatAt ? when(j.heartbeatAt) : '—',

@@ -8,31 +8,77 @@ import { toast } from '../../../components/ui/toast.tsx';
 import { describeCronBn, describeCronEn } from '../../../lib/cron.ts';
 import { useErrorText } from '../../../lib/errors.ts';
 import { useFmt } from '../../../lib/format.ts';
-import { useTRPC } from '../../../lib/trpc.tsx';
+import { useTRPC, type RouterOutputs } from '../../../lib/trpc.tsx';
+import { useActorName, useTaskName } from '../../../components/words.tsx';
+import type { Actor } from '@beton/db/actors';
+import { useState } from 'react';
+
+type Schedule = RouterOutputs['admin']['schedules'][number];
 
 const BUILTIN = ['sweep-stuck-jobs', 'poll-bank', 'purge-history'] as const;
 
 export default function SchedulesPage() {
   const t = useTranslations('schedules');
   const locale = useLocale();
-  const { when } = useFmt();
+  const { when, month: monthName } = useFmt();
+  const actorName = useActorName();
+  const taskName = useTaskName();
   const errorText = useErrorText();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const schedules = useQuery(trpc.admin.schedules.queryOptions());
+  const alreadyRun = (r: { month: string; startedAt: Date; by: Actor }, timeZone: string) =>
+    t('alreadyRun', { month: monthName(r.month), when: when(r.startedAt, timeZone), who: actorName(r.by) });
   const runNow = useMutation(
     trpc.admin.runScheduleNow.mutationOptions({
-      onSuccess: (r) => {
-        toast({ title: t(r.created ? 'enqueued' : 'alreadyEnqueued', { id: String(r.jobId) }), variant: 'success', testId: 'schedule-toast' });
+      onSuccess: (r, v) => {
+        const tz = schedules.data?.find((x) => x.id === v.id)?.timeZone;
+        const title =
+          r.outcome === 'already-run'
+            ? alreadyRun(r, tz ?? 'Asia/Dhaka')
+            : r.outcome === 'enqueued' && r.month
+              ? t('payrollStarted', { month: monthName(r.month), id: String(r.jobId) })
+              : t(r.outcome === 'enqueued' ? 'enqueued' : 'alreadyEnqueued', { id: String(r.jobId) });
+        toast({ title, variant: 'success', testId: 'schedule-toast' });
         return qc.invalidateQueries({ queryKey: trpc.admin.schedules.queryKey() });
       },
       onError: (e) => toast({ title: errorText(e), variant: 'error' }),
     }),
   );
   const describe = locale === 'bn' ? describeCronBn : describeCronEn;
-  const label = (s: { id: string; kind: string; label: string }) => {
-    if (s.kind === 'payroll') return t('payroll', { company: s.label.replace(/^Payroll · /, '') });
+  const label = (s: { id: string; kind: string; label: string; companyName: string | null }) => {
+    if (s.kind === 'payroll') return t('payroll', { company: s.companyName ?? '' });
     return (BUILTIN as readonly string[]).includes(s.id) ? t(`builtin.${s.id as (typeof BUILTIN)[number]}`) : s.label;
+  };
+  // "Run now" says first what it would do: a payroll names its month, its company and how many
+  // slips it emails; a month already run says when and by whom, and nothing is started again.
+  const [asking, setAsking] = useState<string | null>(null);
+  const askRun = async (s: Schedule) => {
+    setAsking(s.id);
+    try {
+      const plan = await qc.fetchQuery({ ...trpc.admin.runNowPlan.queryOptions({ id: s.id }), staleTime: 0 });
+      if (plan.kind === 'payroll' && plan.alreadyRun) {
+        toast({ title: alreadyRun({ month: plan.month, ...plan.alreadyRun }, s.timeZone), variant: 'success', testId: 'schedule-toast' });
+        return;
+      }
+      const ok =
+        plan.kind === 'payroll'
+          ? await confirmDialog({
+              title: t('confirmRunPayroll', { month: monthName(plan.month), company: plan.companyName }),
+              description: t('confirmRunPayrollText', { count: plan.employees }),
+              confirmLabel: t('confirmRunPayrollButton', { count: plan.employees }),
+            })
+          : await confirmDialog({
+              title: t('confirmRun', { label: label(s) }),
+              description: t('confirmRunJobText', { task: taskName(plan.job) }),
+              confirmLabel: t('runNow'),
+            });
+      if (ok) runNow.mutate({ id: s.id });
+    } catch (e) {
+      toast({ title: errorText(e), variant: 'error' });
+    } finally {
+      setAsking(null);
+    }
   };
   return (
     <div className="space-y-4">
@@ -57,7 +103,9 @@ export default function SchedulesPage() {
             <tr key={s.id} data-testid="schedule-row" className="border-t border-slate-100">
               <Td data-label={t('schedule')}>
                 {label(s)}
-                <div className="font-mono text-xs text-slate-700">{s.job}</div>
+                <div className="font-mono text-xs text-slate-700" translate="no">
+                  {s.job}
+                </div>
               </Td>
               <Td data-label={t('when')}>
                 <span data-testid="schedule-description">{describe(s.cron)}</span> <span className="text-slate-700">({s.timeZone})</span>
@@ -75,13 +123,10 @@ export default function SchedulesPage() {
               <Td data-label={t('actions')}>
                 <Button
                   variant="secondary"
-                  disabled={runNow.isPending}
+                  data-testid="run-now"
+                  disabled={runNow.isPending || asking === s.id}
                   aria-label={t('runNowNamed', { label: label(s) })}
-                  onClick={() => {
-                    void confirmDialog({ title: t('confirmRun', { label: label(s) }), confirmLabel: t('runNow') }).then((ok) => {
-                      if (ok) runNow.mutate({ id: s.id });
-                    });
-                  }}
+                  onClick={() => void askRun(s)}
                 >
                   {t('runNow')}
                 </Button>

@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
+import { MonthInput } from '../../../../components/inputs/month-input.tsx';
 import { Button, Card } from '../../../../components/ui.tsx';
 import { confirmDialog } from '../../../../components/ui/dialog.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/table.tsx';
@@ -9,14 +10,16 @@ import { toast } from '../../../../components/ui/toast.tsx';
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
+import { useActorName } from '../../../../components/words.tsx';
 import { employeeDetailsSchema, fieldReasons, salaryChangeSchema } from '@beton/people/validation';
-import { fieldErrorsOf, netOf, salaryForm, SalaryFields, TextField, type SalaryForm } from '../fields.tsx';
+import { fieldErrorsOf, netOf, Reason, salaryForm, SalaryFields, TextField, type SalaryForm } from '../fields.tsx';
 
 /** Status (deactivate a leaver), details and salary of one employee (issue 22). Strings: messages `employeeEdit`. */
 export function EmployeeEditor({ id }: { id: number }) {
   const t = useTranslations('employeeEdit');
   const { when, month: monthName, money } = useFmt();
   const errorText = useErrorText();
+  const actorName = useActorName();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const record = useQuery(trpc.people.record.queryOptions({ id }));
@@ -77,6 +80,17 @@ export function EmployeeEditor({ id }: { id: number }) {
       })
     )
       active.mutate({ id, active: false });
+  };
+  // The corrected slip emails the employee (a second email if the old one arrived): asked first.
+  const askCorrected = async (m: string) => {
+    if (
+      await confirmDialog({
+        title: t('confirmCorrectedTitle', { month: monthName(m) }),
+        description: t('confirmCorrected', { to: r.email }),
+        confirmLabel: t('confirmCorrectedButton'),
+      })
+    )
+      corrected.mutate({ id, month: m });
   };
   return (
     <div className="grid gap-4 md:grid-cols-2">
@@ -182,14 +196,8 @@ export function EmployeeEditor({ id }: { id: number }) {
           )}
           <SalaryFields value={salary} onChange={setSalary} errors={salaryErrors} />
           <div className="max-w-xs">
-            <TextField
-              name="effectiveMonth"
-              type="month"
-              label={t('effectiveMonth')}
-              value={effectiveMonth}
-              onChange={setEffectiveMonth}
-              error={salaryErrors.effectiveMonth}
-            />
+            <MonthInput id="field-effectiveMonth" label={t('effectiveMonth')} value={effectiveMonth} onChange={setEffectiveMonth} />
+            <Reason reason={salaryErrors.effectiveMonth} testId="error-effectiveMonth" />
           </div>
           <Button type="submit" disabled={change.isPending}>
             {t('saveSalary')}
@@ -207,7 +215,7 @@ export function EmployeeEditor({ id }: { id: number }) {
             <p>{t('paidMonths')}</p>
             <div className="mt-2 flex flex-wrap gap-2">
               {change.data.paidMonths.map((m) => (
-                <Button key={m} variant="secondary" data-month={m} disabled={corrected.isPending} onClick={() => corrected.mutate({ id, month: m })}>
+                <Button key={m} variant="secondary" data-month={m} disabled={corrected.isPending} onClick={() => void askCorrected(m)}>
                   {t('resend', { month: monthName(m) })}
                 </Button>
               ))}
@@ -247,7 +255,7 @@ export function EmployeeEditor({ id }: { id: number }) {
                     <Td data-label={t('from')}>{monthName(h.effectiveMonth)}</Td>
                     <Td data-label={t('netPay')}>{money(netOf(h.components))}</Td>
                     <Td data-label={t('by')} className="break-all">
-                      {t('changedBy', { who: h.createdBy, when: when(h.updatedAt) })}
+                      {t('changedBy', { who: actorName(h.createdBy), when: when(h.updatedAt) })}
                     </Td>
                   </tr>
                 ))}

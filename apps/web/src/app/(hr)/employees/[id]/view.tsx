@@ -2,19 +2,135 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
-import { Button, Card, Field, INPUT, StatusBadge } from '../../../../components/ui.tsx';
+import { Button, Card, StatusBadge } from '../../../../components/ui.tsx';
 import { DeliveryEvents, usePlainReason } from '../../../../components/delivery.tsx';
+import { MonthInput } from '../../../../components/inputs/month-input.tsx';
+import { SlipStateBadge } from '../../../../components/slip-state.tsx';
 import { confirmDialog } from '../../../../components/ui/dialog.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/table.tsx';
-import { toast } from '../../../../components/ui/toast.tsx';
-import { errorData, fieldError, useErrorText } from '../../../../lib/errors.ts';
+import { useActorName, useAttemptName, useSupersededReason, useTaskName, type SlipAttempt } from '../../../../components/words.tsx';
+import { errorData, useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
 import { thisMonth } from '../../../../lib/month.ts';
 import { EmployeeEditor } from './edit.tsx';
 import { DateOfBirthCard } from '../../../../components/date-of-birth.tsx';
-import { useTRPC } from '../../../../lib/trpc.tsx';
+import { useTRPC, type RouterOutputs } from '../../../../lib/trpc.tsx';
 
-const STAGES = ['render-slip', 'send-slip-email'] as const;
+type Month = RouterOutputs['employees']['get']['months'][number];
+type Job = Month['jobs'][number];
+
+const sameAttempt = (a: SlipAttempt, b: SlipAttempt) => a.kind === b.kind && (a.kind === 'run' || a.n === b.n);
+
+/**
+ * One month's slip told as one story: its state and where it was delivered, then each attempt
+ * at it in order — the original (the monthly run), each resend, each extra copy — with who asked
+ * for it, its PDF, and its steps in words; the month's other emails (the approval reminder) last.
+ */
+function MonthHistory({ m }: { m: Month }) {
+  const t = useTranslations('employee');
+  const { when, month: monthName, num } = useFmt();
+  const reason = usePlainReason();
+  const actorName = useActorName();
+  const attemptName = useAttemptName();
+  const superseded = useSupersededReason();
+  const taskName = useTaskName();
+  const attempts: SlipAttempt[] = [];
+  for (const a of [...m.jobs.flatMap((j) => (j.attempt ? [j.attempt] : [])), ...m.slips.map((s) => s.attempt)])
+    if (!attempts.some((x) => sameAttempt(x, a))) attempts.push(a);
+  attempts.sort((a, b) => (a.kind === 'run' ? -1 : b.kind === 'run' ? 1 : (a.n ?? 0) - (b.n ?? 0)));
+  const others = m.jobs.filter((j) => !j.attempt);
+  const jobLine = (j: Job) => (
+    <li key={j.id} data-testid="history-job" data-task={j.taskName} data-status={j.status} className="rounded border border-slate-200 p-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <span className="font-medium">{taskName(j.taskName)}</span>
+        <StatusBadge status={j.status} />
+        {j.status === 'failed' && (
+          <span data-testid="job-reason" className="text-red-800">
+            {reason(j.lastErrorCode)}
+          </span>
+        )}
+        {j.supersededBy && (
+          <span data-testid="superseded-reason" className="text-slate-700">
+            {superseded(j.supersededBy)}
+          </span>
+        )}
+      </div>
+      {j.attemptLog.length > 0 && (
+        <Table className={`mt-1 text-xs ${STACK_ON_PHONE}`}>
+          <THead>
+            <tr>
+              <Th>{t('attempt')}</Th>
+              <Th>{t('attemptTime')}</Th>
+              <Th>{t('attemptResult')}</Th>
+              <Th>{t('attemptReason')}</Th>
+            </tr>
+          </THead>
+          <tbody>
+            {j.attemptLog.map((a, i) => (
+              <tr key={i} className="border-t border-slate-100">
+                <Td data-label={t('attempt')}>{num(a.attempt)}</Td>
+                <Td data-label={t('attemptTime')}>{when(a.startedAt)}</Td>
+                <Td data-label={t('attemptResult')}>
+                  <StatusBadge status={a.outcome} />
+                </Td>
+                <Td data-label={t('attemptReason')} className="text-red-800">
+                  {a.errorCode && a.outcome !== 'superseded' ? reason(a.errorCode) : ''}
+                </Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </li>
+  );
+  return (
+    <Card data-testid="history-month" data-month={m.month}>
+      <div className="mb-2 flex flex-wrap items-center gap-3">
+        <h3 className="font-semibold">{monthName(m.month)}</h3>
+        <span data-testid="month-state" data-state={m.state} className="text-sm">
+          {t.rich('monthState', { state: () => <SlipStateBadge state={m.state} /> })}
+        </span>
+        {m.delivered && (
+          <span data-testid="month-delivered" className="text-sm text-emerald-800">
+            {t('deliveredTo', { attempt: attemptName(m.delivered.attempt), to: m.delivered.to })}
+            {m.delivered.sentAt && <> · {when(m.delivered.sentAt)}</>}
+          </span>
+        )}
+      </div>
+      <ol className="space-y-3">
+        {attempts.map((a) => {
+          const asked = a.kind === 'run' ? undefined : m.resends.find((r) => r.n === a.n);
+          const slips = m.slips.filter((s) => sameAttempt(s.attempt, a));
+          const jobs = m.jobs.filter((j) => j.attempt && sameAttempt(j.attempt, a)).reverse();
+          return (
+            <li key={`${a.kind}-${a.n}`} data-testid="history-attempt" data-attempt={a.kind === 'run' ? 'run' : `${a.kind}-${a.n}`} className="space-y-1">
+              <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-sm">
+                <h4 className="font-semibold">{t('attemptTitle', { attempt: a.kind, n: num(a.n ?? 0) })}</h4>
+                {asked && (
+                  <span data-testid="asked-by" className="text-slate-700">
+                    {t('askedBy', { who: actorName(asked.requestedBy), when: when(asked.requestedAt) })}
+                  </span>
+                )}
+                {slips.map((s) => (
+                  <a key={s.id} data-testid="slip-pdf" className="text-indigo-700 underline" href={`/api/slips/${s.id}/pdf`} target="_blank" rel="noreferrer">
+                    {t('pdfOf', { month: monthName(m.month), attempt: attemptName(s.attempt), size: num(Math.round(s.bytes / 1024)) })}
+                  </a>
+                ))}
+              </div>
+              <ul className="space-y-2 text-sm">{jobs.map(jobLine)}</ul>
+            </li>
+          );
+        })}
+      </ol>
+      {others.length > 0 && (
+        <div className="mt-3">
+          <h4 className="text-sm font-semibold">{t('otherEmails')}</h4>
+          <ul className="mt-1 space-y-2 text-sm">{others.map(jobLine)}</ul>
+        </div>
+      )}
+    </Card>
+  );
+}
 
 export function EmployeeView({ id }: { id: number }) {
   const t = useTranslations('employee');
@@ -25,19 +141,7 @@ export function EmployeeView({ id }: { id: number }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const detail = useQuery(trpc.employees.get.queryOptions({ id }));
-  const [email, setEmail] = useState('');
-  useEffect(() => {
-    if (detail.data) setEmail(detail.data.email);
-  }, [detail.data?.email]);
   const refreshDetail = () => qc.invalidateQueries({ queryKey: trpc.employees.get.queryKey({ id }) });
-  const updateEmail = useMutation(
-    trpc.employees.updateEmail.mutationOptions({
-      onSuccess: () => {
-        toast({ title: t('emailSaved'), variant: 'success' });
-        return refreshDetail();
-      },
-    }),
-  );
   const [month, setMonth] = useState(() => thisMonth());
   useEffect(() => {
     const m = detail.data?.months.find((x) => /^\d{4}-\d{2}$/.test(x.month))?.month;
@@ -75,6 +179,20 @@ export function EmployeeView({ id }: { id: number }) {
     )
       copy.mutate({ id, month });
   };
+  // Resending emails the employee: the page names the month and the address, and asks first.
+  const askResend = async () => {
+    if (
+      await confirmDialog({
+        title: t('confirmResendTitle', { month: monthName(month) }),
+        description: t('confirmResend', { to: detail.data?.email ?? '' }),
+        confirmLabel: t('confirmResendButton'),
+      })
+    ) {
+      setTracked(undefined);
+      copy.reset();
+      resend.mutate({ id, month });
+    }
+  };
   if (detail.error)
     return (
       <Card>
@@ -85,91 +203,38 @@ export function EmployeeView({ id }: { id: number }) {
     );
   if (!detail.data) return <p role="status">{tc('loading')}</p>;
   const e = detail.data;
-  const emailError = updateEmail.error ? (fieldError(updateEmail.error, 'email') ?? errorText(updateEmail.error)) : null;
   const actionError = resend.error ?? copy.error;
   return (
     <div className="space-y-4">
       <div>
         <h1 className="text-2xl font-semibold">
-          {e.nameLatin}{' '}
-          <span lang="bn" className="text-slate-700">
+          <span translate="no">{e.nameLatin}</span>{' '}
+          <span lang="bn" translate="no" className="text-slate-700">
             {e.nameBengali}
           </span>
         </h1>
-        <p className="font-mono text-sm text-slate-700">{e.code}</p>
+        <p className="font-mono text-sm text-slate-700" translate="no">
+          {e.code}
+        </p>
       </div>
       <EmployeeEditor id={id} />
       <div className="grid gap-4 md:grid-cols-2">
-        <Card>
-          <h2 className="mb-2 font-semibold">{t('emailTitle')}</h2>
-          <form
-            className="space-y-2"
-            noValidate
-            onSubmit={(ev) => {
-              ev.preventDefault();
-              updateEmail.mutate({ id, email });
-            }}
-          >
-            <Field id="employee-email" label={t('emailLabel')} error={emailError}>
-              <input
-                id="employee-email"
-                name="email"
-                type="email"
-                value={email}
-                onChange={(ev) => {
-                  setEmail(ev.target.value);
-                  updateEmail.reset();
-                }}
-                aria-invalid={!!emailError}
-                aria-describedby={emailError ? 'employee-email-error' : undefined}
-                data-testid="employee-email"
-                className={`${INPUT} ${emailError ? 'border-red-600' : ''}`}
-              />
-            </Field>
-            {emailError && (
-              <span data-testid="email-error" className="sr-only">
-                {emailError}
-              </span>
-            )}
-            <div aria-live="polite">
-              {updateEmail.isSuccess && (
-                <p data-testid="email-saved" className="text-sm text-emerald-800">
-                  {tc('saved')}
-                </p>
-              )}
-            </div>
-            <Button type="submit" disabled={updateEmail.isPending}>
-              {t('saveEmail')}
-            </Button>
-          </form>
-        </Card>
         <DateOfBirthCard id={id} />
         <Card>
           <h2 className="mb-2 font-semibold">{t('resendTitle')}</h2>
           <div className="flex flex-wrap items-end gap-2">
-            <Field id="resend-month" label={t('resendMonth')}>
-              <input
-                id="resend-month"
-                type="month"
-                value={month}
-                onChange={(ev) => {
-                  if (ev.target.value) {
-                    setMonth(ev.target.value);
-                    resend.reset();
-                    copy.reset();
-                  }
-                }}
-                className={INPUT}
-              />
-            </Field>
-            <Button
-              disabled={resend.isPending}
-              onClick={() => {
-                setTracked(undefined);
+            <MonthInput
+              id="resend-month"
+              label={t('resendMonth')}
+              value={month}
+              onChange={(v) => {
+                if (!v) return;
+                setMonth(v);
+                resend.reset();
                 copy.reset();
-                resend.mutate({ id, month });
               }}
-            >
+            />
+            <Button data-testid="resend" disabled={resend.isPending} onClick={() => void askResend()}>
               {t('resend')}
             </Button>
             {delivered && (
@@ -214,72 +279,7 @@ export function EmployeeView({ id }: { id: number }) {
       <h2 className="text-lg font-semibold">{t('history')}</h2>
       {e.months.length === 0 && <Card>{t('noSlips')}</Card>}
       {e.months.map((m) => (
-        <Card key={m.month}>
-          <div className="mb-2 flex flex-wrap items-center gap-3">
-            <h3 className="font-semibold">{monthName(m.month)}</h3>
-            {m.delivered && (
-              <span data-testid="month-delivered" className="text-sm text-emerald-800">
-                {t('deliveredTo', { to: m.delivered.to })}
-                {m.delivered.sentAt && <> · {when(m.delivered.sentAt)}</>}
-              </span>
-            )}
-            {m.slips.map((s) => (
-              <a key={s.id} className="text-sm text-indigo-700 underline" href={`/api/slips/${s.id}/pdf`} target="_blank" rel="noreferrer">
-                {t('pdf', { month: monthName(m.month), size: num(Math.round(s.bytes / 1024)) })}
-              </a>
-            ))}
-          </div>
-          {m.resends.length > 0 && (
-            <ul className="mb-2 text-xs text-slate-700" data-testid="resends">
-              {m.resends.map((r) => (
-                <li key={r.n}>{t('requestedBy', { what: t(r.copy ? 'copyN' : 'resendN', { n: num(r.n) }), when: when(r.requestedAt), by: r.requestedBy })}</li>
-              ))}
-            </ul>
-          )}
-          <ul className="space-y-2 text-sm">
-            {m.jobs.map((j) => (
-              <li key={j.id} className="rounded border border-slate-200 p-2">
-                <div className="flex flex-wrap items-center gap-2">
-                  <span className="font-medium">
-                    {t(`stage.${(STAGES as readonly string[]).includes(j.taskName) ? (j.taskName as (typeof STAGES)[number]) : 'other'}`)}
-                  </span>
-                  <StatusBadge status={j.status} />
-                  {j.status === 'failed' && (
-                    <span data-testid="job-reason" className="text-red-800">
-                      {reason(j.lastErrorCode)}
-                    </span>
-                  )}
-                </div>
-                {j.attemptLog.length > 0 && (
-                  <Table className={`mt-1 text-xs ${STACK_ON_PHONE}`}>
-                    <THead>
-                      <tr>
-                        <Th>{t('attempt')}</Th>
-                        <Th>{t('attemptTime')}</Th>
-                        <Th>{t('attemptResult')}</Th>
-                        <Th>{t('attemptReason')}</Th>
-                      </tr>
-                    </THead>
-                    <tbody>
-                      {j.attemptLog.map((a, i) => (
-                        <tr key={i} className="border-t border-slate-100">
-                          <Td data-label={t('attempt')}>{num(a.attempt)}</Td>
-                          <Td data-label={t('attemptTime')}>{when(a.startedAt)}</Td>
-                          <Td data-label={t('attemptResult')}>
-                            <StatusBadge status={a.outcome} />
-                          </Td>
-                          <Td data-label={t('attemptReason')} className="text-red-800">
-                            {a.errorCode ? reason(a.errorCode) : ''}
-                          </Td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </Table>
-                )}
-              </li>
-            ))}
-          </ul>
-        </Card>
+        <MonthHistory key={m.month} m={m} />
       ))}
       <DeliveryEvents employeeId={id} />
     </div>

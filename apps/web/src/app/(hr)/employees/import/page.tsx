@@ -4,12 +4,14 @@ import { useTranslations } from 'next-intl';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { FileInput } from '../../../../components/inputs/file-input.tsx';
+import { MonthInput } from '../../../../components/inputs/month-input.tsx';
 import { Button, Card } from '../../../../components/ui.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/table.tsx';
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
-import { TextField, useReasonText } from '../fields.tsx';
+import { useReasonText } from '../fields.tsx';
 import { thisMonth } from '../../../../lib/month.ts';
 import { ImportStatus } from './status.tsx';
 
@@ -73,25 +75,18 @@ export default function ImportPage() {
             void upload();
           }}
         >
-          <div className="min-w-0 text-sm">
-            <label htmlFor="import-file" className="block font-medium text-slate-800">
-              {t('file')}
-            </label>
-            <input
-              id="import-file"
-              name="file"
-              type="file"
-              accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-              aria-describedby={error ? 'upload-error' : undefined}
-              onChange={(e) => {
-                setFile(e.target.files?.[0] ?? null);
-                setError(null);
-              }}
-              className="mt-1 block max-w-full text-sm"
-            />
-          </div>
-          <div className="w-64 max-w-full">
-            <TextField name="month" type="month" label={t('month')} value={month} onChange={setMonth} />
+          <FileInput
+            id="import-file"
+            label={t('file')}
+            accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+            describedBy={error ? 'upload-error' : undefined}
+            onChange={(f) => {
+              setFile(f);
+              setError(null);
+            }}
+          />
+          <div className="w-72 max-w-full">
+            <MonthInput id="field-month" label={t('month')} value={month} onChange={setMonth} />
           </div>
           <Button type="submit" disabled={busy}>
             {busy ? t('uploading') : t('upload')}

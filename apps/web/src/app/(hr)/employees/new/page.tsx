@@ -4,11 +4,12 @@ import { useTranslations } from 'next-intl';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { MonthInput } from '../../../../components/inputs/month-input.tsx';
 import { Button, Card } from '../../../../components/ui.tsx';
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 import { fieldReasons, newEmployeeSchema } from '@beton/people/validation';
-import { EMPTY_SALARY, fieldErrorsOf, SalaryFields, TextField } from '../fields.tsx';
+import { EMPTY_SALARY, fieldErrorsOf, Reason, SalaryFields, TextField } from '../fields.tsx';
 import { thisMonth } from '../../../../lib/month.ts';
 
 /** Add one employee with their salary (issue 22). Strings: messages `employeeNew` (+ `employeeEdit` for shared field names). */
@@ -73,14 +74,8 @@ export default function NewEmployeePage() {
           <h2 className="font-semibold">{t('salary')}</h2>
           <SalaryFields value={salary} onChange={setSalary} errors={errors} />
           <div className="max-w-xs">
-            <TextField
-              name="effectiveMonth"
-              type="month"
-              label={t('effectiveMonth')}
-              value={form.effectiveMonth}
-              onChange={set('effectiveMonth')}
-              error={errors.effectiveMonth}
-            />
+            <MonthInput id="field-effectiveMonth" label={t('effectiveMonth')} value={form.effectiveMonth} onChange={set('effectiveMonth')} />
+            <Reason reason={errors.effectiveMonth} testId="error-effectiveMonth" />
           </div>
         </Card>
         <Button type="submit" disabled={create.isPending}>

@@ -5,7 +5,9 @@ import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState } from 'react';
 import { ExportBadge, TransferBadge } from '../../../../components/months.tsx';
-import { Button, Card, Field, INPUT, Pager, StatusBadge } from '../../../../components/ui.tsx';
+import { SlipGlossary, SlipStateBadge } from '../../../../components/slip-state.tsx';
+import { Button, Card, Field, INPUT, Pager } from '../../../../components/ui.tsx';
+import { useActorName } from '../../../../components/words.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../components/ui/table.tsx';
 import { useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
@@ -21,6 +23,7 @@ export default function MonthPage() {
   const tc = useTranslations('common');
   const { num, money, when, month: monthName } = useFmt();
   const errorText = useErrorText();
+  const actorName = useActorName();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [search, setSearch] = useState('');
@@ -40,6 +43,8 @@ export default function MonthPage() {
         ['employees', s.employeeCount],
         ['slipsSent', s.slipsSent],
         ['slipsFailed', s.slipsFailed],
+        ['slipsOpen', s.slips.queued + s.slips.running + s.slips.retrying],
+        ['slipsNone', s.withoutJob],
         ['credited', s.transfers.credited],
         ['atBank', s.transfers.submitted],
         ['pending', s.transfers.pending],
@@ -61,7 +66,7 @@ export default function MonthPage() {
       )}
       {s && (
         <Card>
-          <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-6" data-testid="month-summary">
+          <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-4 lg:grid-cols-8" data-testid="month-summary">
             {summary.map(([key, value]) => (
               <div key={key}>
                 <dt className="text-slate-700">{t(key)}</dt>
@@ -71,6 +76,9 @@ export default function MonthPage() {
               </div>
             ))}
           </dl>
+          <div className="mt-3">
+            <SlipGlossary words={['sent', 'failed', 'open', 'none', 'rendered']} />
+          </div>
         </Card>
       )}
 
@@ -102,7 +110,7 @@ export default function MonthPage() {
                     {e.volumes > 1 && <> · {t('part', { i: num(e.volume), n: num(e.volumes) })}</>}
                   </span>
                   <ExportBadge status={status} />
-                  <span className="text-slate-700">{t('requested', { when: when(e.createdAt), who: e.requestedBy.replace(/^hr:/, '') })}</span>
+                  <span className="text-slate-700">{t('requested', { when: when(e.createdAt), who: actorName(e.requester) })}</span>
                   {status === 'ready' && (
                     <a
                       className="rounded bg-indigo-600 px-3 py-1 font-medium break-all text-white hover:bg-indigo-700 sm:ml-auto"
@@ -192,7 +200,7 @@ export default function MonthPage() {
                   {money(e.net)}
                 </Td>
                 <Td data-label={t('slip')} className="whitespace-nowrap">
-                  <StatusBadge status={e.slipStatus} />
+                  <SlipStateBadge state={e.slipStatus} />
                   {e.slipId !== null && (
                     <>
                       {' '}

@@ -9,6 +9,7 @@ import { toast } from '../../../../components/ui/toast.tsx';
 import { errorData, useErrorText } from '../../../../lib/errors.ts';
 import { useFmt } from '../../../../lib/format.ts';
 import { useTRPC } from '../../../../lib/trpc.tsx';
+import { useSupersededReason, useTaskName } from '../../../../components/words.tsx';
 
 export function JobView({ id, backHref }: { id: number; backHref: string }) {
   const t = useTranslations('job');
@@ -16,6 +17,8 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
   const tc = useTranslations('common');
   const { when, num, ms } = useFmt();
   const errorText = useErrorText();
+  const superseded = useSupersededReason();
+  const taskName = useTaskName();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const router = useRouter();
@@ -101,7 +104,12 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
       <Card>
         <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
           <dt className="font-medium text-slate-700">{t('task')}</dt>
-          <dd>{j.taskName}</dd>
+          <dd>
+            {taskName(j.taskName)}{' '}
+            <span className="font-mono text-xs text-slate-700" translate="no">
+              ({j.taskName})
+            </span>
+          </dd>
           <dt className="font-medium text-slate-700">{t('queue')}</dt>
           <dd>{j.queue}</dd>
           <dt className="font-medium text-slate-700">{t('key')}</dt>
@@ -112,16 +120,28 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
           <dd>{when(j.runAt)}</dd>
           <dt className="font-medium text-slate-700">{t('finishedAt')}</dt>
           <dd>{when(j.finishedAt)}</dd>
-          {j.lastError && (
+          {j.lastError && !j.supersededBy && (
             <>
               <dt className="font-medium text-slate-700">{t('lastError')}</dt>
               <dd className="text-red-800 [overflow-wrap:anywhere]">
-                <span className="font-mono">{j.lastErrorCode}</span> {j.lastError}
+                <span className="font-mono" translate="no">
+                  {j.lastErrorCode}
+                </span>{' '}
+                <span lang="en" translate="no">
+                  {j.lastError}
+                </span>
               </dd>
             </>
           )}
         </dl>
-        {j.supersededBy && <p className="mt-2 text-sm text-slate-800">{t('supersededText', { label: j.supersededBy.label, key: j.supersededBy.key })}</p>}
+        {j.supersededBy && (
+          <p data-testid="superseded-reason" className="mt-2 text-sm text-slate-800">
+            {t('supersededText', { reason: superseded(j.supersededBy) })}{' '}
+            <span className="font-mono text-xs text-slate-700" translate="no">
+              {j.supersededBy.key}
+            </span>
+          </p>
+        )}
       </Card>
       <Card>
         <h2 className="mb-2 font-semibold">{t('payload')}</h2>
@@ -145,8 +165,8 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
                 {a.retryDelayMs !== null && <span>· {t('retryIn', { delay: ms(a.retryDelayMs) })}</span>}
               </div>
               {a.errorMessage && (
-                <div className="mt-1 text-red-800 [overflow-wrap:anywhere]">
-                  <span className="font-mono">{a.errorCode}</span>: {a.errorMessage}
+                <div className="mt-1 text-red-800 [overflow-wrap:anywhere]" translate="no">
+                  <span className="font-mono">{a.errorCode}</span>: <span lang="en">{a.errorMessage}</span>
                 </div>
               )}
               {a.errorStack && (

@@ -4,6 +4,9 @@ import { useLocale, useTranslations } from 'next-intl';
 import Link from 'next/link';
 import { use } from 'react';
 import { Button, Card } from '../../../../../components/ui.tsx';
+import { confirmDialog } from '../../../../../components/ui/dialog.tsx';
+import { useActorName } from '../../../../../components/words.tsx';
+import { IMPORT_COLUMNS } from '@beton/people/import/columns';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from '../../../../../components/ui/table.tsx';
 import { errorData, useErrorText } from '../../../../../lib/errors.ts';
 import { useFmt } from '../../../../../lib/format.ts';
@@ -18,6 +21,7 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
   const locale = useLocale();
   const { when, num, month: monthName } = useFmt();
   const errorText = useErrorText();
+  const actorName = useActorName();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const view = useQuery({
@@ -40,6 +44,18 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
   const total = v.status === 'applying' || v.status === 'applied' ? v.rowsTotal : null;
   const pct = total ? Math.min(100, Math.round((100 * v.phaseRows) / Math.max(1, total))) : null;
   const toApply = v.counts.new + v.counts.changed;
+  const list = (columns: readonly string[]) => columns.join(', ');
+  // Applying writes many employees: the page says how many are added and updated, and asks first.
+  const askApply = async () => {
+    if (
+      await confirmDialog({
+        title: t('confirmApplyTitle', { count: toApply }),
+        description: t('confirmApply', { added: v.counts.new, updated: v.counts.changed, both: v.counts.new && v.counts.changed ? 'yes' : 'no' }),
+        confirmLabel: t('apply', { count: num(toApply) }),
+      })
+    )
+      apply.mutate({ id });
+  };
   return (
     <div className="space-y-4">
       <Link href="/employees/import" className="text-sm text-indigo-700 underline">
@@ -51,9 +67,7 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
         </h1>
         <ImportStatus status={v.status} />
       </div>
-      <p className="text-sm text-slate-700">
-        {t('meta', { month: monthName(v.effectiveMonth), when: when(v.createdAt), who: v.createdBy.replace(/^hr:/, '') })}
-      </p>
+      <p className="text-sm text-slate-700">{t('meta', { month: monthName(v.effectiveMonth), when: when(v.createdAt), who: actorName(v.createdBy) })}</p>
 
       {working && (
         <Card>
@@ -86,7 +100,25 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
         </Card>
       )}
 
-      {v.status === 'failed' && (
+      {v.status === 'failed' && v.failure === 'column.missing' && (
+        // The header lacks required columns: said once, before any row, with what to correct.
+        <Card className="space-y-1" data-testid="import-columns">
+          <p role="alert" data-testid="import-failure" data-reason="column.missing" className="font-medium text-red-800">
+            {t('columnsMissingTitle', { count: v.columns.missing.length })}
+          </p>
+          <p data-testid="columns-missing">{t('columnsMissing', { columns: list(v.columns.missing) })}</p>
+          {v.columns.unknown.length > 0 && <p data-testid="columns-unknown">{t('columnsUnknown', { columns: list(v.columns.unknown) })}</p>}
+          <p className="text-sm text-slate-700">{t('columnsFix', { columns: list(IMPORT_COLUMNS.map((c) => c.header)) })}</p>
+        </Card>
+      )}
+      {v.status === 'failed' && v.failure === 'file.empty' && (
+        <Card>
+          <p role="alert" data-testid="import-failure" data-reason="file.empty" className="text-red-800">
+            {t('fileEmpty')}
+          </p>
+        </Card>
+      )}
+      {v.status === 'failed' && v.failure !== 'column.missing' && v.failure !== 'file.empty' && (
         <Card className="space-y-1">
           <p role="alert" data-testid="import-failure" className="text-red-800">
             {t('failure')}
@@ -94,11 +126,18 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
           {v.failure && (
             <p className="text-xs text-slate-700">
               {t('failureDetail')}{' '}
-              <code lang="en" className="break-all">
+              <code lang="en" translate="no" className="break-all">
                 {v.failure}
               </code>
             </p>
           )}
+        </Card>
+      )}
+      {v.status !== 'failed' && v.columns.unknown.length > 0 && (
+        <Card>
+          <p data-testid="columns-unknown" className="text-sm text-amber-900">
+            {t('columnsUnknown', { columns: list(v.columns.unknown) })}
+          </p>
         </Card>
       )}
 
@@ -119,14 +158,14 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
         <Card className="space-y-2">
           {toApply > 0 ? (
             <>
-              <Button onClick={() => apply.mutate({ id })} disabled={apply.isPending} data-testid="apply">
+              <Button onClick={() => void askApply()} disabled={apply.isPending} data-testid="apply">
                 {t('apply', { count: num(toApply) })}
               </Button>
               <p className="text-xs text-slate-700">{t('applyNote')}</p>
             </>
           ) : (
             <p data-testid="nothing-to-apply" className="text-sm">
-              {t('nothing')}
+              {v.counts.errors === 0 ? t('nothing') : v.counts.unchanged === 0 ? t('nothingAllErrors') : t('nothingSomeErrors', { count: v.counts.errors })}
             </p>
           )}
           {apply.error && (
@@ -162,10 +201,16 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
               {v.preview.map((p) => (
                 <tr key={p.row} className="border-t border-slate-100">
                   <Td data-label={t('row')}>{num(p.row)}</Td>
-                  <Td data-label={t('code')} className="font-mono">
-                    {p.code}
+                  <Td data-label={t('code')} className="font-mono" translate="no">
+                    {p.code || (
+                      <span className="font-sans text-slate-600" translate="yes">
+                        {t('noCode')}
+                      </span>
+                    )}
                   </Td>
-                  <Td data-label={t('name')}>{p.name}</Td>
+                  <Td data-label={t('name')} translate="no">
+                    {p.name}
+                  </Td>
                   <Td data-label={t('action')} data-action={p.action}>
                     {t(`act_${p.action}`)}
                   </Td>
@@ -192,15 +237,27 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
             <THead>
               <tr>
                 <Th>{t('row')}</Th>
+                <Th>{t('code')}</Th>
+                <Th>{t('name')}</Th>
                 <Th>{t('column')}</Th>
                 <Th>{t('reason')}</Th>
               </tr>
             </THead>
             <tbody>
               {v.errors.map((e) => (
-                <tr key={`${e.row}:${e.column}`} className="border-t border-slate-100">
+                <tr key={`${e.row}:${e.column}`} data-testid="import-error" data-row={e.row} className="border-t border-slate-100">
                   <Td data-label={t('row')}>{num(e.row)}</Td>
-                  <Td data-label={t('column')} className="font-mono">
+                  <Td data-label={t('code')} className="font-mono" translate="no">
+                    {e.code || (
+                      <span className="font-sans text-slate-600" translate="yes">
+                        {t('noCode')}
+                      </span>
+                    )}
+                  </Td>
+                  <Td data-label={t('name')} translate="no">
+                    {e.name}
+                  </Td>
+                  <Td data-label={t('column')} className="font-mono" translate="no">
                     {e.column}
                   </Td>
                   <Td data-label={t('reason')}>{locale === 'bn' ? e.reasonBn : e.reasonEn}</Td>
