@@ -9,7 +9,7 @@
  * suite's global setup built dist/, the web tests' ensureBuilt the web app).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -115,6 +115,17 @@ async function stopAndCheck(run: Awaited<ReturnType<typeof startOnce>>, send: ()
 
 const started: number[] = [];
 
+/** A command line as a person types it in a terminal (sh), from the repository; its output and exit code. */
+function runCli(line: string, shellEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', line], { cwd: repoRoot, env: shellEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
 describe('npm start', () => {
   // The web build is shared with the web tests (built once, under a lock).
   beforeAll(() => ensureBuilt(), 600_000);
@@ -152,8 +163,29 @@ describe('npm start', () => {
     const dbPort = Number(new URL(ready.database).port);
     expect(await portOpen(dbPort)).toBe(true);
 
+    // The first run it suggests is this month's, whose deadline (09:00 on the 1st of next month) is ahead.
+    const month = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Dhaka', year: 'numeric', month: '2-digit' }).format(new Date()).slice(0, 7);
+    const suggested = run.lines.findIndex((l) => /^ {2}run \w+ \d{4}'s payroll now \(its slips are due by 1 \w+ \d{4} at 09:00, Dhaka time\):$/.test(l));
+    expect(suggested, text).toBeGreaterThan(0);
+    const command = run.lines[suggested + 1]!.trim();
+    // It carries the data folder npm start was given, so it reaches this database in any terminal.
+    expect(command).toBe(`BETON_DATA_DIR=${env.BETON_DATA_DIR} npm run beton -- payroll run --month ${month}`);
+    // Run as printed, in a shell without the launcher's settings: the same database (no second server).
+    const shell = (line: string) => runCli(line, { ...process.env, DATABASE_URL: '', BETON_DATA_DIR: '' });
+    const first = await shell(command);
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toMatch(new RegExp(`Payroll ${month}: enqueuing slips for 3 companies`));
+    expect(first.output).not.toMatch(/Starting the embedded PostgreSQL/);
+    // Without BETON_DATA_DIR at all: the CLI finds the running npm start's database by its record.
+    const bare = await shell(command.replace(/^BETON_DATA_DIR=\S+ /, ''));
+    expect(bare.code, bare.output).toBe(0);
+    expect(bare.output).toMatch(/Using the database of the running `npm start`/);
+    expect(bare.output).toMatch(new RegExp(`Already done: payroll ${month} was already run for all 3 companies`));
+
     await stopAndCheck(run, () => run.npm.kill('SIGTERM'));
     expect(await portOpen(dbPort)).toBe(false);
+    // Its record is gone with it: a later command does not look for it.
+    expect(existsSync(path.join(repoRoot, '.beton/running.json'))).toBe(false);
   }, 600_000);
 
   it('reuses the embedded data on the next start (no second seed); Ctrl-C (SIGINT to the whole group) stops everything once', async () => {

@@ -105,7 +105,8 @@ export async function pageProblems(page: Page, locale: Locale, errors: string[])
   const { tablesOut, pageOverflow } = await layout(page);
   if (tablesOut.length) found.tables = tablesOut;
   if (pageOverflow > 0) found.pageOverflow = pageOverflow;
-  const heading = (await page.getByRole('heading', { level: 1 }).first().textContent()) ?? '';
+  // Any h1 (not by its role: an open dialog hides the page behind it from the accessibility tree).
+  const heading = (await page.locator('h1').first().textContent()) ?? '';
   if (locale === 'bn') {
     if (!BENGALI.test(heading)) found.heading = heading;
     if (!(await page.evaluate(() => document.fonts.check('16px "Noto Sans Bengali Variable"', 'বেতন')))) found.font = 'Noto Sans Bengali not loaded';

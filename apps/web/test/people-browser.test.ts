@@ -141,11 +141,17 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
       await page.goto(`${web.url}/employees/${paid}`);
       await page.getByLabel(M.salary!.medical!, { exact: true }).waitFor({ timeout: 15_000 });
       await page.getByLabel(M.salary!.medical!, { exact: true }).fill('2500');
-      await page.getByLabel(M.employeeEdit!.effectiveMonth!, { exact: true }).fill(fx.month);
+      // Our month field: the month's name and the year, in the page's language.
+      await page.locator('#field-effectiveMonth').selectOption(fx.month.slice(5));
+      await page.locator('#field-effectiveMonth-year').selectOption(fx.month.slice(0, 4));
       await page.getByRole('button', { name: M.employeeEdit!.saveSalary!, exact: true }).click();
       const offer = page.getByTestId('paid-months');
       await offer.waitFor({ timeout: 15_000 });
       await offer.getByRole('button', { name: M.employeeEdit!.resend!.replace('{month}', monthName(locale, fx.month)), exact: true }).click();
+      // It emails the employee: asked first, naming the month.
+      const ask = page.getByTestId('confirm-dialog');
+      expect(await ask.getByRole('heading').textContent()).toContain(monthName(locale, fx.month));
+      await ask.getByRole('button').last().click();
       await expect.poll(() => page.getByTestId('corrected-outcome').getAttribute('data-outcome'), { timeout: 15_000 }).toBe('copy');
       const copies = await fx.pool.query(`select idempotency_key from jobs where employee_id = $1 and task_name = 'render-slip' and payload ? 'copy'`, [paid]);
       expect(copies.rows).toHaveLength(1);
@@ -222,11 +228,10 @@ describe('"this month" is Dhaka\'s month', () => {
       await page.clock.setFixedTime(new Date('2026-10-31T20:00:00Z'));
       await page.goto(`${web.url}/employees/new`);
       expect(await page.evaluate(() => new Date().toISOString())).toBe('2026-10-31T20:00:00.000Z');
-      const effective = page.locator('input[name="effectiveMonth"]');
-      await expect.poll(() => effective.inputValue(), { timeout: 15_000 }).toBe('2026-11');
+      const chosen = (id: string) => Promise.all([page.locator(`#${id}`).inputValue(), page.locator(`#${id}-year`).inputValue()]).then((v) => v.join('/'));
+      await expect.poll(() => chosen('field-effectiveMonth'), { timeout: 15_000 }).toBe('11/2026');
       await page.goto(`${web.url}/employees/import`);
-      const month = page.locator('input[name="month"]');
-      await expect.poll(() => month.inputValue(), { timeout: 15_000 }).toBe('2026-11');
+      await expect.poll(() => chosen('field-month'), { timeout: 15_000 }).toBe('11/2026');
     } finally {
       await context.close();
     }

@@ -134,7 +134,7 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
       await page.reload();
       await expect.poll(async () => cardStages(page), { timeout: 15_000 }).toEqual(during);
       expect(await card.getAttribute('data-status')).toBe('running');
-      expect(await page.getByTestId('run-line').textContent()).toBe(`${during.done} sent, ${during.failed} stuck`);
+      expect(await page.getByTestId('run-line').textContent()).toBe(`${during.done} sent, ${during.failed} failed`);
       // The deadline with its date: 09:00 on the 1st after the paid month, in the company's zone.
       expect(await page.getByTestId('run-deadline').textContent()).toContain('Jan 1, 2027, 09:00');
       // When its first slip went, from the attempts; this run's own rate, from the same rows.
@@ -169,7 +169,7 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
       const eta = (await page.getByTestId('run-eta').textContent())!;
       // In the console's one date format, the zone named (the viewer's locale, not a server-written date).
       expect(eta).toMatch(
-        /^At this run's rate \([\d.]+ slips\/s\) finishes at \w{3} \d+, \d{4}, \d\d:\d\d \(Dhaka time\), .* before the deadline of Jan 1, 2027, 09:00 \(Dhaka time\)$/,
+        /^At this run’s rate \([\d.]+ slips\/s\) finishes at \w{3} \d+, \d{4}, \d\d:\d\d \(Dhaka time\), .* before the deadline of Jan 1, 2027, 09:00 \(Dhaka time\)$/,
       );
       const open = during.queued + during.running + during.retrying;
       const finish = Date.now() + (open / shownRate) * 1000;
@@ -199,7 +199,7 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
       expect(after).toEqual({ done: total - invalid.length, running: 0, queued: 0, retrying: 0, failed: invalid.length });
       await expect.poll(() => card.getAttribute('data-status'), { timeout: 15_000 }).toBe('completed');
       expect(await cardStages(page)).toEqual(after);
-      expect(await page.getByTestId('run-line').textContent()).toBe(`${after.done} sent, ${after.failed} stuck`);
+      expect(await page.getByTestId('run-line').textContent()).toBe(`${after.done} sent, ${after.failed} failed`);
       const completedText = new Intl.DateTimeFormat('en', {
         timeZone: ZONE,
         day: 'numeric',
@@ -224,11 +224,13 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
 
       // ── HR fixes one address and resends: the card counts it sent, the run completes again ──
       await page.goto(`${web.url}/employees/${invalid[0]}`);
-      await page.locator('#employee-email').fill('fixed@run-card.example');
-      await page.getByRole('button', { name: /Save email/ }).click();
-      await page.getByTestId('email-saved').waitFor({ timeout: 10_000 });
-      await page.locator('#resend-month').fill(MONTH);
+      await page.getByLabel('Email', { exact: true }).fill('fixed@run-card.example');
+      await page.getByRole('button', { name: /Save details/ }).click();
+      await page.getByTestId('details-saved').waitFor({ timeout: 10_000 });
+      await page.locator('#resend-month').selectOption(MONTH.slice(5));
+      await page.locator('#resend-month-year').selectOption(MONTH.slice(0, 4));
       await page.getByRole('button', { name: /^Resend slip/ }).click();
+      await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Email the slip' }).click();
       await expect.poll(() => page.getByTestId('resend-status').locator('[data-status]').getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
       expect(provider.messages({ to: 'fixed@run-card.example' })).toHaveLength(1);
       const again = await waitUntil(
@@ -248,7 +250,7 @@ describe('the run card in Chromium, during and after a run (workers, simulator, 
       expect(fixed).toEqual({ done: total - invalid.length + 1, running: 0, queued: 0, retrying: 0, failed: invalid.length - 1 });
       await page.goto(`${web.url}/runs`);
       await expect.poll(async () => cardStages(page), { timeout: 15_000 }).toEqual(fixed);
-      expect(await page.getByTestId('run-line').textContent()).toBe(`${fixed.done} sent, ${fixed.failed} stuck`);
+      expect(await page.getByTestId('run-line').textContent()).toBe(`${fixed.done} sent, ${fixed.failed} failed`);
       expect(await page.getByTestId('run-attention').textContent()).toMatch(new RegExp(`${invalid.length - 1} needs? attention`)); // "1 needs", "2 need"
       expect(await card.getAttribute('data-status')).toBe('completed');
       await page.screenshot({ path: path.join(artifacts, 'run-card-after-resend.png'), fullPage: true });

@@ -50,7 +50,9 @@ describe('employee services', () => {
     const { id } = await createEmployee(db.pool, { companyId: acme, actor: HR, input: rahim });
     const rec = await employeeRecord(db.pool, acme, id);
     expect(rec).toMatchObject({ code: 'E-1', email: 'rahim@acme.example', deactivatedAt: null, salary });
-    expect(rec.salaryHistory).toEqual([expect.objectContaining({ effectiveMonth: '2026-10', components: salary, createdBy: HR })]);
+    expect(rec.salaryHistory).toEqual([
+      expect.objectContaining({ effectiveMonth: '2026-10', components: salary, createdBy: { kind: 'person', name: 'hr@acme.example' } }),
+    ]);
     expect(await audits('create-employee')).toEqual([
       { actor: HR, details: expect.objectContaining({ employeeId: id, code: 'E-1', effectiveMonth: '2026-10' }) },
     ]);

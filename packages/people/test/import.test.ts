@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '@beton/db';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { employeeRows, toCsv, toXlsx } from '../../../scripts/lib/employee-file.ts';
+import { employeeRows, HEADER, toCsv, toXlsx } from '../../../scripts/lib/employee-file.ts';
 import {
   applyImport,
   BATCH_ROWS,
@@ -78,7 +78,7 @@ describe('employee import job', () => {
       [2, 'IMP-000001', 'new'],
       [3, 'IMP-000002', 'new'],
       [4, 'IMP-000003', 'new'],
-      [5, '', 'error'],
+      [5, 'IMP-000004', 'error'], // a broken row still says whose it is
       [6, 'IMP-000005', 'new'],
     ]);
     // Row numbers as a spreadsheet shows them: the header is row 1.
@@ -89,8 +89,10 @@ describe('employee import job', () => {
       [2_002, 'effective_month'],
       [2_502, 'code'],
     ]);
-    expect(view.errors[0]).toMatchObject({ reasonEn: 'Not a valid email address', reasonBn: 'সঠিক ইমেইল ঠিকানা নয়' });
-    expect(view.errors.at(-1)).toMatchObject({ reasonEn: 'This code is already on an earlier row of the file' });
+    // Each error names whose row it is: its code and name as the file has them (even an invalid or empty one).
+    expect(view.errors[0]).toMatchObject({ reasonEn: 'Not a valid email address', reasonBn: 'সঠিক ইমেইল ঠিকানা নয়', code: rows[3]![0], name: rows[3]![1] });
+    expect(view.errors.at(-1)).toMatchObject({ reasonEn: 'This code is already on an earlier row of the file', code: rows[2_500]![0], name: rows[2_500]![1] });
+    expect(view.preview.find((p) => p.row === 5)).toMatchObject({ action: 'error', code: rows[3]![0], name: rows[3]![1] });
     expect((await db.pool.query(`select count(*)::int as n from employees where company_id = $1`, [acme])).rows[0].n).toBe(0);
 
     const report = (await errorReportCsv(db.pool, acme, id))!;
@@ -100,8 +102,8 @@ describe('employee import job', () => {
       .trim()
       .split('\n');
     expect(report.csv.startsWith('\uFEFF')).toBe(true);
-    expect(lines[0]).toBe('row,column,reason,কারণ');
-    expect(lines[1]).toBe('5,email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়');
+    expect(lines[0]).toBe('row,code,name,column,reason,কারণ');
+    expect(lines[1]).toBe(`5,${rows[3]![0]},${rows[3]![1]},email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়`);
     expect(lines).toHaveLength(6);
     expect(await errorReportCsv(db.pool, await company('Nobody'), id)).toBeNull();
 
@@ -242,7 +244,14 @@ describe('employee import job', () => {
     expect(await validateImport(db.pool, id)).toMatchObject({ status: 'validated' });
     expect(await importView(db.pool, acme, id)).toMatchObject({ counts: { new: 299, errors: 1 } });
     expect((await importView(db.pool, acme, id)).errors).toEqual([
-      { row: 9, column: 'house_rent', reasonEn: 'Must be an amount in taka, e.g. 25000 or 25000.50', reasonBn: 'টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50' },
+      {
+        row: 9,
+        column: 'house_rent',
+        reasonEn: 'Must be an amount in taka, e.g. 25000 or 25000.50',
+        reasonBn: 'টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50',
+        code: rows[7]![0],
+        name: rows[7]![1],
+      },
     ]);
     await requestApply(db.pool, { companyId: acme, importId: id, actor: HR, enqueue });
     await applyImport(db.pool, id);
@@ -250,14 +259,35 @@ describe('employee import job', () => {
     expect(s).toHaveLength(299);
     expect(s[0].history).toEqual([{ m: '2026-11', c: { basic: 20000, houseRent: 10000, medical: 1500, conveyance: 1000, tax: 1000, providentFund: 2000 } }]);
 
-    const header = ['code', 'name_latin', 'email', 'bank_account', 'basic', 'house_rent', 'medical', 'conveyance', 'tax', 'provident_fund'];
-    const missing = await upload(acme, toCsv([['E-1', 'A', 'a@b.example', '101-1234567', '1', '1', '1', '1', '0', '0']], header));
-    expect(await validateImport(db.pool, missing)).toMatchObject({ status: 'validated' });
-    expect(await importView(db.pool, acme, missing)).toMatchObject({ counts: { new: 0, errors: 1 } });
-    expect((await importView(db.pool, acme, missing)).errors).toEqual([
-      { row: 1, column: 'name_bengali', reasonEn: 'This column is missing from the header row', reasonBn: 'শিরোনাম সারিতে এই কলাম নেই' },
-    ]);
+    // A header without required columns ends the import before any row is read: the columns
+    // missing and those not known, listed once; no row counted, nothing to apply.
+    const header = ['code', 'name_latin', 'emial', 'bank_account', 'basic', 'house_rent', 'medical', 'conveyance', 'tax', 'department'];
+    const missing = await upload(acme, toCsv([['E-1', 'A', 'a@b.example', '101-1234567', '1', '1', '1', '1', '0', 'Sales']], header));
+    expect(await validateImport(db.pool, missing)).toMatchObject({ status: 'failed' });
+    const failedView = await importView(db.pool, acme, missing);
+    expect(failedView).toMatchObject({
+      status: 'failed',
+      failure: 'column.missing',
+      columns: { missing: ['email', 'name_bengali', 'provident_fund'], unknown: ['department', 'emial'] },
+      counts: { new: 0, changed: 0, unchanged: 0, errors: 0 },
+      errors: [],
+      preview: [],
+    });
     await expect(requestApply(db.pool, { companyId: acme, importId: missing, actor: HR, enqueue })).rejects.toMatchObject({ code: 'CONFLICT' });
+    // An unknown column alone is named once and not read; the rows are imported.
+    const extra = await upload(
+      acme,
+      toCsv(
+        employeeRows(2).map((r) => [...r, 'Sales']),
+        [...HEADER, 'department'],
+      ),
+    );
+    expect(await validateImport(db.pool, extra)).toMatchObject({ status: 'validated' });
+    expect(await importView(db.pool, acme, extra)).toMatchObject({ columns: { missing: [], unknown: ['department'] }, counts: { errors: 0 } });
+    // An empty file: said so.
+    const empty = await upload(acme, Buffer.from('\n\n'));
+    expect(await validateImport(db.pool, empty)).toMatchObject({ status: 'failed' });
+    expect((await importView(db.pool, acme, empty)).failure).toBe('file.empty');
 
     const garbage = await upload(acme, Buffer.from('this is not a zip file'), 'xlsx');
     expect(await validateImport(db.pool, garbage)).toMatchObject({ status: 'failed' });

@@ -17,7 +17,8 @@ let font: Buffer | undefined;
 /** The @font-face and the body's font stack (Latin from the system, Bengali from the served font); the path is absolute, so a sandboxed email body (an opaque origin) loads it too. */
 export function inboxFontCss(origin: string): string {
   return `@font-face{font-family:'Noto Sans Bengali Inbox';font-weight:100 900;font-display:block;src:url(${origin}${INBOX_FONT_PATH}) format('woff2-variations'),url(${origin}${INBOX_FONT_PATH}) format('woff2');unicode-range:U+0951-0952,U+0964-0965,U+0980-09FE,U+200C-200D,U+25CC}
-body{font-family:system-ui,'Noto Sans Bengali Inbox',sans-serif}`;
+body{font-family:system-ui,'Noto Sans Bengali Inbox',sans-serif}
+pre,code{font-family:ui-monospace,monospace,'Noto Sans Bengali Inbox'}`;
 }
 
 /** The font file, cacheable, readable from any origin (a sandboxed email body asks with CORS). */

@@ -75,7 +75,7 @@ export function Nav({ role, who }: { role: 'HR' | 'ADMIN'; who: string }) {
           })}
         </nav>
         <div className="ml-auto flex flex-wrap items-center gap-3 text-sm text-slate-700">
-          <Link href="/account" data-testid="who" aria-label={t('account', { who })} className="break-all hover:text-slate-900">
+          <Link href="/account" data-testid="who" translate="no" aria-label={t('account', { who })} className="break-all hover:text-slate-900">
             {who}
           </Link>
           <LanguageSwitch />

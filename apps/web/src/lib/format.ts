@@ -59,7 +59,8 @@ export function useFmt() {
         if (seconds < 3600) return format.number(Math.round(seconds / 60), { style: 'unit', unit: 'minute', unitDisplay: 'short' });
         return format.number(seconds / 3600, { style: 'unit', unit: 'hour', unitDisplay: 'short', maximumFractionDigits: 1 });
       },
-      ms: (ms: number) => format.number(ms, { style: 'unit', unit: 'millisecond', unitDisplay: 'short' }),
+      /** "1,000 ms" / "১,০০০ মিলিসেকেন্ড" (Intl has no Bengali name for the unit). */
+      ms: (ms: number) => t('ms', { n: format.number(ms) }),
       /** A span as the run card says it: "2 days 1 hr" / "6 hr 19 min" / "12 min" / "40 sec" (its sign ignored). */
       duration: (ms: number) => {
         const unit = (n: number, u: 'day' | 'hour' | 'minute' | 'second') =>

@@ -7,8 +7,7 @@
  */
 import { useTranslations } from 'next-intl';
 import { useEffect, useState, type ReactNode } from 'react';
-import { INPUT } from '../ui.tsx';
-import { useCalendarWords, yearRange } from './month-input.tsx';
+import { SELECT, useCalendarWords, yearRange } from './month-input.tsx';
 
 const MONTHS = Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, '0'));
 
@@ -51,13 +50,13 @@ export function DateInput({
     onChange(fixed.y && fixed.m && fixed.d ? `${fixed.y}-${fixed.m}-${fixed.d}` : '');
   };
   const common = { 'aria-describedby': describedBy, 'aria-invalid': invalid || undefined } as const;
-  const cls = `${INPUT} mt-0 ${invalid ? 'border-red-600' : ''}`;
+  const cls = `${SELECT} ${invalid ? 'border-red-600' : ''}`;
   return (
     <div role="group" aria-labelledby={`${id}-label`} className="text-sm" data-testid={`${id}-group`}>
       <span id={`${id}-label`} className="block font-medium text-slate-800">
         {label}
       </span>
-      <div className="mt-1 flex gap-2">
+      <div className="mt-1 flex flex-wrap gap-2">
         <select id={id} aria-label={t('day')} value={parts.d} onChange={(e) => set({ ...parts, d: e.target.value })} className={`${cls} w-20`} {...common}>
           <option value="">{t('unset')}</option>
           {Array.from({ length: daysIn(parts.y, parts.m) }, (_, i) => i + 1).map((d) => (
@@ -71,7 +70,7 @@ export function DateInput({
           aria-label={t('month')}
           value={parts.m}
           onChange={(e) => set({ ...parts, m: e.target.value })}
-          className={`${cls} min-w-0 flex-1`}
+          className={`${cls} w-36`}
           {...common}
         >
           <option value="">{t('unset')}</option>

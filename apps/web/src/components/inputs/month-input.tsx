@@ -6,9 +6,11 @@
  */
 import { useFormatter, useTranslations } from 'next-intl';
 import { useEffect, useState, type ReactNode } from 'react';
-import { INPUT } from '../ui.tsx';
 
 const MONTHS = Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, '0'));
+
+/** A list of ours: the field look of the console's inputs, its width set by the caller (never the container's). */
+export const SELECT = 'rounded border border-slate-400 bg-white px-2 py-1.5 text-sm text-slate-900';
 
 /** The years a list offers: `from`…`to` (this year −5 … +1 by default), the value's year always among them. */
 export function yearRange(value: string, from?: number, to?: number): number[] {
@@ -66,14 +68,8 @@ export function MonthInput({
       <span id={`${id}-label`} className="block font-medium text-slate-800">
         {label}
       </span>
-      <div className="mt-1 flex gap-2">
-        <select
-          id={id}
-          aria-label={t('month')}
-          value={parts.m}
-          onChange={(e) => set({ ...parts, m: e.target.value })}
-          className={`${INPUT} mt-0 min-w-0 flex-1`}
-        >
+      <div className="mt-1 flex flex-wrap gap-2">
+        <select id={id} aria-label={t('month')} value={parts.m} onChange={(e) => set({ ...parts, m: e.target.value })} className={`${SELECT} w-36`}>
           {empty && <option value="">{t('unset')}</option>}
           {MONTHS.map((m) => (
             <option key={m} value={m}>
@@ -81,13 +77,7 @@ export function MonthInput({
             </option>
           ))}
         </select>
-        <select
-          id={`${id}-year`}
-          aria-label={t('year')}
-          value={parts.y}
-          onChange={(e) => set({ ...parts, y: e.target.value })}
-          className={`${INPUT} mt-0 w-24`}
-        >
+        <select id={`${id}-year`} aria-label={t('year')} value={parts.y} onChange={(e) => set({ ...parts, y: e.target.value })} className={`${SELECT} w-24`}>
           {empty && <option value="">{t('unset')}</option>}
           {yearRange(value, fromYear, toYear).map((y) => (
             <option key={y} value={String(y)}>

@@ -362,10 +362,12 @@ function FailedJobs() {
                   {j.taskName}
                 </div>
                 <div className="text-xs text-slate-700">
-                  {j.queue} · {t('attemptsCount', { count: j.attempts })}
+                  <span translate="no">{j.queue}</span> · {t('attemptsCount', { count: j.attempts })}
                 </div>
               </Td>
-              <Td data-label={t('company')}>{j.companyName ?? '—'}</Td>
+              <Td data-label={t('company')} translate="no">
+                {j.companyName ?? '—'}
+              </Td>
               <Td data-label={t('error')} className="min-w-0 [overflow-wrap:anywhere]">
                 {j.supersededBy ? (
                   <div data-testid="superseded-by" className="text-slate-800">

@@ -8,6 +8,14 @@ import { toast } from '../../../components/ui/toast.tsx';
 import { useErrorText } from '../../../lib/errors.ts';
 import { useFmt } from '../../../lib/format.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
+import { useActorName, useTaskName } from '../../../components/words.tsx';
+
+/** A queue's or a worker's name inside a sentence: an identifier, not words to translate. */
+const code = (chunks: React.ReactNode) => (
+  <span translate="no" className="font-mono text-xs">
+    {chunks}
+  </span>
+);
 
 /** A 60-bar chart of finished attempts per minute (its totals are its accessible name). */
 function Chart({ points }: { points: Array<{ minute: Date; done: number; failed: number }> }) {
@@ -39,6 +47,8 @@ export default function QueuesPage() {
   const tc = useTranslations('common');
   const { num, when, age } = useFmt();
   const statusText = useStatusText();
+  const taskName = useTaskName();
+  const actorName = useActorName();
   const errorText = useErrorText();
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -89,12 +99,12 @@ export default function QueuesPage() {
           <ul className="text-sm">
             {d.limits.map((l) => (
               <li key={`c-${l.key}`} data-testid={`concurrency-${l.key}`}>
-                {l.key}: <b>{t('inFlight', { inUse: num(l.inUse), max: num(l.max) })}</b>
+                <span translate="no">{l.key}</span>: <b>{t('inFlight', { inUse: num(l.inUse), max: num(l.max) })}</b>
               </li>
             ))}
             {d.rates.map((r) => (
               <li key={`r-${r.key}`} data-testid={`rate-${r.key}`}>
-                {r.key}:{' '}
+                <span translate="no">{r.key}</span>:{' '}
                 <b>
                   {t('rateUse', {
                     used: num(r.inUsePerSecond, { maximumFractionDigits: 1, minimumFractionDigits: 1 }),
@@ -120,7 +130,9 @@ export default function QueuesPage() {
           return (
             <Card key={q.queue} data-testid="queue-card" data-queue={q.queue} data-paused={paused ? 'true' : 'false'}>
               <div className="flex flex-wrap items-center justify-between gap-2">
-                <h2 className="font-semibold">{q.queue}</h2>
+                <h2 className="font-semibold" translate="no">
+                  {q.queue}
+                </h2>
                 <div aria-live="polite" className="flex items-center gap-2">
                   <StatusBadge status={paused ? 'paused' : 'running'} />
                   {paused ? (
@@ -138,7 +150,7 @@ export default function QueuesPage() {
                 <p data-testid="queue-paused" className="mt-1 text-sm text-amber-900">
                   {t('paused', {
                     when: when(paused.pausedAt),
-                    reason: paused.errorCode === 'paused_by_admin' ? t('pausedBy', { by: paused.pausedBy }) : paused.reason,
+                    reason: paused.errorCode === 'paused_by_admin' ? t('pausedBy', { by: actorName(paused.by) }) : paused.reason,
                   })}
                 </p>
               )}
@@ -174,8 +186,9 @@ export default function QueuesPage() {
             <li key={`${x.queue}-${x.task}-${new Date(x.dueAt).toISOString()}`} data-testid="delayed-group">
               {t.rich('delayedLine', {
                 count: x.n,
-                task: x.task,
+                task: taskName(x.task),
                 queue: x.queue,
+                code,
                 when: when(x.dueAt),
                 due: (chunks) => <time dateTime={new Date(x.dueAt).toISOString()}>{chunks}</time>,
               })}
@@ -192,7 +205,8 @@ export default function QueuesPage() {
             <li key={j.id} data-testid="stuck-job" data-job-id={j.id} className="break-words">
               {t.rich('stuckLine', {
                 id: String(j.id),
-                task: j.taskName,
+                task: taskName(j.taskName),
+                code,
                 status: statusText(j.status),
                 reason: t(`stuckReason.${j.reason.code}`, { age: age(j.reason.seconds) }),
                 worker: j.workerId ?? '—',

@@ -19,6 +19,13 @@ import { useTRPC, type RouterOutputs } from '../../../../lib/trpc.tsx';
 type Month = RouterOutputs['employees']['get']['months'][number];
 type Job = Month['jobs'][number];
 
+/** An address inside a sentence: data, not words to translate. */
+const addr = (chunks: React.ReactNode) => (
+  <span translate="no" className="break-all">
+    {chunks}
+  </span>
+);
+
 const sameAttempt = (a: SlipAttempt, b: SlipAttempt) => a.kind === b.kind && (a.kind === 'run' || a.n === b.n);
 
 /**
@@ -92,7 +99,7 @@ function MonthHistory({ m }: { m: Month }) {
         </span>
         {m.delivered && (
           <span data-testid="month-delivered" className="text-sm text-emerald-800">
-            {t('deliveredTo', { attempt: attemptName(m.delivered.attempt), to: m.delivered.to })}
+            {t.rich('deliveredTo', { attempt: attemptName(m.delivered.attempt), to: m.delivered.to, addr })}
             {m.delivered.sentAt && <> · {when(m.delivered.sentAt)}</>}
           </span>
         )}
@@ -173,7 +180,7 @@ export function EmployeeView({ id }: { id: number }) {
     if (
       await confirmDialog({
         title: t('confirmCopyTitle'),
-        description: t('confirmCopy', { month: monthName(month), to }),
+        description: t.rich('confirmCopy', { month: monthName(month), to, addr }),
         confirmLabel: t('confirmCopyButton'),
       })
     )
@@ -184,7 +191,7 @@ export function EmployeeView({ id }: { id: number }) {
     if (
       await confirmDialog({
         title: t('confirmResendTitle', { month: monthName(month) }),
-        description: t('confirmResend', { to: detail.data?.email ?? '' }),
+        description: t.rich('confirmResend', { to: detail.data?.email ?? '', addr }),
         confirmLabel: t('confirmResendButton'),
       })
     ) {

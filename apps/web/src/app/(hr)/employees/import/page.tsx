@@ -116,7 +116,7 @@ export default function ImportPage() {
         <tbody>
           {list.data?.map((i) => (
             <tr key={i.id} className="border-t border-slate-100">
-              <Td data-label={t('fileName')} className="break-all">
+              <Td data-label={t('fileName')} className="break-all" translate="no">
                 <Link className="text-indigo-700 underline" href={`/employees/import/${i.id}`}>
                   {i.filename}
                 </Link>

@@ -111,9 +111,11 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
             </span>
           </dd>
           <dt className="font-medium text-slate-700">{t('queue')}</dt>
-          <dd>{j.queue}</dd>
+          <dd translate="no">{j.queue}</dd>
           <dt className="font-medium text-slate-700">{t('key')}</dt>
-          <dd className="font-mono break-all">{j.idempotencyKey}</dd>
+          <dd className="font-mono break-all" translate="no">
+            {j.idempotencyKey}
+          </dd>
           <dt className="font-medium text-slate-700">{t('attempts')}</dt>
           <dd>{t('attemptsOf', { n: num(j.attempts), max: num(j.maxAttempts) })}</dd>
           <dt className="font-medium text-slate-700">{t('runAt')}</dt>
@@ -160,7 +162,7 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
                   · {t('duration')}: {a.durationMs === null ? '—' : ms(a.durationMs)}
                 </span>{' '}
                 <span className="break-all">
-                  · {t('worker')}: {a.workerId ?? '—'}
+                  · {t('worker')}: <span translate="no">{a.workerId ?? '—'}</span>
                 </span>
                 {a.retryDelayMs !== null && <span>· {t('retryIn', { delay: ms(a.retryDelayMs) })}</span>}
               </div>

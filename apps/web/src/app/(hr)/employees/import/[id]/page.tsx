@@ -63,7 +63,14 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
       </Link>
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="break-all text-2xl font-semibold">
-          {t.rich('title', { file: v.filename, name: (chunks) => <span data-testid="import-file">{chunks}</span> })}
+          {t.rich('title', {
+            file: v.filename,
+            name: (chunks) => (
+              <span data-testid="import-file" translate="no">
+                {chunks}
+              </span>
+            ),
+          })}
         </h1>
         <ImportStatus status={v.status} />
       </div>
