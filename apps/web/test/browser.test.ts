@@ -89,6 +89,7 @@ describe('web app in Chromium', () => {
       // The address is edited in one place: the employee's details.
       await page.goto(`${web.url}/employees/${id}`);
       const email = page.getByLabel('Email', { exact: true });
+      await email.waitFor({ timeout: 10_000 });
       expect(await page.locator('input[type="email"]').count()).toBe(1);
       await email.fill('broken@@example');
       await page.getByRole('button', { name: /Save details/ }).click();

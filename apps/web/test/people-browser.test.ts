@@ -183,7 +183,10 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
       expect(await page.getByTestId('count-errors').textContent()).toBe(en ? '2' : '২');
       const errorRows = page.getByTestId('import-errors').locator('tbody tr');
       expect(await errorRows.count()).toBe(3);
-      expect(await errorRows.first().textContent()).toBe(en ? '2emailNot a valid email address' : '২emailসঠিক ইমেইল ঠিকানা নয়');
+      // Each error names the row's number, code and name (whose row it is), then the column and why.
+      expect(await errorRows.first().textContent()).toBe(
+        en ? '2IMP-000001Rahim UddinemailNot a valid email address' : '২IMP-000001Rahim Uddinemailসঠিক ইমেইল ঠিকানা নয়',
+      );
       expect(await pageProblems(page, locale, errors)).toEqual({});
       await page.screenshot({ path: path.join(artifacts, `people-import-dry-run-${name}.png`), fullPage: true });
 
@@ -192,16 +195,20 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
       const report = readFileSync(await download.path(), 'utf8');
       expect(report.charCodeAt(0)).toBe(0xfeff);
       expect(report.slice(1).split(/\r?\n/).slice(0, 4)).toEqual([
-        'row,column,reason,কারণ',
-        '2,email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়',
-        '101,basic,"Must be an amount in taka, e.g. 25000 or 25000.50","টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50"',
-        '101,name_bengali,Write the Bengali name in Bengali script,বাংলা নাম বাংলা হরফে লিখুন',
+        'row,code,name,column,reason,কারণ',
+        '2,IMP-000001,Rahim Uddin,email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়',
+        '101,IMP-000100,Nusrat Hossain,basic,"Must be an amount in taka, e.g. 25000 or 25000.50","টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50"',
+        '101,IMP-000100,Nusrat Hossain,name_bengali,Write the Bengali name in Bengali script,বাংলা নাম বাংলা হরফে লিখুন',
       ]);
       expect(await fx.pool.query(`select count(*)::int as n from employees where company_id = $1 and code like 'IMP-%'`, [c.id]).then((r) => r.rows[0].n)).toBe(
         0,
       );
 
+      // Applying writes 1,498 employees: asked first, with how many are added.
       await page.getByTestId('apply').click();
+      const ask = page.getByTestId('confirm-dialog');
+      expect(await ask.textContent()).toContain(en ? '1,498 employees are added' : '১,৪৯৮ জন কর্মচারী যোগ হবেন');
+      await ask.getByRole('button').last().click();
       await expect.poll(() => page.getByTestId('import-status').getAttribute('data-status'), { timeout: 90_000 }).toBe('applied');
       expect(await page.getByTestId('import-applied').textContent()).toMatch(
         en ? /^Applied: 1,498 added, 0 updated · / : /^প্রয়োগ হয়েছে: ১,৪৯৮টি যোগ, ০টি হালনাগাদ · /,
