@@ -4,14 +4,11 @@
  * itself (it is a password).
  */
 import { writeAudit } from '@beton/db/transaction';
-import { z } from 'zod';
+import { daySchema, isCalendarDay } from '@beton/db/month';
 import { AppError, notFound } from './errors.ts';
 import type { Pool } from './types.ts';
 
-export const dateOfBirthInput = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'A date like 1990-03-05')
-  .nullable();
+export const dateOfBirthInput = daySchema.nullable();
 
 export async function employeeDateOfBirth(pool: Pool, companyId: string, employeeId: number): Promise<{ dateOfBirth: string | null; protectSlips: boolean }> {
   const { rows } = await pool.query<{ dob: string | null; protect_slips: boolean }>(
@@ -31,7 +28,7 @@ export async function updateEmployeeDateOfBirth(
 ): Promise<{ dateOfBirth: string | null }> {
   if (dateOfBirth !== null) {
     const d = new Date(`${dateOfBirth}T00:00:00Z`);
-    const valid = !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === dateOfBirth;
+    const valid = isCalendarDay(dateOfBirth);
     const age = (Date.now() - d.getTime()) / (365.25 * 86_400_000);
     if (!valid || age < 14 || age > 100)
       throw new AppError('INVALID_INPUT', 'Not a plausible date of birth', { dateOfBirth: 'Not a plausible date of birth (YYYY-MM-DD)' });

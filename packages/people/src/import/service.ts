@@ -8,6 +8,7 @@ import type { Pool, PoolClient } from '@beton/db';
 import { stringify } from 'csv-stringify/sync';
 import { createHash } from 'node:crypto';
 import { PeopleError } from '../errors.ts';
+import { spreadsheetText } from '../spreadsheet.ts';
 import { monthSchema } from '../validation.ts';
 import type { ImportEmployeesPayload } from '../jobs/import-employees/definition.ts';
 import type { ImportFormat } from './policy.ts';
@@ -211,9 +212,10 @@ export async function errorReportCsv(pool: Pool, companyId: string, importId: st
     `select row_number, column_name, reason_en, reason_bn from employee_import_errors where import_id = $1 order by row_number, column_name`,
     [importId],
   );
+  // Column names and reasons are text a spreadsheet must never run (an unknown reason is shown as given).
   const csv = stringify(
-    rows.map((r) => [r.row_number, r.column_name, r.reason_en, r.reason_bn]),
-    { header: true, columns: ['row', 'column', 'reason', 'কারণ'], bom: true },
+    rows.map((r) => [r.row_number, spreadsheetText(r.column_name), spreadsheetText(r.reason_en), spreadsheetText(r.reason_bn)]),
+    { header: true, columns: ['row', 'column', 'reason', 'কারণ'], bom: true, quoted_string: true },
   );
   return { filename: `${imp.rows[0].filename.replace(/\.(csv|xlsx)$/i, '')}-errors.csv`, csv };
 }

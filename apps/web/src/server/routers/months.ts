@@ -13,11 +13,12 @@ import {
   requestMonthExport,
   setProtectSlips,
 } from '@beton/dashboard';
+import { monthSchema } from '@beton/db/month';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { hrProcedure, jobs } from '../trpc.ts';
 
-const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
+const month = monthSchema;
 const exportOutput = z.object({
   id: z.string(),
   month: z.string(),
