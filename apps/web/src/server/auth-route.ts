@@ -6,9 +6,11 @@
  * (sign-in-limit.ts); and no answer carries a session token in its body (the httpOnly cookie
  * holds it, out of reach of scripts).
  */
-import { AUTH_ENDPOINTS, auth } from './auth.ts';
+import { checkNewPassword } from '@beton/db/password-policy';
+import { LOCALE_COOKIE, pickLocale } from '../i18n/config.ts';
+import { AUTH_ENDPOINTS, auth, companyNameOf, getSessionUser } from './auth.ts';
 import { jsonError } from './http.ts';
-import { CLIENT_ADDRESS_HEADER, clientAddress, withoutRequestMeta } from './request-meta.ts';
+import { CLIENT_ADDRESS_HEADER, clientAddress, REQUEST_ID_HEADER, requestId, withoutRequestMeta } from './request-meta.ts';
 import { beginSignInAttempt, endSignInAttempt } from './sign-in-limit.ts';
 
 const SERVED = new Set<string>(AUTH_ENDPOINTS);
@@ -25,6 +27,7 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
   const body = req.method === 'GET' ? undefined : await req.text();
   const forward = () => auth().handler(new Request(req.url, { method: req.method, headers, body }));
 
+  if (path === '/change-password') return withoutToken(await changePassword(req, headers, body));
   if (path !== '/sign-in/email') return withoutToken(await forward());
   const email = emailOf(body);
   if (email === undefined) return withoutToken(await forward()); // Better Auth answers the malformed request
@@ -43,6 +46,54 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
   }
   await endSignInAttempt(gate, res.status === 200 ? 'signed-in' : res.status === 401 ? 'wrong-password' : 'not-checked');
   return withoutToken(res);
+}
+
+/**
+ * A password change, on the server's terms: the new password must pass the password rule
+ * (@beton/db/password-policy, with the user's own email, name and company as words to refuse),
+ * refused with 400 and the reason in the user's language; and every other session of the user
+ * ends with it, whatever the client asked (`revokeOtherSessions` is set here): Better Auth then
+ * deletes all the user's sessions — the one that asked too — and answers with a fresh session.
+ */
+async function changePassword(req: Request, headers: Headers, body: string | undefined): Promise<Response> {
+  const forward = (text: string | undefined) => auth().handler(new Request(req.url, { method: req.method, headers, body: text }));
+  let input: unknown;
+  try {
+    input = JSON.parse(body ?? '');
+  } catch {
+    return forward(body); // Better Auth answers the malformed request
+  }
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return forward(body);
+  const fields = input as Record<string, unknown>;
+  const user = await getSessionUser(headers);
+  if (!user) return forward(body); // not signed in: Better Auth's 401
+  if (typeof fields.newPassword === 'string') {
+    const verdict = await checkNewPassword(fields.newPassword, { email: user.email, name: user.name, company: await companyNameOf(user) });
+    if (!verdict.ok) {
+      const locale = pickLocale(cookieValue(headers, LOCALE_COOKIE), headers.get('accept-language'));
+      // Better Auth's error shape ({ code, message } at the top, as its client reads it), with the field and the reason key.
+      return Response.json(
+        { code: 'PASSWORD_REFUSED', message: verdict.text[locale], field: 'newPassword', reason: verdict.reason, requestId: requestId(req.headers) },
+        { status: 400, headers: { 'cache-control': 'no-store', [REQUEST_ID_HEADER]: requestId(req.headers) } },
+      );
+    }
+  }
+  return forward(JSON.stringify({ ...fields, revokeOtherSessions: true }));
+}
+
+/** A cookie's value from a request's Cookie header, or undefined. */
+export function cookieValue(headers: Headers, name: string): string | undefined {
+  for (const part of (headers.get('cookie') ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(at + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }
 
 function emailOf(body: string | undefined): string | undefined {
