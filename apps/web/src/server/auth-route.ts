@@ -2,16 +2,19 @@
  * /api/auth/*: Better Auth behind Beton's own door. Only the endpoints in AUTH_ENDPOINTS are
  * served (anything else is 404); the client's address Better Auth's limiter counts is the one
  * the server's request hook found (a request the hook did not see gets none, and a POST then
- * waits for the server to finish starting); sign-in also passes the per-account limit
- * (sign-in-limit.ts); and no answer carries a session token in its body (the httpOnly cookie
+ * waits for the server to finish starting); sign-in also passes the per-account and per-device
+ * limits (sign-in-limit.ts) and a successful one leaves a device cookie (device-cookie.ts); a
+ * password change passes the password rule and ends every other session; and no answer carries a session token in its body (the httpOnly cookie
  * holds it, out of reach of scripts).
  */
 import { checkNewPassword } from '@beton/db/password-policy';
+import { env } from '../env.ts';
 import { LOCALE_COOKIE, pickLocale } from '../i18n/config.ts';
 import { AUTH_ENDPOINTS, auth, companyNameOf, getSessionUser } from './auth.ts';
 import { jsonError } from './http.ts';
 import { CLIENT_ADDRESS_HEADER, clientAddress, REQUEST_ID_HEADER, requestId, withoutRequestMeta } from './request-meta.ts';
-import { beginSignInAttempt, endSignInAttempt } from './sign-in-limit.ts';
+import { DEVICE_COOKIE, deviceCookieFor, KNOWN_DEVICE_HEADER, KNOWN_DEVICE_PROOF, knownDevice } from './device-cookie.ts';
+import { accountKey, beginSignInAttempt, endSignInAttempt } from './sign-in-limit.ts';
 
 const SERVED = new Set<string>(AUTH_ENDPOINTS);
 const BASE = '/api/auth';
@@ -22,6 +25,7 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
   const address = clientAddress(req.headers);
   const headers = withoutRequestMeta(req.headers);
   headers.delete(CLIENT_ADDRESS_HEADER);
+  headers.delete(KNOWN_DEVICE_HEADER);
   if (address) headers.set(CLIENT_ADDRESS_HEADER, address);
   else if (req.method !== 'GET') return jsonError(req, 503, 'STARTING', 'The server is starting; try again in a moment', { 'retry-after': '1' });
   const body = req.method === 'GET' ? undefined : await req.text();
@@ -31,7 +35,11 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
   if (path !== '/sign-in/email') return withoutToken(await forward());
   const email = emailOf(body);
   if (email === undefined) return withoutToken(await forward()); // Better Auth answers the malformed request
-  const gate = await beginSignInAttempt(email);
+  const account = accountKey(email);
+  const device = knownDevice(cookieValue(headers, DEVICE_COOKIE), account);
+  // A known device is throttled on its own (sign-in-limit.ts), not by its address's limit.
+  if (device) headers.set(KNOWN_DEVICE_HEADER, KNOWN_DEVICE_PROOF);
+  const gate = await beginSignInAttempt(email, { address: address!, device }); // a POST without an address was answered 503 above
   if (!gate.allowed) {
     return jsonError(req, 429, 'TOO_MANY_ATTEMPTS', 'Too many sign-in attempts for this account. Try again later.', {
       'retry-after': String(gate.retryAfterSeconds),
@@ -45,7 +53,11 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
     throw error;
   }
   await endSignInAttempt(gate, res.status === 200 ? 'signed-in' : res.status === 401 ? 'wrong-password' : 'not-checked');
-  return withoutToken(res);
+  if (res.status !== 200) return withoutToken(res);
+  // Signed in: this browser is a known device of the account from now on (a fresh nonce each time).
+  const signedIn = new Response(res.body, res);
+  signedIn.headers.append('set-cookie', deviceCookieFor(account, (env().BETTER_AUTH_URL ?? '').startsWith('https:')));
+  return withoutToken(signedIn);
 }
 
 /**
