@@ -1,5 +1,5 @@
 import { parseEnv, requiredInProduction } from '@beton/config';
-import { DEFAULT_IMPORT_MAX_BYTES, MAX_IMPORT_BYTES_CEILING } from '@beton/people/import/policy';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_INFLATED_BYTES, MAX_IMPORT_BYTES_CEILING } from '@beton/people/import/policy';
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -106,6 +106,13 @@ export const schema = z.object({
     .positive()
     .max(MAX_IMPORT_BYTES_CEILING, `IMPORT_MAX_BYTES must be at most ${MAX_IMPORT_BYTES_CEILING} (32 MiB)`)
     .default(DEFAULT_IMPORT_MAX_BYTES),
+  /**
+   * The most an uploaded XLSX's entries may unpack to, each and together, by its ZIP directory
+   * (bytes): a larger one is refused with 413 before it is stored (the worker checks the real
+   * inflation again with its own IMPORT_MAX_INFLATED_BYTES). Default: 83886080 (80 MiB, four
+   * times the default upload limit).
+   */
+  IMPORT_MAX_INFLATED_BYTES: z.coerce.number().int().positive().default(DEFAULT_IMPORT_MAX_INFLATED_BYTES),
 });
 
 function isAddressOrRange(value: string): boolean {

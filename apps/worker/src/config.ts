@@ -1,3 +1,4 @@
+import { DEFAULT_IMPORT_MAX_INFLATED_BYTES, DEFAULT_IMPORT_MAX_ROWS } from '@beton/people/import/policy';
 import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/config';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -116,6 +117,14 @@ export const EnvSchema = z.object({
   EMAIL_PAUSE_PROBE_MS: positiveInt.default(60_000),
   /** How often workers read the queue's pause flag (ms). */
   QUEUE_PAUSE_POLL_MS: positiveInt.default(1000),
+  /**
+   * An employee file's limits (packages/people/src/import/policy.ts): the most an XLSX's entries
+   * may unpack to, each and together (bytes; default four times the web's default upload limit),
+   * and the most data rows a file may have (default 60,000). A file past either fails its import
+   * with the reason for HR.
+   */
+  IMPORT_MAX_INFLATED_BYTES: positiveInt.default(DEFAULT_IMPORT_MAX_INFLATED_BYTES),
+  IMPORT_MAX_ROWS: positiveInt.default(DEFAULT_IMPORT_MAX_ROWS),
   /** The bank's API: the run's salary transfers are submitted to it, the poll asks it for credits. */
   BANK_API_URL: requiredInProduction(z.string().url('BANK_API_URL must be a URL').optional(), "the bank API's base URL"),
   BANK_API_KEY: requiredInProduction(z.string().min(1).default('bank-dev-key'), "the bank API's key"),
@@ -215,6 +224,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     retentionCron: e.RETENTION_CRON,
     retention: { jobsMonths: e.RETENTION_JOBS_MONTHS, slipMonths: e.RETENTION_SLIP_MONTHS, batchSize: e.RETENTION_BATCH_SIZE },
     exportTtlHours: e.EXPORT_TTL_HOURS,
+    importLimits: { maxInflatedBytes: e.IMPORT_MAX_INFLATED_BYTES, maxRows: e.IMPORT_MAX_ROWS },
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,

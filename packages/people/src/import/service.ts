@@ -109,6 +109,8 @@ export interface ImportView {
   /** The first error rows (the whole report is the CSV download). */
   errors: ImportErrorRow[];
   failure: string | null;
+  /** The reason key of `failure` (reasons.ts), for the reader's language. */
+  failureReason: string | null;
   createdBy: string;
   createdAt: Date;
   appliedAt: Date | null;
@@ -130,7 +132,7 @@ function withoutControlCharacters(name: string): string {
 const OPEN_JOB_STATUSES = [JobStatus.queued, JobStatus.running, JobStatus.retrying].map((s) => `'${s}'`).join(', ');
 
 const VIEW_COLUMNS = `id, filename, format, bytes, effective_month, status, phase_rows, rows_total, new_count, changed_count, unchanged_count, error_count,
-  applied_rows, applied_new, applied_changed, preview, failure, created_by, created_at, applied_at,
+  applied_rows, applied_new, applied_changed, preview, failure, failure_reason, created_by, created_at, applied_at,
   (status = 'applying' and not exists (select 1 from jobs j where j.task_name = 'import-employees' and j.payload->>'importId' = i.id::text
      and j.payload->>'phase' = 'apply' and j.status in (${OPEN_JOB_STATUSES}))) as stalled`;
 
@@ -152,6 +154,7 @@ interface ViewRow {
   applied_changed: number;
   preview: PreviewRow[] | null;
   failure: string | null;
+  failure_reason: string | null;
   created_by: string;
   created_at: Date;
   applied_at: Date | null;
@@ -173,6 +176,7 @@ function toView(r: ViewRow, errors: ImportErrorRow[]): ImportView {
     preview: r.preview ?? [],
     errors,
     failure: r.failure,
+    failureReason: r.failure_reason,
     createdBy: r.created_by,
     createdAt: r.created_at,
     appliedAt: r.applied_at,

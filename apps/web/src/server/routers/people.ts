@@ -52,6 +52,7 @@ const importOutput = z.object({
   ),
   errors: z.array(z.object({ row: z.number(), column: z.string(), reasonEn: z.string(), reasonBn: z.string() })),
   failure: z.string().nullable(),
+  failureReason: z.string().nullable(),
   createdBy: z.string(),
   createdAt: z.date(),
   appliedAt: z.date().nullable(),
