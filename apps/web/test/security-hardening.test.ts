@@ -347,6 +347,42 @@ describe('3 · uploads bounded by what they inflate to', () => {
   });
 });
 
+describe('7 · slip protection that is a secret', () => {
+  it('by default a protected slip opens with a random slip code HR sees once; the date of birth only as the company’s explicit, weaker choice', async () => {
+    const hr = t.client(hrA);
+    const id = A().employeeIds[5]!;
+    expect((await hr.company.get.query()).slipPassword).toBe('code');
+    expect(await hr.slipCode.get.query({ id })).toMatchObject({ set: false, slipPassword: 'code' });
+    const made = await hr.slipCode.make.mutate({ id });
+    expect(made.code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    const again = await hr.slipCode.make.mutate({ id });
+    expect(again.code).not.toBe(made.code);
+    // Never answered again: not by the status, not by the employee's record or page data.
+    for (const path of ['slipCode.get', 'people.record', 'employees.get', 'dateOfBirth.get']) {
+      const text = await (
+        await fetch(url(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(superjson.serialize({ id })))}`), { headers: { cookie: hrA } })
+      ).text();
+      expect(text, path).not.toContain(again.code);
+    }
+    expect(await hr.slipCode.get.query({ id })).toMatchObject({ set: true, setAt: expect.any(Date) });
+    const audit = await t.fx.pool.query(`select details::text as d from audit_log where action = 'make-slip-code' order by id`);
+    expect(audit.rows).toHaveLength(2);
+    expect(audit.rows.map((r) => r.d).join()).not.toContain(again.code);
+    // Nothing personal derives it: the codes of 40 employees share no pattern with their data.
+    const codes = new Set<string>();
+    for (const e of A().employeeIds.slice(10, 50)) codes.add((await hr.slipCode.make.mutate({ id: e })).code);
+    expect(codes.size).toBe(40);
+    // The weaker choice is explicit, audited, and the settings say so.
+    expect(await hr.company.setSlipPassword.mutate({ slipPassword: 'date-of-birth' })).toMatchObject({ slipPassword: 'date-of-birth' });
+    expect((await t.fx.pool.query(`select details from audit_log where action = 'set-slip-password'`)).rows).toEqual([
+      { details: { companyId: A().id, slipPassword: 'date-of-birth', before: 'code' } },
+    ]);
+    await hr.company.setSlipPassword.mutate({ slipPassword: 'code' });
+    // Another company's employee: not found.
+    await expect(hr.slipCode.make.mutate({ id: t.fx.companies[1]!.employeeIds[0]! })).rejects.toMatchObject({ data: { code: 'NOT_FOUND' } });
+  });
+});
+
 describe('8 · least disclosure to HR', () => {
   it("an employee's slip history names no worker and no raw error; new employees' ids are not a sequence", async () => {
     const id = A().employeeIds[3]!;

@@ -1,6 +1,7 @@
 /**
- * An employee's date of birth (issue 22): the password of their protected slips
- * (packages/payroll/src/slip-password.ts). HR adds or fixes it; audited without the date
+ * An employee's date of birth (issue 22): the password of their protected slips when the company
+ * chose dates of birth over slip codes (packages/payroll/src/slip-password.ts); `protectSlips`
+ * answers whether it is one now. HR adds or fixes it; audited without the date
  * itself (it is a password).
  */
 import { writeAudit } from '@beton/db/transaction';
@@ -12,7 +13,7 @@ export const dateOfBirthInput = daySchema.nullable();
 
 export async function employeeDateOfBirth(pool: Pool, companyId: string, employeeId: number): Promise<{ dateOfBirth: string | null; protectSlips: boolean }> {
   const { rows } = await pool.query<{ dob: string | null; protect_slips: boolean }>(
-    `select to_char(e.date_of_birth, 'YYYY-MM-DD') as dob, c.protect_slips from employees e join companies c on c.id = e.company_id where e.company_id = $1 and e.id = $2`,
+    `select to_char(e.date_of_birth, 'YYYY-MM-DD') as dob, c.protect_slips and c.slip_password = 'date-of-birth' as protect_slips from employees e join companies c on c.id = e.company_id where e.company_id = $1 and e.id = $2`,
     [companyId, employeeId],
   );
   if (!rows[0]) throw notFound('Employee');

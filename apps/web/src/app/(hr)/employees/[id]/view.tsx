@@ -13,6 +13,7 @@ import { useFmt } from '../../../../lib/format.ts';
 import { thisMonth } from '../../../../lib/month.ts';
 import { EmployeeEditor } from './edit.tsx';
 import { DateOfBirthCard } from '../../../../components/date-of-birth.tsx';
+import { SlipCodeCard } from '../../../../components/slip-code.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 
 const STAGES = ['render-slip', 'send-slip-email'] as const;
@@ -144,6 +145,7 @@ export function EmployeeView({ id }: { id: number }) {
             </Button>
           </form>
         </Card>
+        <SlipCodeCard id={id} />
         <DateOfBirthCard id={id} />
         <Card>
           <h2 className="mb-2 font-semibold">{t('resendTitle')}</h2>
