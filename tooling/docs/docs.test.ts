@@ -1,7 +1,7 @@
 /**
  * The documents stay true: the README is a newcomer's page (at most 300 lines, showing the two
  * commands), every relative link in it and in docs/ leads somewhere (a file, and a heading when
- * the link names one), no document names an issue number, and the README's flow diagram has
+ * the link names one), every docs/ file the code names exists, no document names an issue number, and the README's flow diagram has
  * exactly the arrows the code's enqueue calls make (tooling/docs/flow.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -90,6 +90,19 @@ describe('README.md and docs/*.md', () => {
       }
     }
     expect(dead).toEqual([]);
+  });
+
+  it('every docs/ file the code, the deployment or the tests name exists', () => {
+    const missing: string[] = [];
+    const walk = (dir: string): string[] =>
+      readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).flatMap((e) => {
+        const rel = `${dir}/${e.name}`;
+        if (e.isDirectory()) return ['node_modules', 'generated', '.next', 'dist'].includes(e.name) ? [] : walk(rel);
+        return /\.(ts|tsx|mjs|js|ya?ml|prisma|sql)$/.test(e.name) ? [rel] : [];
+      });
+    for (const file of ['packages', 'apps', 'scripts', 'deploy', 'tooling', 'prisma', 'bin'].flatMap(walk))
+      for (const m of read(file).matchAll(/\bdocs\/[\w-]+\.(?:md|json)\b/g)) if (!existsSync(path.join(repoRoot, m[0]))) missing.push(`${file}: ${m[0]}`);
+    expect(missing).toEqual([]);
   });
 
   it('name no issue numbers', () => {
