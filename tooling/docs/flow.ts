@@ -105,19 +105,25 @@ const ENQUEUE = /\benqueue(?:Many|From)?\(\s*(?:'([a-z][a-z0-9-]*)'|"([a-z][a-z0
 export function codeEdges(): string[] {
   const files = productSources();
   const texts = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
-  // The job definitions: `const x = defineJob({ name: 'y'` → x is job y.
+  // The job definitions: `const x = defineJob({ name: 'y', … })` (or `defineJob('y', …)`) → x is
+  // job y; each definition's text, to its closing line, for its schedule.
   const jobOfDefinition = new Map<string, string>();
+  const definitions: Array<{ job: string; text: string }> = [];
   for (const text of texts.values())
-    for (const m of text.matchAll(/const\s+(\w+)\s*=\s*defineJob\(\{\s*name:\s*'([a-z][a-z0-9-]*)'/g)) jobOfDefinition.set(m[1]!, m[2]!);
-  const jobNames = new Set(jobOfDefinition.values());
+    for (const m of text.matchAll(/(?:const\s+(\w+)\s*=\s*)?defineJob(?:<[^>]*>)?\(\s*(?:\{\s*name:\s*)?['"]([a-z][a-z0-9-]*)['"][\s\S]*?\n\}\)/g)) {
+      if (m[1]) jobOfDefinition.set(m[1], m[2]!);
+      definitions.push({ job: m[2]!, text: m[0] });
+    }
+  const jobNames = new Set(definitions.map((d) => d.job));
 
   const units: Unit[] = [];
   const edges = new Set<string>();
   for (const [file, text] of texts) {
     const rel = path.relative(repoRoot, file).split(path.sep).join('/');
+    // A job's own code: a folder or a file named after it (`jobs/render-slip/handler.ts`, `render-slip.handler.ts`).
     const folderJob = rel
       .split('/')
-      .slice(0, -1)
+      .map((segment) => segment.replace(/(\.(handler|definition))?\.tsx?$/, ''))
       .find((segment) => jobNames.has(segment));
     const route = /^apps\/web\/src\/app\/(.+)\/route\.tsx?$/.exec(rel);
     for (const unit of unitsOf(rel, text)) {
@@ -128,12 +134,11 @@ export function codeEdges(): string[] {
       else if (rel.startsWith('apps/worker/src/cli/')) unit.start = 'cli';
       units.push(unit);
     }
-    // Schedules: a definition's own cron, and the entries a schedule source lists.
-    for (const m of text.matchAll(/defineJob\(\{\s*name:\s*'([a-z][a-z0-9-]*)'[\s\S]*?\n\}\);/g))
-      if (/\n\s+schedule:\s*\{\s*cron:/.test(m[0])) edges.add(`cron --> ${m[1]!}`);
+    // Schedules: the entries a schedule source lists (a definition's own cron: below).
     for (const m of text.matchAll(/\bjob:\s*'([a-z][a-z0-9-]*)'/g)) if (jobNames.has(m[1]!)) edges.add(`cron --> ${m[1]!}`);
   }
 
+  for (const d of definitions) if (/\n\s+schedule:\s*\{\s*cron:/.test(d.text)) edges.add(`cron --> ${d.job}`);
   const byName = new Map<string, Unit[]>();
   for (const u of units) byName.set(u.name, [...(byName.get(u.name) ?? []), u]);
   const visible = new Map([...texts].map(([f, t]) => [path.relative(repoRoot, f).split(path.sep).join('/'), visibleNames(t)]));
