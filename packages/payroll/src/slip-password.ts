@@ -2,7 +2,7 @@
  * Password-protected slips (issue 22): when a company turns `protect_slips` on, each slip PDF is
  * encrypted (AES-256, packages/pdf/src/encrypt.ts) with a password only its employee knows.
  *
- * The rule — ONE place, quoted by the email and the README: the employee's date of birth as
+ * The rule — ONE place, quoted by the email and docs/pdf.md: the employee's date of birth as
  * DDMMYYYY (born 5 March 1990 → 05031990). An employee without a date of birth cannot get a
  * protected slip: the render fails with `slip_password_missing` (permanent: HR adds the date,
  * then resends), never an unprotected send.
