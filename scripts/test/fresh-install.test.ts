@@ -136,7 +136,9 @@ describe(`a fresh clone on npm ${NPM_MAJOR}, strict about install scripts`, () =
     });
     started.push(child.pid!);
     const lines: string[] = [];
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     let onReady!: (line: string) => void;
     const ready = new Promise<string>((resolve) => (onReady = resolve));
     for (const stream of [child.stdout, child.stderr]) {
@@ -145,7 +147,10 @@ describe(`a fresh clone on npm ${NPM_MAJOR}, strict about install scripts`, () =
         if (line.includes('"msg":"beton ready"')) onReady(line);
       });
     }
-    const line = await Promise.race([ready, exited.then((e) => Promise.reject(new Error(`npm start exited (${JSON.stringify(e)}):\n${lines.slice(-40).join('\n')}`)))]);
+    const line = await Promise.race([
+      ready,
+      exited.then((e) => Promise.reject(new Error(`npm start exited (${JSON.stringify(e)}):\n${lines.slice(-40).join('\n')}`))),
+    ]);
     const { url } = JSON.parse(line) as { url: string };
     console.log(`npm start (build included) on npm ${NPM_MAJOR}: ready in ${((performance.now() - t0) / 1000).toFixed(1)} s at ${url}`);
     expect(lines.join('\n')).toContain(url);
