@@ -27,8 +27,8 @@ import { EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS
  * queue's default concurrency is threads × this). A render job's wall time is mostly database
  * round trips (load the slip's data, store the slip, enqueue its email) around a ~3–6 ms PDF:
  * with one job per thread the threads wait on the database; with more, one job's round trips
- * overlap another's PDF (the extra jobs queue in the pool for a thread). Measured: README,
- * "The pipeline's ceiling".
+ * overlap another's PDF (the extra jobs queue in the pool for a thread). Measured: docs/capacity.md,
+ * "What changed and why".
  */
 export const DEFAULT_RENDER_JOBS_PER_THREAD = 3;
 
@@ -58,7 +58,7 @@ export const EnvSchema = z.object({
   BANK_POLL_CRON: z.string().default(pollBankJob.schedule!.cron),
   /** Retention (packages/payroll/src/retention.ts): finished jobs, attempts, delivery records and schedule history older than this many months are deleted. */
   RETENTION_JOBS_MONTHS: positiveInt.default(13),
-  /** Slip PDFs older than this many months are deleted (default 7 years: README, "Retention"). */
+  /** Slip PDFs older than this many months are deleted (default 7 years: docs/operations.md, "Retention and counters"). */
   RETENTION_SLIP_MONTHS: positiveInt.default(84),
   /** Rows per delete statement of a retention pass. */
   RETENTION_BATCH_SIZE: positiveInt.default(5000),
@@ -106,7 +106,7 @@ export const EnvSchema = z.object({
   /**
    * The provider's lag (ms): after a request left without an answer, how long its evidence (the
    * Event Webhook's first event, the activity feed) may take; the settle window is
-   * EMAIL_REQUEST_TIMEOUT_MS + this, from when the request left. Default 300000 (see README).
+   * EMAIL_REQUEST_TIMEOUT_MS + this, from when the request left. Default 300000 (see docs/exactly-once.md).
    */
   EMAIL_SETTLE_MS: nonNegativeInt.default(DEFAULT_SETTLE_MS),
   /** The mail send request's timeout (ms); must fit in the job's 30 s and in the shutdown grace. */

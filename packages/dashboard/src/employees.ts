@@ -317,7 +317,7 @@ export async function slipPdf(pool: Pool, companyId: string | null, slipId: numb
 
 /**
  * An operator reads one slip (`beton slips export`): audited with the reason before the bytes
- * are handed over (README "Least privilege"). Null: no such slip.
+ * are handed over (docs/security.md "Least privilege"). Null: no such slip.
  */
 export async function exportSlip(
   pool: Pool,

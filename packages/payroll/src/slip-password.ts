@@ -2,7 +2,7 @@
  * Password-protected slips: when a company turns `protect_slips` on, each slip PDF is encrypted
  * (AES-256, packages/pdf/src/encrypt.ts) with a password only its employee knows.
  *
- * The rule — ONE place, quoted by the email, the pages and the docs — is the company's choice
+ * The rule — ONE place, quoted by the email, the pages and docs/pdf.md — is the company's choice
  * (`companies.slip_password`):
  *
  * - 'code' (the default): the employee's slip code, made at random by Beton (SLIP_CODE_ALPHABET,
