@@ -7,7 +7,7 @@
  * passes.
  *
  * The judge is zxcvbn (`@zxcvbn-ts/core`), offline, with the dictionaries shipped through npm:
- * `@zxcvbn-ts/language-common` (about 30,000 common and breached passwords, the diceware list,
+ * `@zxcvbn-ts/language-common` (49,233 common and breached passwords, the diceware list,
  * keyboard layouts) and `@zxcvbn-ts/language-en` (common English words and names). A password
  * whose estimated guesses are under MIN_GUESSES (zxcvbn's score 3: "safely unguessable against
  * an online attack, moderate protection against an offline slow-hash attack" — our hashes are
