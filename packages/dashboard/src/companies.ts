@@ -136,7 +136,7 @@ export async function setProtectSlips(
   companyId: string,
   protectSlips: boolean,
   actor: string,
-): Promise<{ protectSlips: boolean; withoutDateOfBirth: number }> {
+): Promise<{ protectSlips: boolean; withoutDateOfBirth: number; withoutSlipPassword: number }> {
   const { rows } = await pool.query<{ before: boolean }>(
     `update companies c set protect_slips = $2 from (select protect_slips as before from companies where id = $1 for update) old
      where c.id = $1 returning old.before`,
@@ -144,7 +144,11 @@ export async function setProtectSlips(
   );
   if (!rows[0]) throw notFound('Company');
   await writeAudit(pool, actor, 'set-protect-slips', { companyId, protectSlips, before: rows[0].before });
-  return { protectSlips, withoutDateOfBirth: await employeesWithoutDateOfBirth(pool, companyId) };
+  return {
+    protectSlips,
+    withoutDateOfBirth: await employeesWithoutDateOfBirth(pool, companyId),
+    withoutSlipPassword: await employeesWithoutSlipPassword(pool, companyId),
+  };
 }
 
 /**

@@ -150,7 +150,7 @@ export const adminRouter = {
   /** Password-protected slips of a company, as its HR can set them. Audited. */
   setProtectSlips: adminProcedure
     .input(z.object({ companyId: z.string().uuid(), protectSlips: z.boolean() }))
-    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
+    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number(), withoutSlipPassword: z.number() }))
     .mutation(({ ctx, input }) => setProtectSlips(ctx.pool, input.companyId, input.protectSlips, ctx.actor)),
   /** A new user with a one-time password, shown once to the admin, to be changed at the first sign-in; audited. */
   createUser: adminProcedure

@@ -100,7 +100,7 @@ export const companySettingsRouter = {
     .mutation(({ ctx, input }) => setSlipPassword(ctx.pool, ctx.companyId, input.slipPassword, ctx.actor)),
   setProtectSlips: hrProcedure
     .input(z.object({ protectSlips: z.boolean() }))
-    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
+    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number(), withoutSlipPassword: z.number() }))
     .mutation(({ ctx, input }) => setProtectSlips(ctx.pool, ctx.companyId, input.protectSlips, ctx.actor)),
 } satisfies TRPCRouterRecord;
 
