@@ -2,6 +2,7 @@
 -- rule already applied), and every part of the dry run and the apply reads the rows after its
 -- checkpoint from this table instead of reading the file again from its start. Bounded by the
 -- import's row limit; deleted when the import is applied or fails.
+SET lock_timeout = '5s';
 CREATE TABLE "employee_import_rows" (
     "import_id" UUID NOT NULL,
     "idx" INTEGER NOT NULL,

@@ -2,6 +2,7 @@
 -- one how many employees the platform had and in what order they came. New employees get a
 -- random id instead: 31 bits from gen_random_uuid() (PostgreSQL's strong random source), drawn
 -- again while taken. Existing ids stay as they are, so every old link keeps working.
+SET lock_timeout = '5s';
 CREATE FUNCTION beton_random_employee_id() RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   candidate integer;
