@@ -10,10 +10,10 @@ CREATE TABLE "employee_import_rows" (
     "cells" JSONB NOT NULL,
     "duplicate" BOOLEAN NOT NULL DEFAULT false,
 
-    CONSTRAINT "employee_import_rows_pkey" PRIMARY KEY ("import_id","idx")
+    CONSTRAINT "employee_import_rows_pkey" PRIMARY KEY ("import_id","idx"),
+    -- Declared with the (empty) table: nothing to validate.
+    CONSTRAINT "employee_import_rows_import_id_fkey" FOREIGN KEY ("import_id") REFERENCES "employee_imports"("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
-
-ALTER TABLE "employee_import_rows" ADD CONSTRAINT "employee_import_rows_import_id_fkey" FOREIGN KEY ("import_id") REFERENCES "employee_imports"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- The file's header row (its cells) and how many data rows were staged; null until the file was read.
 ALTER TABLE "employee_imports" ADD COLUMN "header" JSONB;
