@@ -102,8 +102,9 @@ describe('employee import job', () => {
       .trim()
       .split('\n');
     expect(report.csv.startsWith('\uFEFF')).toBe(true);
-    expect(lines[0]).toBe('row,code,name,column,reason,কারণ');
-    expect(lines[1]).toBe(`5,${rows[3]![0]},${rows[3]![1]},email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়`);
+    // Text quoted (a spreadsheet never runs it), the row number a number; each error names the row's code and name.
+    expect(lines[0]).toBe('"row","code","name","column","reason","কারণ"');
+    expect(lines[1]).toBe(`5,"${rows[3]![0]}","${rows[3]![1]}","email","Not a valid email address","সঠিক ইমেইল ঠিকানা নয়"`);
     expect(lines).toHaveLength(6);
     expect(await errorReportCsv(db.pool, await company('Nobody'), id)).toBeNull();
 
@@ -267,7 +268,8 @@ describe('employee import job', () => {
     const failedView = await importView(db.pool, acme, missing);
     expect(failedView).toMatchObject({
       status: 'failed',
-      failure: 'column.missing',
+      failureReason: 'column.missing',
+      failure: 'The header row lacks the columns name_bengali, email, provident_fund',
       columns: { missing: ['email', 'name_bengali', 'provident_fund'], unknown: ['department', 'emial'] },
       counts: { new: 0, changed: 0, unchanged: 0, errors: 0 },
       errors: [],
@@ -287,7 +289,7 @@ describe('employee import job', () => {
     // An empty file: said so.
     const empty = await upload(acme, Buffer.from('\n\n'));
     expect(await validateImport(db.pool, empty)).toMatchObject({ status: 'failed' });
-    expect((await importView(db.pool, acme, empty)).failure).toBe('file.empty');
+    expect((await importView(db.pool, acme, empty)).failureReason).toBe('file.empty');
 
     const garbage = await upload(acme, Buffer.from('this is not a zip file'), 'xlsx');
     expect(await validateImport(db.pool, garbage)).toMatchObject({ status: 'failed' });

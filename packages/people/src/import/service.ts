@@ -2,14 +2,15 @@
  * HR's side of an import: store the upload and queue its dry run, confirm it (queue the apply),
  * read its progress, counts, preview and errors, download the error report. Scoped by company.
  */
-import { JobStatus } from '@beton/db/enums';
 import { describeActors, type Actor } from '@beton/db/actors';
+import { JobStatus } from '@beton/db/enums';
 import { inTransaction, writeAudit } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
 import { stringify } from 'csv-stringify/sync';
 import { createHash } from 'node:crypto';
 import { PeopleError } from '../errors.ts';
 import { reasonText } from '../reasons.ts';
+import { spreadsheetText } from '../spreadsheet.ts';
 import { monthSchema } from '../validation.ts';
 import type { ImportEmployeesPayload } from '../jobs/import-employees/definition.ts';
 import type { ImportFormat } from './policy.ts';
@@ -114,8 +115,9 @@ export interface ImportView {
   errors: ImportErrorRow[];
   /** The header row's problems, said once: required columns missing (the import failed), columns not known (not read). */
   columns: { missing: string[]; unknown: string[] };
-  /** Why it could not be read: a reason key (`column.missing`, `file.empty`) or the reader's own words. */
   failure: string | null;
+  /** The reason key of `failure` (reasons.ts), for the reader's language. */
+  failureReason: string | null;
   /** Who uploaded it, as a page names them. */
   createdBy: Actor;
   createdAt: Date;
@@ -138,7 +140,7 @@ function withoutControlCharacters(name: string): string {
 const OPEN_JOB_STATUSES = [JobStatus.queued, JobStatus.running, JobStatus.retrying].map((s) => `'${s}'`).join(', ');
 
 const VIEW_COLUMNS = `id, filename, format, bytes, effective_month, status, phase_rows, rows_total, new_count, changed_count, unchanged_count, error_count,
-  applied_rows, applied_new, applied_changed, preview, failure, created_by, created_at, applied_at,
+  applied_rows, applied_new, applied_changed, preview, failure, failure_reason, created_by, created_at, applied_at,
   (status = 'applying' and not exists (select 1 from jobs j where j.task_name = 'import-employees' and j.payload->>'importId' = i.id::text
      and j.payload->>'phase' = 'apply' and j.status in (${OPEN_JOB_STATUSES}))) as stalled`;
 
@@ -160,6 +162,7 @@ interface ViewRow {
   applied_changed: number;
   preview: PreviewRow[] | null;
   failure: string | null;
+  failure_reason: string | null;
   created_by: string;
   created_at: Date;
   applied_at: Date | null;
@@ -182,6 +185,7 @@ function toView(r: ViewRow, actors: Map<string, Actor>, errors: ImportErrorRow[]
     errors,
     columns: { missing: header.filter((h) => h.missing).map((h) => h.column), unknown: header.filter((h) => !h.missing).map((h) => h.column) },
     failure: r.failure,
+    failureReason: r.failure_reason,
     createdBy: actors.get(r.created_by)!,
     createdAt: r.created_at,
     appliedAt: r.applied_at,
@@ -199,7 +203,7 @@ export async function importView(pool: Pool, companyId: string, importId: string
        where import_id = $1 and row_number > 1 order by row_number, column_name limit $2`,
       [importId, errorLimit],
     ),
-    // The header's problems (row 1), in the order the columns are listed in the file format.
+    // The header's problems (row 1): the columns missing first, then those not known.
     pool.query<{ column: string; missing: boolean }>(
       `select column_name as column, reason_en = $2 as missing from employee_import_errors where import_id = $1 and row_number = 1 order by missing desc, column_name`,
       [importId, reasonText('column.missing').en],
@@ -232,9 +236,17 @@ export async function errorReportCsv(pool: Pool, companyId: string, importId: st
     `select row_number, code, name, column_name, reason_en, reason_bn from employee_import_errors where import_id = $1 order by row_number, column_name`,
     [importId],
   );
+  // Codes, names, column names and reasons are text a spreadsheet must never run (an unknown reason is shown as given).
   const csv = stringify(
-    rows.map((r) => [r.row_number, r.code, r.name, r.column_name, r.reason_en, r.reason_bn]),
-    { header: true, columns: ['row', 'code', 'name', 'column', 'reason', 'কারণ'], bom: true },
+    rows.map((r) => [
+      r.row_number,
+      spreadsheetText(r.code),
+      spreadsheetText(r.name),
+      spreadsheetText(r.column_name),
+      spreadsheetText(r.reason_en),
+      spreadsheetText(r.reason_bn),
+    ]),
+    { header: true, columns: ['row', 'code', 'name', 'column', 'reason', 'কারণ'], bom: true, quoted_string: true },
   );
   return { filename: `${imp.rows[0].filename.replace(/\.(csv|xlsx)$/i, '')}-errors.csv`, csv };
 }

@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
+import { isCalendarMonth } from '@beton/db/month';
 import { Button, Card, StatusBadge } from '../../../../components/ui.tsx';
 import { DeliveryEvents, usePlainReason } from '../../../../components/delivery.tsx';
 import { MonthInput } from '../../../../components/inputs/month-input.tsx';
@@ -14,6 +15,7 @@ import { useFmt } from '../../../../lib/format.ts';
 import { thisMonth } from '../../../../lib/month.ts';
 import { EmployeeEditor } from './edit.tsx';
 import { DateOfBirthCard } from '../../../../components/date-of-birth.tsx';
+import { SlipCodeCard } from '../../../../components/slip-code.tsx';
 import { useTRPC, type RouterOutputs } from '../../../../lib/trpc.tsx';
 
 type Month = RouterOutputs['employees']['get']['months'][number];
@@ -151,7 +153,7 @@ export function EmployeeView({ id }: { id: number }) {
   const refreshDetail = () => qc.invalidateQueries({ queryKey: trpc.employees.get.queryKey({ id }) });
   const [month, setMonth] = useState(() => thisMonth());
   useEffect(() => {
-    const m = detail.data?.months.find((x) => /^\d{4}-\d{2}$/.test(x.month))?.month;
+    const m = detail.data?.months.find((x) => isCalendarMonth(x.month))?.month;
     if (m) setMonth(m);
   }, [detail.data?.months.length]);
   const resend = useMutation(trpc.employees.resend.mutationOptions({ onSuccess: refreshDetail }));
@@ -226,6 +228,7 @@ export function EmployeeView({ id }: { id: number }) {
       </div>
       <EmployeeEditor id={id} />
       <div className="grid gap-4 md:grid-cols-2">
+        <SlipCodeCard id={id} />
         <DateOfBirthCard id={id} />
         <Card>
           <h2 className="mb-2 font-semibold">{t('resendTitle')}</h2>

@@ -1,4 +1,5 @@
 'use client';
+import { reasonText } from '@beton/people/reasons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocale, useTranslations } from 'next-intl';
 import Link from 'next/link';
@@ -107,7 +108,7 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
         </Card>
       )}
 
-      {v.status === 'failed' && v.failure === 'column.missing' && (
+      {v.status === 'failed' && v.failureReason === 'column.missing' && (
         // The header lacks required columns: said once, before any row, with what to correct.
         <Card className="space-y-1" data-testid="import-columns">
           <p role="alert" data-testid="import-failure" data-reason="column.missing" className="font-medium text-red-800">
@@ -118,18 +119,23 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
           <p className="text-sm text-slate-700">{t('columnsFix', { columns: list(IMPORT_COLUMNS.map((c) => c.header)) })}</p>
         </Card>
       )}
-      {v.status === 'failed' && v.failure === 'file.empty' && (
+      {v.status === 'failed' && v.failureReason === 'file.empty' && (
         <Card>
           <p role="alert" data-testid="import-failure" data-reason="file.empty" className="text-red-800">
             {t('fileEmpty')}
           </p>
         </Card>
       )}
-      {v.status === 'failed' && v.failure !== 'column.missing' && v.failure !== 'file.empty' && (
+      {v.status === 'failed' && v.failureReason !== 'column.missing' && v.failureReason !== 'file.empty' && (
         <Card className="space-y-1">
           <p role="alert" data-testid="import-failure" className="text-red-800">
             {t('failure')}
           </p>
+          {v.failureReason && (
+            <p data-testid="import-failure-reason" className="text-sm text-red-800">
+              {reasonText(v.failureReason)[locale === 'bn' ? 'bn' : 'en']}
+            </p>
+          )}
           {v.failure && (
             <p className="text-xs text-slate-700">
               {t('failureDetail')}{' '}
