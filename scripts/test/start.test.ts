@@ -78,10 +78,21 @@ async function stopAndCheck(run: Awaited<ReturnType<typeof startOnce>>, send: ()
 
 const started: number[] = [];
 
-/** A command line as a person types it in a terminal (sh), from the repository; its output and exit code. */
+/**
+ * A printed command line as a person runs it from the repository, without a shell (the suite
+ * starts no system tool): its leading `NAME=value` settings become the command's environment,
+ * then npm runs with the rest. Its output and exit code.
+ */
 function runCli(line: string, shellEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  const words = line.split(/\s+/);
+  const settings: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = words.shift()!.split('=');
+    settings[name!] = value.join('=');
+  }
+  expect(words[0]).toBe('npm');
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line], { cwd: repoRoot, env: shellEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', words.slice(1), { cwd: repoRoot, env: { ...shellEnv, ...settings }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

@@ -26,6 +26,7 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'runs.list': { input: undefined, hr: 'SCOPED' },
     'runs.get': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
     'runs.approve': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
+    'runs.approvalPlan': { input: { runId: b.runId }, hr: 'NOT_FOUND' },
     'employees.list': { input: { month: t.fx.month, limit: 100, offset: 0 }, hr: 'SCOPED' },
     'employees.get': { input: { id: emp }, hr: 'NOT_FOUND' },
     'employees.updateEmail': { input: { id: emp, email: 'new@example.com' }, hr: 'NOT_FOUND' },
@@ -37,6 +38,7 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'admin.failedFacets': { input: undefined, hr: 'FORBIDDEN' },
     'admin.job': { input: { id: job }, hr: 'FORBIDDEN' },
     'admin.retry': { input: { ids: [job] }, hr: 'FORBIDDEN' },
+    'admin.retryImpact': { input: { ids: [job] }, hr: 'FORBIDDEN' },
     'admin.retryMatching': { input: { filter: {}, matchAll: true, expected: 1 }, hr: 'FORBIDDEN' },
     'admin.discard': { input: { ids: [job] }, hr: 'FORBIDDEN' },
     'admin.discardMatching': { input: { filter: {}, matchAll: true, expected: 1 }, hr: 'FORBIDDEN' },
@@ -47,6 +49,7 @@ function table(): Record<string, { input: unknown; hr: Expect }> {
     'admin.stuck': { input: undefined, hr: 'FORBIDDEN' },
     'admin.schedules': { input: undefined, hr: 'FORBIDDEN' },
     'admin.runScheduleNow': { input: { id: `payroll:${b.id}` }, hr: 'FORBIDDEN' },
+    'admin.runNowPlan': { input: { id: `payroll:${b.id}` }, hr: 'FORBIDDEN' },
     'admin.emailAccount': { input: undefined, hr: 'FORBIDDEN' },
     'admin.resumeEmail': { input: undefined, hr: 'FORBIDDEN' },
     'admin.queuePauses': { input: undefined, hr: 'FORBIDDEN' },
@@ -252,18 +255,24 @@ describe('web API over HTTP', () => {
     expect(status.overall).toBe('queued');
     // The employee page lists the resend: who asked, when, its job; the failed email it replaced is superseded.
     const month = (await hr.employees.get.query({ id })).months.find((m) => m.month === t.fx.month)!;
-    expect(month.resends).toEqual([{ n: 1, copy: false, requestedBy: `hr:${a!.hrEmail}`, requestedAt: expect.any(Date), jobId: ids[0] }]);
+    // Who asked, as the page names them: the HR manager's name (never the raw "hr:<email>").
+    const hrName = (await t.fx.pool.query<{ name: string }>(`select name from users where email = $1`, [a!.hrEmail])).rows[0]!.name;
+    expect(month.resends).toEqual([{ n: 1, copy: false, requestedBy: { kind: 'person', name: hrName }, requestedAt: expect.any(Date), jobId: ids[0] }]);
     expect(Date.now() - month.resends[0]!.requestedAt.getTime()).toBeLessThan(60_000);
     expect(month.jobs.find((j) => j.idempotencyKey === `slip:${t.fx.month}:emp-${id}:email`)).toMatchObject({
       status: 'superseded',
-      supersededBy: { label: 'resend #1' },
+      // Why, as a code and the attempt that replaced it (the page writes "Replaced by resend #1, which HR asked for.").
+      supersededBy: { kind: 'resend', n: 1, code: 'superseded_by_resend' },
     });
     // A copy of a slip not yet delivered is refused (409): Resend is what sends it.
     expect(await errorCode(hr.employees.sendCopy.mutate({ id, month: t.fx.month }))).toBe('CONFLICT');
     // The admin no longer finds the replaced job in the DLQ: "superseded" lists it with the reason, and retrying it is refused (409).
     const admin = client(await signIn(t.fx.admin.email, t.fx.admin.password));
     const replaced = (await admin.admin.failedList.query({ view: 'superseded', companyId: a!.id })).rows.find((r) => r.employeeId === id)!;
-    expect(replaced).toMatchObject({ taskName: 'send-slip-email', supersededBy: { key: `slip:${t.fx.month}:emp-${id}:resend-1`, label: 'resend #1' } });
+    expect(replaced).toMatchObject({
+      taskName: 'send-slip-email',
+      supersededBy: { key: `slip:${t.fx.month}:emp-${id}:resend-1`, kind: 'resend', n: 1, code: 'superseded_by_resend' },
+    });
     expect((await admin.admin.failedList.query({ companyId: a!.id, limit: 200 })).rows.some((r) => r.id === replaced.id)).toBe(false);
     expect(await errorCode(admin.admin.retry.mutate({ ids: [replaced.id] }))).toBe('CONFLICT');
 

@@ -11,6 +11,7 @@
  */
 import type { Pool, PoolClient } from '@beton/db';
 import { z } from 'zod';
+import type { WebhookOutcome } from './webhook-outcomes.ts';
 
 /** Our delivery states, by rank, and the SendGrid event each comes from. */
 export const DELIVERY_STATES = ['processed', 'deferred', 'delivered', 'bounced', 'dropped', 'spam_report'] as const;
@@ -27,20 +28,7 @@ const FROM_SENDGRID: Record<string, DeliveryState> = {
 /** States after which nothing more is expected: "received" or "not received". */
 export const FINAL_STATES: readonly DeliveryState[] = ['delivered', 'bounced', 'dropped', 'spam_report'];
 
-/** What the webhook endpoint counts (email_webhook_counts), per request or per event. */
-export const WEBHOOK_OUTCOMES = [
-  'stored',
-  'duplicate',
-  'unknown_event',
-  'unknown_key',
-  'malformed_event',
-  'bad_signature',
-  'stale_timestamp',
-  'too_large',
-  'malformed',
-  'no_public_key',
-] as const;
-export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
+export type { WebhookOutcome } from './webhook-outcomes.ts';
 
 const eventSchema = z.object({
   sg_event_id: z.string().min(1).max(100),

@@ -5,7 +5,7 @@
  * addresses" list, an employee's delivery history, and the admin's email-queue panel with its
  * "resume" action. HR sees plain reasons, never the provider's text or job keys.
  */
-import { WEBHOOK_OUTCOMES } from '@beton/payroll/events';
+import { WEBHOOK_OUTCOMES } from '@beton/payroll/webhook-outcomes';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import Link from 'next/link';
@@ -14,6 +14,7 @@ import { useFmt } from '../lib/format.ts';
 import { useTRPC } from '../lib/trpc.tsx';
 import { Button, Card } from './ui.tsx';
 import { STACK_ON_PHONE, Table, Td, Th, THead } from './ui/table.tsx';
+import { confirmDialog } from './ui/dialog.tsx';
 import { toast } from './ui/toast.tsx';
 
 /** A plain reason for HR from an error code or a delivery state: messages `reasons.*`. */
@@ -129,7 +130,8 @@ export function DeliveryEvents({ employeeId }: { employeeId: number }) {
   );
 }
 
-export function EmailAccountPanel() {
+/** The email account's state; `waiting`: emails queued in send-email (what a resume lets go, said before it asks). */
+export function EmailAccountPanel({ waiting }: { waiting: number }) {
   const t = useTranslations('email');
   const { when, num } = useFmt();
   const errorText = useErrorText();
@@ -138,8 +140,8 @@ export function EmailAccountPanel() {
   const status = useQuery({ ...trpc.admin.emailAccount.queryOptions(), refetchInterval: 5_000 });
   const resume = useMutation(
     trpc.admin.resumeEmail.mutationOptions({
-      onSuccess: () => {
-        toast({ title: t('resumed'), variant: 'success' });
+      onSuccess: (r) => {
+        toast({ title: t(r.resumed ? 'resumed' : 'notPaused'), variant: 'success', testId: 'email-toast' });
         return qc.invalidateQueries({ queryKey: trpc.admin.pathKey() });
       },
       onError: (e) => toast({ title: errorText(e), variant: 'error' }),
@@ -164,7 +166,14 @@ export function EmailAccountPanel() {
           <div data-testid="email-paused" className="space-y-2 text-red-800">
             <p className="font-medium">{t('paused', { when: when(s.paused.pausedAt), code: s.paused.errorCode, reason: s.paused.reason })}</p>
             <p className="text-sm text-slate-700">{t('pausedHelp')}</p>
-            <Button onClick={() => resume.mutate()} disabled={resume.isPending}>
+            <Button
+              onClick={() =>
+                void confirmDialog({ title: t('confirmResume'), description: t('confirmResumeText', { count: waiting }), confirmLabel: t('resume') }).then(
+                  (ok) => ok && resume.mutate(),
+                )
+              }
+              disabled={resume.isPending}
+            >
               {t('resume')}
             </Button>
           </div>

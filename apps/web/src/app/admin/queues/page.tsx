@@ -80,10 +80,19 @@ export default function QueuesPage() {
     )
       pause.mutate({ queue });
   };
-  const askResume = async (queue: string) => {
-    if (await confirmDialog({ title: t('confirmResume', { queue }), confirmLabel: t('resumeNamed', { queue }) })) resume.mutate({ queue });
-  };
   const d = data.data;
+  // Resuming lets the queue's waiting jobs go (emails, for send-email): how many, said before it asks.
+  const askResume = async (queue: string) => {
+    const waiting = d?.queues.find((q) => q.queue === queue)?.counts.queued ?? 0;
+    if (
+      await confirmDialog({
+        title: t('confirmResume', { queue }),
+        description: t('confirmResumeText', { count: waiting }),
+        confirmLabel: t('resumeNamed', { queue }),
+      })
+    )
+      resume.mutate({ queue });
+  };
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
@@ -92,7 +101,7 @@ export default function QueuesPage() {
           {errorText(data.error)}
         </p>
       )}
-      <EmailAccountPanel />
+      <EmailAccountPanel waiting={d?.queues.find((q) => q.queue === 'send-email')?.counts.queued ?? 0} />
       {d?.limits.length || d?.rates.length ? (
         <Card>
           <h2 className="font-semibold">{t('limits')}</h2>
