@@ -500,6 +500,8 @@ describe.each(COMBOS)('$locale at $size', ({ locale, size, k }) => {
       );
       await page.getByTestId('nothing-to-apply').waitFor({ timeout: 30_000 });
       expect(await page.getByTestId('nothing-to-apply').textContent()).toBe(t('importDetail', 'nothingAllErrors'));
+      // Not "waiting for you": nothing is.
+      expect(await page.getByTestId('import-status').textContent()).toBe(t('importStatus', 'nothingToApply'));
       await shot(page, 'import-all-wrong', locale, size);
     } finally {
       await context.close();

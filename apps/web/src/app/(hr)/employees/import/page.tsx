@@ -122,7 +122,7 @@ export default function ImportPage() {
                 </Link>
               </Td>
               <Td data-label={t('status')}>
-                <ImportStatus status={i.status} />
+                <ImportStatus status={i.status} counts={i.counts} />
               </Td>
               <Td data-label={t('rows')}>{i.rowsTotal === null ? '—' : num(i.rowsTotal)}</Td>
               <Td data-label={t('when')}>{when(i.createdAt)}</Td>

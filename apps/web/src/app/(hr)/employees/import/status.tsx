@@ -11,11 +11,20 @@ const COLORS = {
   failed: 'bg-red-100 text-red-900',
 } as const;
 
-export function ImportStatus({ status }: { status: keyof typeof COLORS }) {
+/**
+ * `counts`: a checked import whose rows add or change nothing is not "waiting for you": it says
+ * there is nothing to apply.
+ */
+export function ImportStatus({ status, counts }: { status: keyof typeof COLORS; counts?: { new: number; changed: number } }) {
   const t = useTranslations('importStatus');
+  const nothing = status === 'validated' && counts !== undefined && counts.new + counts.changed === 0;
   return (
-    <span data-testid="import-status" data-status={status} className={`inline-block rounded px-2 py-0.5 text-xs font-medium ${COLORS[status]}`}>
-      {t(status)}
+    <span
+      data-testid="import-status"
+      data-status={status}
+      className={`inline-block rounded px-2 py-0.5 text-xs font-medium ${nothing ? 'bg-slate-100 text-slate-800' : COLORS[status]}`}
+    >
+      {nothing ? t('nothingToApply') : t(status)}
     </span>
   );
 }

@@ -73,7 +73,7 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
             ),
           })}
         </h1>
-        <ImportStatus status={v.status} />
+        <ImportStatus status={v.status} counts={v.counts} />
       </div>
       <p className="text-sm text-slate-700">{t('meta', { month: monthName(v.effectiveMonth), when: when(v.createdAt), who: actorName(v.createdBy) })}</p>
 
