@@ -6,7 +6,8 @@
  * elements, and decoration (rules, fills) marked as /Artifact.
  *
  * Screen readers read the tree, pick a voice per /Lang and read tables as tables; pdf.js
- * builds its accessibility layer from it.
+ * builds its accessibility layer from it. {@link xmpMetadata} is the document's XMP packet
+ * (its title, which viewers show instead of the file name, and language).
  */
 import { PDFName } from 'pdf-lib';
 import type { PDFContext, PDFDict, PDFPage, PDFRef } from 'pdf-lib';
@@ -115,4 +116,24 @@ export class StructureTree {
     catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
     catalog.set(PDFName.of('ViewerPreferences'), context.obj({ DisplayDocTitle: true }));
   }
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/**
+ * The document's XMP metadata packet (XMP, ISO 16684-1), UTF-8: dc:title and dc:language, as
+ * PDF/UA asks (its title matching the Info dictionary's), and the producer. Written
+ * uncompressed, as metadata is, so that tools find it.
+ */
+export function xmpMetadata(context: PDFContext, meta: { title: string; lang: string; producer: string }): PDFRef {
+  const xml = (s: string) => s.replace(/[&<>"]/gu, (c) => XML_ESCAPES[c] as string);
+  const packet =
+    '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>\n' +
+    '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n' +
+    '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:pdf="http://ns.adobe.com/pdf/1.3/">\n' +
+    `<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${xml(meta.title)}</rdf:li></rdf:Alt></dc:title>\n` +
+    `<dc:language><rdf:Bag><rdf:li>${xml(meta.lang)}</rdf:li></rdf:Bag></dc:language>\n` +
+    `<pdf:Producer>${xml(meta.producer)}</pdf:Producer>\n` +
+    '</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>';
+  return context.register(context.stream(Buffer.from(packet, 'utf8'), { Type: 'Metadata', Subtype: 'XML' }));
 }
