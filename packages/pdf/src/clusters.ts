@@ -31,7 +31,7 @@ export interface DrawnCluster {
   /** HarfBuzz's glyphs of the cluster at their offsets from the cluster's origin. */
   readonly components: readonly Component[];
   /** The composite glyph, when the cluster is several glyphs or one moved off the pen. */
-  readonly composite?: CompositeGlyph;
+  readonly composite: CompositeGlyph | undefined;
   /** Identifies the composite's components and offsets (equal keys: equal glyphs). */
   readonly glyphKey: string;
   /** Advance, font units: where the next cluster starts. */
@@ -58,9 +58,17 @@ interface Group {
 /**
  * The clusters of `shaped`. With `positioned` false every glyph goes at the pen with its own
  * advance (no offsets, no kerning): a deliberately wrong drawing, for the tests that show the
- * reference images catch it.
+ * reference images catch it. Clusters found in `interned` (by key) are taken from there and
+ * new ones added: texts that share a syllable share its object (a renderer keeps thousands of
+ * shaped texts; their distinct clusters are far fewer).
  */
-export function drawnClusters(shaped: ShapedText, shaper: ShapingFont, metrics: GlyphMetrics, positioned = true): DrawnCluster[] {
+export function drawnClusters(
+  shaped: ShapedText,
+  shaper: ShapingFont,
+  metrics: GlyphMetrics,
+  positioned = true,
+  interned?: Map<string, DrawnCluster>,
+): DrawnCluster[] {
   const n = shaped.glyphs.length;
   const advanceOf = (i: number) => (positioned ? (shaped.xAdvance[i] as number) : shaper.advanceOf(shaped.glyphs[i] as number));
   const groups: Group[] = [];
@@ -105,11 +113,25 @@ export function drawnClusters(shaped: ShapedText, shaper: ShapingFont, metrics: 
     const text = texts[k] as string;
     const first = components[0] as Component;
     const single = components.length === 1 && first.x === 0 && first.y === 0;
-    const composite = single ? undefined : metrics.composite(components, g.advance);
-    const glyphKey = composite ? components.map((c) => `${c.gid},${c.x},${c.y}`).join(';') : String(first.gid);
+    const inked = !single && components.some((c) => !metrics.isEmpty(c.gid));
+    const glyphKey = inked ? components.map((c) => `${c.gid},${c.x},${c.y}`).join(';') : String(first.gid);
+    const key = `${glyphKey}|${g.advance}|${text}`;
+    const known = interned?.get(key);
+    if (known) return known;
     let textHex = '';
     for (let i = 0; i < text.length; i++) textHex += hex4(text.charCodeAt(i));
-    return { gid: first.gid, components, composite, glyphKey, advance: g.advance, text, textHex, key: `${glyphKey}|${g.advance}|${text}` };
+    const cluster: DrawnCluster = {
+      gid: first.gid,
+      components,
+      composite: inked ? metrics.composite(components, g.advance) : undefined,
+      glyphKey,
+      advance: g.advance,
+      text,
+      textHex,
+      key,
+    };
+    interned?.set(key, cluster);
+    return cluster;
   });
 }
 

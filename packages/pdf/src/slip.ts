@@ -285,8 +285,13 @@ interface RendererCache {
   metrics: GlyphMetrics;
   positioned: boolean;
   clusters: WeakMap<ShapedText, DrawnCluster[]>;
+  /** One object per distinct cluster (emptied between documents past {@link MAX_INTERNED}). */
+  interned: Map<string, DrawnCluster>;
   codes: CodeBook;
 }
+
+/** Distinct clusters a renderer keeps (a slip has ~150-250; names add a few each). */
+const MAX_INTERNED = 4096;
 
 /**
  * One page being drawn; `y` arguments are baselines measured from the top edge.
@@ -432,7 +437,7 @@ class SlipPage {
     const cache = this.#cache;
     let clusters = cache.clusters.get(shaped);
     if (!clusters) {
-      clusters = drawnClusters(shaped, this.#shaper, cache.metrics, cache.positioned);
+      clusters = drawnClusters(shaped, this.#shaper, cache.metrics, cache.positioned, cache.interned);
       cache.clusters.set(shaped, clusters);
     }
     const out = this.#content;
@@ -632,6 +637,7 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
     metrics: new GlyphMetrics(bytes),
     positioned: options.glyphPositioning ?? true,
     clusters: new WeakMap(),
+    interned: new Map(),
     codes: new CodeBook(),
   };
   const now = options.now ?? (() => new Date());
@@ -643,6 +649,7 @@ export function createSlipRenderer(options: SlipRendererOptions = {}): SlipRende
     stats: shaper.stats,
     async render(data: SlipData): Promise<Uint8Array> {
       const totals = validateSlipData(data);
+      if (cache.interned.size > MAX_INTERNED) cache.interned.clear();
       const doc = await PDFDocument.create({ updateMetadata: false });
       useNativeDeflate(doc.context);
       const page = doc.addPage(PageSizes.A4);
