@@ -17,7 +17,7 @@
  * unchanged) with EMAIL_RATE_LIMIT R and EMAIL_CONCURRENCY_LIMIT R × 1.6, so the provider is not
  * the limit; the report adds slips per second end to end, CPU ms per slip by process kind (from
  * /proc: scripts/lib/cpu.ts), the other load on the machine, statements per slip
- * (pg_stat_statements) and the binding stage (README "Capacity"), and writes the measured costs
+ * (pg_stat_statements) and the binding stage (docs/capacity.md), and writes the measured costs
  * to --costs (default .beton/bench-costs.json) for `beton plan`. --cpu-prof profiles each worker.
  * --explain: EXPLAIN (ANALYZE, BUFFERS, WAL) of a sample of the statements the run sent
  * (PostgreSQL's auto_explain in the bench's embedded server, --explain-rate of them, default
@@ -334,7 +334,7 @@ async function main() {
   // LOADED above 0.2 core of others' work, measured; the load average counts our own threads too.
   const { othersCores, loaded } = otherWork({ machineMs, productMs: kinds.reduce((a, k) => a + (cpuMs.get(k) ?? 0), 0), harnessMs, runMs });
 
-  // Which stage binds (see README "The pipeline's ceiling"): emails that wait in their queue
+  // Which stage binds (see docs/capacity.md, "The pipeline's ceiling"): emails that wait in their queue
   // mean the email stage (the rate, or its slots) is the limit; emails that start as soon as
   // their render stored the slip mean the limit is upstream: the render slots — busy, and
   // then render or database by which of the two used more CPU per slip — or, with render

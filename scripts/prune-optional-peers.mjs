@@ -5,7 +5,9 @@
  * as devDependencies — marked `devOptional` in package-lock.json (better-auth names vitest, vite
  * names tsx, …) — and then the optional packages (platform binaries) that nothing left depends
  * on (@esbuild/linux-x64 once esbuild is gone). No production code needs an optional peer, and
- * the image must not carry a test runner or a TypeScript runner. Prints what it removed.
+ * the image must not carry a test runner or a TypeScript runner. The root's own optional
+ * dependencies are the Node that npm scripts run on in development (node-<platform>-<arch>):
+ * the image runs its base image's Node, so they go too. Prints what it removed.
  *
  *   node scripts/prune-optional-peers.mjs [folder with package-lock.json and node_modules]
  */
@@ -28,9 +30,10 @@ export function runtimePackages(lock, installed = () => true) {
       pruned.push(location);
     }
   }
+  // The root's optionalDependencies (the development Node) are wanted by nothing at run time.
   const workspaces = Object.entries(lock.packages)
     .filter(([location]) => !location.startsWith('node_modules/'))
-    .map(([, e]) => e);
+    .map(([location, e]) => (location === '' ? { ...e, optionalDependencies: {} } : e));
   for (let changed = true; changed;) {
     changed = false;
     const wanted = new Set(

@@ -116,7 +116,7 @@ describe('production command lines', () => {
     await createDatabaseIfMissing(serverUrl, name);
     try {
       // The image runs Prisma's native engine; this machine cannot fetch it, so the stand-in
-      // is chosen explicitly, as the README says for such machines.
+      // is chosen explicitly, as docs/operations.md says for such machines.
       const migrate = start('migrate', compose.services.migrate!.command!, {
         ...production,
         DATABASE_URL: withDatabase(serverUrl, name),

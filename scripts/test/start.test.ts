@@ -9,13 +9,14 @@
  * suite's global setup built dist/, the web tests' ensureBuilt the web app).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../../apps/web/test/server.ts';
 import { repoRoot } from '../lib/processes.ts';
+import { alive, cmdline, descendants } from './process-tree.ts';
 
 // Inside the repository (as root, initdb runs as the `postgres` user, which cannot enter a 0700 temp folder).
 const dataRoot = path.join(repoRoot, `.beton/test-start-${process.pid}`);
@@ -30,44 +31,6 @@ const env = {
   SEED_COMPANIES: '3',
   PROVIDER_LATENCY_MS: '20',
   LOG_LEVEL: 'warn',
-};
-
-/** Running (a zombie waiting to be reaped by init has already exited). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) [ZX] /.test(stat);
-  } catch {
-    return false;
-  }
-}
-
-/** Every process below `pid` (from /proc: no pgrep needed). */
-function descendants(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const [child, ppid] of parent) if (ppid === p) (out.push(child), walk(child));
-  };
-  walk(pid);
-  return out;
-}
-
-const cmdline = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-  } catch {
-    return 'gone';
-  }
 };
 
 const portOpen = (port: number) =>

@@ -1,5 +1,5 @@
 import { parseEnv, requiredInProduction } from '@beton/config';
-import { DEFAULT_IMPORT_MAX_BYTES, MAX_IMPORT_BYTES_CEILING } from '@beton/people/import/policy';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_INFLATED_BYTES, MAX_IMPORT_BYTES_CEILING } from '@beton/people/import/policy';
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -70,13 +70,18 @@ export const schema = z.object({
     z.string().min(32, 'METRICS_TOKEN must be at least 32 characters (openssl rand -hex 32)').optional(),
   ),
   /**
-   * An account's sign-in back-off: after SIGN_IN_ACCOUNT_ATTEMPTS attempts without a success
-   * (from any address), the account takes no attempt for this many seconds, doubled at each
-   * further lock, up to an hour. Default: 60.
+   * The sign-in back-off (server/sign-in-limit.ts): once a count below is spent, it takes no
+   * attempt for this many seconds, doubled at each further lock, up to an hour. Default: 60.
    */
   SIGN_IN_ACCOUNT_LOCK_SECONDS: z.coerce.number().int().positive().max(3600).default(60),
-  /** Attempts an account gets before its first lock. Default: 5. */
-  SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(5),
+  /**
+   * Failed attempts at an account from unknown devices (no device cookie of the account),
+   * whatever their addresses, before the account is slowed for unknown devices. Known devices
+   * are not slowed by it. Default: 10.
+   */
+  SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(10),
+  /** Failed attempts at an account from one client (a known device, or an unknown one's address) before that client is slowed. Default: 5. */
+  SIGN_IN_CLIENT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(5),
   /** pino level of the web server's JSON log. Default: info. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** 'json' (one object a line) or 'pretty' (for a terminal). Default: json. */
@@ -101,6 +106,13 @@ export const schema = z.object({
     .positive()
     .max(MAX_IMPORT_BYTES_CEILING, `IMPORT_MAX_BYTES must be at most ${MAX_IMPORT_BYTES_CEILING} (32 MiB)`)
     .default(DEFAULT_IMPORT_MAX_BYTES),
+  /**
+   * The most an uploaded XLSX's entries may unpack to, each and together, by its ZIP directory
+   * (bytes): a larger one is refused with 413 before it is stored (the worker checks the real
+   * inflation again with its own IMPORT_MAX_INFLATED_BYTES). Default: 83886080 (80 MiB, four
+   * times the default upload limit).
+   */
+  IMPORT_MAX_INFLATED_BYTES: z.coerce.number().int().positive().default(DEFAULT_IMPORT_MAX_INFLATED_BYTES),
 });
 
 function isAddressOrRange(value: string): boolean {

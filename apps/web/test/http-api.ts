@@ -35,8 +35,10 @@ export function httpApi(baseUrl: () => string) {
     const res = await signInRequest(email, password, {}, freshAddress());
     expect(res.status).toBe(200);
     const cookies = res.headers.getSetCookie();
-    expect(cookies).toHaveLength(1);
-    const cookie = cookies[0]!;
+    // The session cookie, and the device cookie that makes this client a known device of the account.
+    expect(cookies).toHaveLength(2);
+    expect(cookies.find((c) => c.startsWith('beton-device='))).toMatch(/; Path=\/api\/auth\/sign-in; Max-Age=\d+; HttpOnly; SameSite=Strict$/);
+    const cookie = cookies.find((c) => c.startsWith('beton.session_token='))!;
     expect(cookie).toMatch(/^beton\.session_token=/);
     expect(cookie).toMatch(/; HttpOnly/i);
     expect(cookie).toMatch(/; SameSite=Lax/i);

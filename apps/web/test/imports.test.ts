@@ -105,7 +105,7 @@ describe('employee import upload', () => {
     expect(report.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(report.headers.get('content-disposition')).toBe('attachment; filename="staff-errors.csv"');
     const text = await report.text();
-    expect(text.split(/\r?\n/).slice(0, 2)).toEqual(['row,column,reason,কারণ', '4,email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়']);
+    expect(text.split(/\r?\n/).slice(0, 2)).toEqual(['"row","column","reason","কারণ"', '4,"email","Not a valid email address","সঠিক ইমেইল ঠিকানা নয়"']);
     // Another company's HR: not found, both ways.
     expect((await fetch(`${t.web.url}/api/imports/${id}/errors`, { headers: { cookie: hrB } })).status).toBe(404);
     await expect(t.client(hrB).imports.get.query({ id })).rejects.toMatchObject({ data: { code: 'NOT_FOUND' } });

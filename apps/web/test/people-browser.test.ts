@@ -186,10 +186,11 @@ describe.each(VIEWPORTS)('HR employee pages at $size in $locale', ({ name, size,
       const report = readFileSync(await download.path(), 'utf8');
       expect(report.charCodeAt(0)).toBe(0xfeff);
       expect(report.slice(1).split(/\r?\n/).slice(0, 4)).toEqual([
-        'row,column,reason,কারণ',
-        '2,email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়',
-        '101,basic,"Must be an amount in taka, e.g. 25000 or 25000.50","টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50"',
-        '101,name_bengali,Write the Bengali name in Bengali script,বাংলা নাম বাংলা হরফে লিখুন',
+        // Text quoted and never a formula (a spreadsheet opens it), the row number a number.
+        '"row","column","reason","কারণ"',
+        '2,"email","Not a valid email address","সঠিক ইমেইল ঠিকানা নয়"',
+        '101,"basic","Must be an amount in taka, e.g. 25000 or 25000.50","টাকার অঙ্ক হতে হবে, যেমন 25000 বা 25000.50"',
+        '101,"name_bengali","Write the Bengali name in Bengali script","বাংলা নাম বাংলা হরফে লিখুন"',
       ]);
       expect(await fx.pool.query(`select count(*)::int as n from employees where company_id = $1 and code like 'IMP-%'`, [c.id]).then((r) => r.rows[0].n)).toBe(
         0,

@@ -1,3 +1,4 @@
+import { DEFAULT_IMPORT_MAX_INFLATED_BYTES, DEFAULT_IMPORT_MAX_ROWS } from '@beton/people/import/policy';
 import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/config';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -26,8 +27,8 @@ import { EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS
  * queue's default concurrency is threads × this). A render job's wall time is mostly database
  * round trips (load the slip's data, store the slip, enqueue its email) around a ~3–6 ms PDF:
  * with one job per thread the threads wait on the database; with more, one job's round trips
- * overlap another's PDF (the extra jobs queue in the pool for a thread). Measured: README,
- * "The pipeline's ceiling".
+ * overlap another's PDF (the extra jobs queue in the pool for a thread). Measured: docs/capacity.md,
+ * "What changed and why".
  */
 export const DEFAULT_RENDER_JOBS_PER_THREAD = 3;
 
@@ -57,7 +58,7 @@ export const EnvSchema = z.object({
   BANK_POLL_CRON: z.string().default(pollBankJob.schedule!.cron),
   /** Retention (packages/payroll/src/retention.ts): finished jobs, attempts, delivery records and schedule history older than this many months are deleted. */
   RETENTION_JOBS_MONTHS: positiveInt.default(13),
-  /** Slip PDFs older than this many months are deleted (default 7 years: README, "Retention"). */
+  /** Slip PDFs older than this many months are deleted (default 7 years: docs/operations.md, "Retention and counters"). */
   RETENTION_SLIP_MONTHS: positiveInt.default(84),
   /** Rows per delete statement of a retention pass. */
   RETENTION_BATCH_SIZE: positiveInt.default(5000),
@@ -105,7 +106,7 @@ export const EnvSchema = z.object({
   /**
    * The provider's lag (ms): after a request left without an answer, how long its evidence (the
    * Event Webhook's first event, the activity feed) may take; the settle window is
-   * EMAIL_REQUEST_TIMEOUT_MS + this, from when the request left. Default 300000 (see README).
+   * EMAIL_REQUEST_TIMEOUT_MS + this, from when the request left. Default 300000 (see docs/exactly-once.md).
    */
   EMAIL_SETTLE_MS: nonNegativeInt.default(DEFAULT_SETTLE_MS),
   /** The mail send request's timeout (ms); must fit in the job's 30 s and in the shutdown grace. */
@@ -116,6 +117,14 @@ export const EnvSchema = z.object({
   EMAIL_PAUSE_PROBE_MS: positiveInt.default(60_000),
   /** How often workers read the queue's pause flag (ms). */
   QUEUE_PAUSE_POLL_MS: positiveInt.default(1000),
+  /**
+   * An employee file's limits (packages/people/src/import/policy.ts): the most an XLSX's entries
+   * may unpack to, each and together (bytes; default four times the web's default upload limit),
+   * and the most data rows a file may have (default 60,000). A file past either fails its import
+   * with the reason for HR.
+   */
+  IMPORT_MAX_INFLATED_BYTES: positiveInt.default(DEFAULT_IMPORT_MAX_INFLATED_BYTES),
+  IMPORT_MAX_ROWS: positiveInt.default(DEFAULT_IMPORT_MAX_ROWS),
   /** The bank's API: the run's salary transfers are submitted to it, the poll asks it for credits. */
   BANK_API_URL: requiredInProduction(z.string().url('BANK_API_URL must be a URL').optional(), "the bank API's base URL"),
   BANK_API_KEY: requiredInProduction(z.string().min(1).default('bank-dev-key'), "the bank API's key"),
@@ -215,6 +224,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     retentionCron: e.RETENTION_CRON,
     retention: { jobsMonths: e.RETENTION_JOBS_MONTHS, slipMonths: e.RETENTION_SLIP_MONTHS, batchSize: e.RETENTION_BATCH_SIZE },
     exportTtlHours: e.EXPORT_TTL_HOURS,
+    importLimits: { maxInflatedBytes: e.IMPORT_MAX_INFLATED_BYTES, maxRows: e.IMPORT_MAX_ROWS },
     scheduleTickMs: e.SCHEDULE_TICK_MS,
     dbPoolMax: poolMax,
     healthPort: e.HEALTH_PORT,

@@ -21,7 +21,7 @@ export function createHandlers(deps: WorkerHandlerDeps): JobHandlers<BetonJobs> 
   const { config, ...services } = deps;
   return {
     ...engineHandlers({ pool: deps.pool, stuckRunningMs: config.stuckRunningMs, staleHeartbeatMs: config.staleHeartbeatMs }),
-    ...peopleHandlers({ pool: deps.pool, jobs: deps.jobs }),
+    ...peopleHandlers({ pool: deps.pool, jobs: deps.jobs, limits: config.importLimits }),
     ...payrollHandlers({ ...services, email: config.email, retention: config.retention }),
     ...dashboardHandlers({ pool: deps.pool, exportTtlHours: config.exportTtlHours }),
   };

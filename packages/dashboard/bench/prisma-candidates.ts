@@ -1,6 +1,6 @@
 /**
  * Prisma Client versions of the reads that stayed SQL because they measured slower
- * (bench/prisma-vs-sql.ts, README "Prisma Client or SQL"). Kept so the comparison can be run
+ * (bench/prisma-vs-sql.ts, docs/architecture.md "Prisma Client or SQL"). Kept so the comparison can be run
  * again (a newer Prisma, a quiet machine); not used by the product.
  */
 import { prismaFor, type Prisma } from '@beton/db/client';

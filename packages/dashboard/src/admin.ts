@@ -58,7 +58,7 @@ function bound(a: Date | undefined, b: Date | undefined, pick: (x: number, y: nu
 /**
  * The WHERE clause of the DLQ filter, shared by list, count, retry-all and discard-all.
  * SQL, not Prisma Client: the failed-jobs list, count, facets and detail measured slower on
- * Prisma (bench:prisma, December 3 2026, interleaved in one process: p50 ×1.2–2.4, README
+ * Prisma (bench:prisma, December 3 2026, interleaved in one process: p50 ×1.2–2.4, docs/benchmarks.md
  * "Prisma Client or SQL"), and retry-all / discard-all lock the same rows in their transaction.
  * The Prisma versions are in bench/prisma-candidates.ts for the next measurement.
  */
@@ -170,7 +170,7 @@ export async function failedFacets(
  * Payload fields an admin sees: the ids, months and counts that say which job it is. Any other
  * field (a future payload carrying a salary, an address, a bank account) shows as REDACTED:
  * salaries are HR's (SPEC R15); an operator who must see one reads it through an audited path
- * (`beton slips export`, README "Least privilege").
+ * (`beton slips export`, docs/security.md "Least privilege").
  */
 export const ADMIN_PAYLOAD_FIELDS = ['companyId', 'employeeId', 'payrollRunId', 'month', 'resend', 'dueAt', 'pollWindow', 'credited', 'key'] as const;
 export const REDACTED = '[redacted]';

@@ -3,6 +3,7 @@
  * optional Reply-To) and lists them; the company's HR or an admin turns password-protected
  * slips on or off. Every change is audited.
  */
+import { SLIP_PASSWORD_SOURCES, SLIP_PASSWORD_SQL, type SlipPasswordSource } from '@beton/payroll/slip-password';
 import { writeAudit } from '@beton/db/transaction';
 import { nextDueTimes } from '@beton/jobs/schedules';
 import { z } from 'zod';
@@ -43,6 +44,8 @@ export const companyOutput = z.object({
   deadline: z.string(),
   replyToEmail: z.string().nullable(),
   protectSlips: z.boolean(),
+  /** What a protected slip's password is (packages/payroll/src/slip-password.ts). */
+  slipPassword: z.enum(SLIP_PASSWORD_SOURCES),
   employees: z.number(),
   hrUsers: z.number(),
   createdAt: z.date(),
@@ -86,7 +89,7 @@ export async function createCompany(pool: Pool, raw: NewCompany, actor: string):
   return getCompany(pool, id);
 }
 
-const SELECT = `select c.id, c.name, c.time_zone, c.payroll_schedule, c.deadline, c.reply_to_email, c.protect_slips, c.created_at,
+const SELECT = `select c.id, c.name, c.time_zone, c.payroll_schedule, c.deadline, c.reply_to_email, c.protect_slips, c.slip_password, c.created_at,
   (select count(*)::int from employees e where e.company_id = c.id) as employees,
   (select count(*)::int from users u where u.company_id = c.id and u.role = 'HR') as hr_users
   from companies c`;
@@ -98,6 +101,7 @@ type Row = {
   deadline: string;
   reply_to_email: string | null;
   protect_slips: boolean;
+  slip_password: SlipPasswordSource;
   created_at: Date;
   employees: number;
   hr_users: number;
@@ -110,6 +114,7 @@ const view = (r: Row): CompanyView => ({
   deadline: r.deadline,
   replyToEmail: r.reply_to_email,
   protectSlips: r.protect_slips,
+  slipPassword: r.slip_password,
   employees: r.employees,
   hrUsers: r.hr_users,
   createdAt: r.created_at,
@@ -131,7 +136,7 @@ export async function setProtectSlips(
   companyId: string,
   protectSlips: boolean,
   actor: string,
-): Promise<{ protectSlips: boolean; withoutDateOfBirth: number }> {
+): Promise<{ protectSlips: boolean; withoutDateOfBirth: number; withoutSlipPassword: number }> {
   const { rows } = await pool.query<{ before: boolean }>(
     `update companies c set protect_slips = $2 from (select protect_slips as before from companies where id = $1 for update) old
      where c.id = $1 returning old.before`,
@@ -139,7 +144,42 @@ export async function setProtectSlips(
   );
   if (!rows[0]) throw notFound('Company');
   await writeAudit(pool, actor, 'set-protect-slips', { companyId, protectSlips, before: rows[0].before });
-  return { protectSlips, withoutDateOfBirth: await employeesWithoutDateOfBirth(pool, companyId) };
+  return {
+    protectSlips,
+    withoutDateOfBirth: await employeesWithoutDateOfBirth(pool, companyId),
+    withoutSlipPassword: await employeesWithoutSlipPassword(pool, companyId),
+  };
+}
+
+/**
+ * What the company's protected slips use as their password: each employee's slip code (the
+ * default) or the date of birth (the weaker choice: slip-password.ts). Its HR chooses; audited
+ * with the old value. Answers how many active employees lack what the rule needs.
+ */
+export async function setSlipPassword(
+  pool: Pool,
+  companyId: string,
+  source: SlipPasswordSource,
+  actor: string,
+): Promise<{ slipPassword: SlipPasswordSource; withoutSlipPassword: number }> {
+  const { rows } = await pool.query<{ before: string }>(
+    `update companies c set slip_password = $2 from (select slip_password as before from companies where id = $1 for update) old
+     where c.id = $1 returning old.before`,
+    [companyId, source],
+  );
+  if (!rows[0]) throw notFound('Company');
+  await writeAudit(pool, actor, 'set-slip-password', { companyId, slipPassword: source, before: rows[0].before });
+  return { slipPassword: source, withoutSlipPassword: await employeesWithoutSlipPassword(pool, companyId) };
+}
+
+/** Active employees whose protected slip could not be made under the company's rule (no slip code, or no date of birth). */
+export async function employeesWithoutSlipPassword(pool: Pool, companyId: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `select count(*)::int as n from employees e join companies c on c.id = e.company_id
+     where e.company_id = $1 and e.deactivated_at is null and (${SLIP_PASSWORD_SQL}) is null`,
+    [companyId],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** Employees who cannot get a protected slip (no date of birth): the settings page warns about them. */

@@ -1,21 +1,19 @@
 /**
- * An employee's date of birth (issue 22): the password of their protected slips
- * (packages/payroll/src/slip-password.ts). HR adds or fixes it; audited without the date
+ * An employee's date of birth (issue 22): the password of their protected slips when the company
+ * chose dates of birth over slip codes (packages/payroll/src/slip-password.ts); `protectSlips`
+ * answers whether it is one now. HR adds or fixes it; audited without the date
  * itself (it is a password).
  */
 import { writeAudit } from '@beton/db/transaction';
-import { z } from 'zod';
+import { daySchema, isCalendarDay } from '@beton/db/month';
 import { AppError, notFound } from './errors.ts';
 import type { Pool } from './types.ts';
 
-export const dateOfBirthInput = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'A date like 1990-03-05')
-  .nullable();
+export const dateOfBirthInput = daySchema.nullable();
 
 export async function employeeDateOfBirth(pool: Pool, companyId: string, employeeId: number): Promise<{ dateOfBirth: string | null; protectSlips: boolean }> {
   const { rows } = await pool.query<{ dob: string | null; protect_slips: boolean }>(
-    `select to_char(e.date_of_birth, 'YYYY-MM-DD') as dob, c.protect_slips from employees e join companies c on c.id = e.company_id where e.company_id = $1 and e.id = $2`,
+    `select to_char(e.date_of_birth, 'YYYY-MM-DD') as dob, c.protect_slips and c.slip_password = 'date-of-birth' as protect_slips from employees e join companies c on c.id = e.company_id where e.company_id = $1 and e.id = $2`,
     [companyId, employeeId],
   );
   if (!rows[0]) throw notFound('Employee');
@@ -31,7 +29,7 @@ export async function updateEmployeeDateOfBirth(
 ): Promise<{ dateOfBirth: string | null }> {
   if (dateOfBirth !== null) {
     const d = new Date(`${dateOfBirth}T00:00:00Z`);
-    const valid = !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === dateOfBirth;
+    const valid = isCalendarDay(dateOfBirth);
     const age = (Date.now() - d.getTime()) / (365.25 * 86_400_000);
     if (!valid || age < 14 || age > 100)
       throw new AppError('INVALID_INPUT', 'Not a plausible date of birth', { dateOfBirth: 'Not a plausible date of birth (YYYY-MM-DD)' });

@@ -129,15 +129,18 @@ async function countOnly(pool: Pool, companyId: string, input: ListEmployeesInpu
   return rows[0]?.n ?? 0;
 }
 
+/**
+ * One attempt as HR sees it: when, how it ended and why in a code the page says in words
+ * (its catalogue's reasons) — never which worker ran it (host, pid, queue) nor the raw error
+ * text, which can name them (the admin's job page has both).
+ */
 export interface AttemptView {
   attempt: number;
   startedAt: Date;
   finishedAt: Date | null;
   durationMs: number | null;
   outcome: string;
-  workerId: string | null;
   errorCode: string | null;
-  errorMessage: string | null;
 }
 
 export interface JobView {
@@ -151,7 +154,6 @@ export interface JobView {
   attempts: number;
   runAt: Date;
   finishedAt: Date | null;
-  lastError: string | null;
   lastErrorCode: string | null;
   attemptLog: AttemptView[];
 }
@@ -194,11 +196,10 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
       attempts: number;
       run_at: Date;
       finished_at: Date | null;
-      last_error: string | null;
       last_error_code: string | null;
       superseded_by: string | null;
     }>(
-      `select id, task_name, status, idempotency_key, payload->>'month' as month, attempts, run_at, finished_at, last_error, last_error_code, superseded_by
+      `select id, task_name, status, idempotency_key, payload->>'month' as month, attempts, run_at, finished_at, last_error_code, superseded_by
        from jobs where employee_id = $1 order by id desc limit 200`,
       [employeeId],
     ),
@@ -209,11 +210,9 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
       finished_at: Date | null;
       duration_ms: number | null;
       outcome: string;
-      worker_id: string | null;
       error_code: string | null;
-      error_message: string | null;
     }>(
-      `select a.job_id, a.attempt, a.started_at, a.finished_at, a.duration_ms, a.outcome, a.worker_id, a.error_code, a.error_message
+      `select a.job_id, a.attempt, a.started_at, a.finished_at, a.duration_ms, a.outcome, a.error_code
        from job_attempts a join jobs j on j.id = a.job_id where j.employee_id = $1 order by a.job_id desc, a.started_at, a.id`,
       [employeeId],
     ),
@@ -243,7 +242,6 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
       runAt: j.run_at,
       supersededBy: j.superseded_by ? { key: j.superseded_by, label: attemptLabel(j.superseded_by) } : null,
       finishedAt: j.finished_at,
-      lastError: j.last_error,
       lastErrorCode: j.last_error_code,
       attemptLog: attempts.rows
         .filter((a) => a.job_id === j.id)
@@ -253,9 +251,7 @@ export async function employeeDetail(pool: Pool, companyId: string, employeeId: 
           finishedAt: a.finished_at,
           durationMs: a.duration_ms,
           outcome: a.outcome,
-          workerId: a.worker_id,
           errorCode: a.error_code,
-          errorMessage: a.error_message,
         })),
     });
   }
@@ -321,7 +317,7 @@ export async function slipPdf(pool: Pool, companyId: string | null, slipId: numb
 
 /**
  * An operator reads one slip (`beton slips export`): audited with the reason before the bytes
- * are handed over (README "Least privilege"). Null: no such slip.
+ * are handed over (docs/security.md "Least privilege"). Null: no such slip.
  */
 export async function exportSlip(
   pool: Pool,

@@ -10,4 +10,5 @@ export * from './exports/index.ts';
 export * from './months.ts';
 export * from './companies.ts';
 export * from './date-of-birth.ts';
+export * from './slip-code.ts';
 export * from './queue-pause.ts';

@@ -1,6 +1,6 @@
 /**
  * Every job Beton runs, assembled from the package of each domain (each job is a folder
- * `src/jobs/<job>/` with its definition and handler, README "Jobs"). The engine (@beton/jobs)
+ * `src/jobs/<job>/` with its definition and handler, docs/architecture.md "Where each job lives"). The engine (@beton/jobs)
  * knows none of them; this list is the registry the web app enqueues with and each worker runs
  * (its handlers: apps/worker/src/handlers.ts, checked by the compiler to cover every name). It
  * lives here, in the one domain package that sees all the others. Side-effect-free: definitions

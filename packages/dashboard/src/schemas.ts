@@ -78,15 +78,14 @@ export const employeeListOutput = z.object({
   ),
 });
 
+/** HR's view of an attempt: no worker (host, pid, queue), no raw error text (employees.ts AttemptView). */
 const attempt = z.object({
   attempt: z.number(),
   startedAt: z.date(),
   finishedAt: z.date().nullable(),
   durationMs: z.number().nullable(),
   outcome: z.string(),
-  workerId: z.string().nullable(),
   errorCode: z.string().nullable(),
-  errorMessage: z.string().nullable(),
 });
 
 export const employeeDetailOutput = z.object({
@@ -109,7 +108,6 @@ export const employeeDetailOutput = z.object({
           attempts: z.number(),
           runAt: z.date(),
           finishedAt: z.date().nullable(),
-          lastError: z.string().nullable(),
           lastErrorCode: z.string().nullable(),
           attemptLog: z.array(attempt),
         }),

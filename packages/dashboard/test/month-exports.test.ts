@@ -215,11 +215,14 @@ describe('month exports', () => {
     const csv = (await fileOf(db, csvReq.export.id)).toString('utf8');
     expect(csv.startsWith('\ufeff')).toBe(true);
     const lines = csv.slice(1).trim().split('\n');
-    expect(lines[0]).toBe(REGISTER_COLUMNS.map((c) => c.header).join(','));
+    // Text quoted, money unquoted (a number to a spreadsheet), an empty cell empty.
+    expect(lines[0]).toBe(REGISTER_COLUMNS.map((c) => `"${c.header}"`).join(','));
     expect(lines).toHaveLength(8);
     // EX-001: basic 20001 + 10000 + 2000 + 1000 = 33001 gross; 500 + 2000 deductions; net 30501.
-    expect(lines[1]).toBe('EX-001,Employee 1,কর্মী 1,20001.00,10000.00,2000.00,1000.00,33001.00,500.00,2000.00,2500.00,30501.00,sent,credited,1000.00');
-    expect(lines[7]).toBe('EX-007,Employee 7,কর্মী 7,20007.00,10000.00,2000.00,1000.00,33007.00,3500.00,2000.00,5500.00,27507.00,failed,none,');
+    expect(lines[1]).toBe(
+      '"EX-001","Employee 1","কর্মী 1",20001.00,10000.00,2000.00,1000.00,33001.00,500.00,2000.00,2500.00,30501.00,"sent","credited",1000.00',
+    );
+    expect(lines[7]).toBe('"EX-007","Employee 7","কর্মী 7",20007.00,10000.00,2000.00,1000.00,33007.00,3500.00,2000.00,5500.00,27507.00,"failed","none",');
 
     const xlsxReq = await requestMonthExport(db.pool, jobs(), { companyId, month: MONTH, kind: 'register-xlsx', actor });
     await buildMonthExport(db.pool, xlsxReq.export.id, { batchSize: 4 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, writeAudit } from './transaction.ts';
 import { z } from 'zod';
 import { generatePassword, hashPassword } from './password.ts';
+import { generateAcceptedPassword } from './password-policy.ts';
 import type { Pool } from './pool.ts';
 
 export type Role = 'HR' | 'ADMIN';
@@ -48,14 +49,13 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
     );
   }
   const user = parsed.data;
-  const oneTimePassword = generatePassword();
+  const company = user.companyId ? (await pool.query<{ name: string }>(`select name from companies where id = $1`, [user.companyId])).rows[0] : undefined;
+  if (user.companyId && !company) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
+  // Held to the rule a chosen password meets (password-policy.ts), with the new user's own words.
+  const oneTimePassword = await generateAcceptedPassword({ email: user.email, name: user.name, company: company?.name }, () => generatePassword());
   const hash = await hashPassword(oneTimePassword);
   const id = randomUUID();
   await inTransaction(pool, undefined, async (client) => {
-    if (user.companyId) {
-      const company = await client.query(`select 1 from companies where id = $1`, [user.companyId]);
-      if (!company.rowCount) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
-    }
     const inserted = await client.query(
       `insert into users (id, email, name, role, company_id, must_change_password) values ($1, $2, $3, $4::"Role", $5, true)
        on conflict (email) do nothing`,

@@ -9,7 +9,7 @@
  *   - no column type change or SET NOT NULL (a rewrite or a full scan under an exclusive lock);
  *   - a migration that takes a table lock sets lock_timeout first, so it fails and is retried
  *     instead of queueing every writer behind it.
- * The README ("Deploying a schema change") says how a deploy runs them.
+ * docs/operations.md ("Deploying a schema change") says how a deploy runs them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 import { formatTaka, monthNames, toBengaliDigits } from '@beton/pdf/format';
-import { SLIP_PASSWORD_RULE } from './slip-password.ts';
+import { SLIP_PASSWORD_RULES, type SlipPasswordSource } from './slip-password.ts';
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
@@ -8,18 +8,28 @@ const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': 
  * email says how to open it, and — since a misdirected email must leak nothing — leaves the net
  * pay out.
  */
-export function slipEmail(p: { nameLatin: string; nameBengali: string; company: string; month: string; netPay: number; passwordProtected?: boolean }) {
+export function slipEmail(p: {
+  nameLatin: string;
+  nameBengali: string;
+  company: string;
+  month: string;
+  netPay: number;
+  passwordProtected?: boolean;
+  /** Which password opens it (the company's rule): the employee's slip code by default. */
+  passwordSource?: SlipPasswordSource;
+}) {
   const m = monthNames(p.month);
+  const rule = SLIP_PASSWORD_RULES[p.passwordSource ?? 'code'];
   const subject = `Salary slip ${m.en} / বেতন স্লিপ ${m.bn} — ${p.company}`;
   const text = [
     `Dear ${p.nameLatin},`,
     p.passwordProtected
-      ? `your salary slip for ${m.en} is attached. It is password-protected: to open it, enter ${SLIP_PASSWORD_RULE.en}.`
+      ? `your salary slip for ${m.en} is attached. It is password-protected: to open it, enter ${rule.en}.`
       : `your salary slip for ${m.en} is attached. Net pay: ${formatTaka(p.netPay)}.`,
     '',
     `প্রিয় ${p.nameBengali},`,
     p.passwordProtected
-      ? `${m.bn} মাসের বেতন স্লিপ সংযুক্ত করা হলো। স্লিপটি পাসওয়ার্ড দিয়ে সুরক্ষিত: খুলতে পাসওয়ার্ড হিসেবে দিন ${SLIP_PASSWORD_RULE.bn}।`
+      ? `${m.bn} মাসের বেতন স্লিপ সংযুক্ত করা হলো। স্লিপটি পাসওয়ার্ড দিয়ে সুরক্ষিত: খুলতে পাসওয়ার্ড হিসেবে দিন ${rule.bn}।`
       : `${m.bn} মাসের বেতন স্লিপ সংযুক্ত করা হলো। নিট বেতন: ৳ ${toBengaliDigits(p.netPay.toFixed(2))}।`,
     '',
     `— ${p.company}`,

@@ -8,7 +8,7 @@
  * - email delivery records past the same period (the idempotency record of a job that no
  *   longer exists), schedule due times and bank polls (the newest poll always stays: it is the
  *   next poll's start), and worker rows stopped or silent for over a week;
- * - slip PDFs older than `slipMonths` (default 84: 7 years, see the README);
+ * - slip PDFs older than `slipMonths` (default 84: 7 years, see docs/operations.md "Retention and counters");
  * - HR's month exports past their expiry (EXPORT_TTL_HOURS after they were built), with their
  *   file parts (the foreign key cascades), and failed ones older than a day.
  *

@@ -26,6 +26,7 @@ export async function sendSlip(deps: MailDeps, payload: RenderSlipPayload): Prom
     month: payload.month,
     netPay: data.netPay,
     passwordProtected: stored.encrypted,
+    passwordSource: data.passwordSource,
   });
   return deliverEmail(
     deps,

@@ -4,7 +4,7 @@ import type { SlipData } from '@beton/pdf';
 import { salaryInMonthSql } from '@beton/people/salary';
 import { createHash } from 'node:crypto';
 import type { PayrollJobClient } from './jobs/index.ts';
-import { requireSlipPassword, SLIP_PASSWORD_SQL } from './slip-password.ts';
+import { requireSlipPassword, SLIP_PASSWORD_SQL, type SlipPasswordSource } from './slip-password.ts';
 
 import type { Salary } from '@beton/people/validation';
 
@@ -33,7 +33,13 @@ export function netPay(salary: Salary): number {
   return sum(earnings) - sum(deductions);
 }
 
-type LoadedSlipData = SlipData & { companyId: string; replyTo: string | null; protectSlips: boolean; password: string | null };
+type LoadedSlipData = SlipData & {
+  companyId: string;
+  replyTo: string | null;
+  protectSlips: boolean;
+  password: string | null;
+  passwordSource: SlipPasswordSource;
+};
 
 /** A slip stored by its render job (the email attaches it). */
 interface StoredSlip {
@@ -48,7 +54,7 @@ interface StoredSlip {
  * prepared): every render and every email runs one of them.
  */
 const slipDataSql = (withSlip: boolean) =>
-  `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password,
+  `select e.company_id, c.name as company, c.reply_to_email as reply_to, c.protect_slips, ${SLIP_PASSWORD_SQL} as password, c.slip_password as password_source,
           e.code, e.name_latin, e.name_bengali, e.email, e.bank_account,
           ${salaryInMonthSql('e', '$2')} as salary${withSlip ? ', s.pdf, s.encrypted' : ''}
    from employees e join companies c on c.id = e.company_id${withSlip ? ' left join slips s on s.key = $3' : ''} where e.id = $1`;
@@ -61,6 +67,7 @@ interface SlipDataRow {
   reply_to: string | null;
   protect_slips: boolean;
   password: string | null;
+  password_source: SlipPasswordSource;
   code: string;
   name_latin: string;
   name_bengali: string;
@@ -79,6 +86,7 @@ function slipDataOf(e: SlipDataRow | undefined, employeeId: number, month: strin
     replyTo: e.reply_to,
     protectSlips: e.protect_slips,
     password: e.password,
+    passwordSource: e.password_source,
     company: { name: e.company },
     employee: { code: e.code, nameLatin: e.name_latin, nameBengali: e.name_bengali, email: e.email, bankAccount: e.bank_account },
     month,
@@ -131,10 +139,17 @@ export async function renderSlipAndQueueEmail(
   key: string,
   options: { jobId?: number } = {},
 ): Promise<{ bytes: number; sha256: string; encrypted: boolean }> {
-  const { companyId: _ignored, replyTo: _replyTo, protectSlips, password, ...data } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
+  const {
+    companyId: _ignored,
+    replyTo: _replyTo,
+    protectSlips,
+    password,
+    passwordSource,
+    ...data
+  } = await loadSlipData(deps.pool, payload.employeeId, payload.month);
   // A protected slip is encrypted after rendering, in the same render thread (slip-password.ts);
   // without its password the job fails, classified, before anything is rendered or sent.
-  const pdf = await deps.render(data, protectSlips ? { password: requireSlipPassword({ code: data.employee.code, password }) } : {});
+  const pdf = await deps.render(data, protectSlips ? { password: requireSlipPassword({ code: data.employee.code, password, source: passwordSource }) } : {});
   const sha256 = createHash('sha256').update(pdf).digest('hex');
   // The slip stored and its email enqueued in ONE statement (issue 23: one round trip, was two):
   // the email job exists exactly when its slip is stored. The email keeps the render job's

@@ -26,6 +26,15 @@ export const REASONS = {
   'file.empty': { en: 'The file is empty', bn: 'ফাইলটি খালি' },
   'file.tooLarge': { en: 'The file is too large', bn: 'ফাইলটি অনেক বড়' },
   'file.type': { en: 'Upload a CSV (.csv) or Excel (.xlsx) file', bn: 'CSV (.csv) বা Excel (.xlsx) ফাইল আপলোড করুন' },
+  'file.inflatesTooMuch': {
+    en: 'The file unpacks to far more than a spreadsheet of employees holds (a compressed "zip bomb"?): save it again from your spreadsheet program, or split it',
+    bn: 'ফাইলটি খুললে কর্মচারীদের একটি স্প্রেডশিটের চেয়ে অনেক বেশি বড় হয় (সংকুচিত "জিপ বোমা"?): স্প্রেডশিট প্রোগ্রাম থেকে আবার সংরক্ষণ করুন, বা ভাগ করুন',
+  },
+  'file.tooManyRows': {
+    en: 'The file has more rows than one import takes: split it into several files',
+    bn: 'ফাইলটিতে একবারের আমদানির চেয়ে বেশি সারি আছে: কয়েকটি ফাইলে ভাগ করুন',
+  },
+  'file.unreadable': { en: 'The file could not be read as CSV or Excel (.xlsx)', bn: 'ফাইলটি CSV বা Excel (.xlsx) হিসেবে পড়া যায়নি' },
   'column.missing': { en: 'This column is missing from the header row', bn: 'শিরোনাম সারিতে এই কলাম নেই' },
 } as const satisfies Record<string, { en: string; bn: string }>;
 

@@ -3,6 +3,7 @@
  * (reasons.ts): the same schemas check HR's forms (in the page and in the service) and every
  * row of an import. Only zod here, so pages import it without the database.
  */
+import { isCalendarMonth } from '@beton/db/month';
 import { z } from 'zod';
 import type { ReasonKey } from './reasons.ts';
 
@@ -33,7 +34,6 @@ function text(required: ReasonKey, check: (s: string) => ReasonKey | null, map: 
   });
 }
 
-const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const CODE = /^[A-Za-z0-9._-]{1,32}$/;
 const BENGALI = /[\u0980-\u09FF]/;
 const BANK_ACCOUNT = /^\d[\d -]{4,32}\d$/;
@@ -41,7 +41,7 @@ const BANK_ACCOUNT = /^\d[\d -]{4,32}\d$/;
 const AMOUNT = /^(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$/;
 
 /** 'YYYY-MM'. */
-export const monthSchema = text('month.invalid', (s) => (MONTH.test(s) ? null : 'month.invalid'));
+export const monthSchema = text('month.invalid', (s) => (isCalendarMonth(s) ? null : 'month.invalid'));
 
 export const codeSchema = text('code.required', (s) => (CODE.test(s) ? null : 'code.format'));
 export const nameLatinSchema = text('nameLatin.required', (s) => (s.length > 100 ? 'nameLatin.tooLong' : null));

@@ -100,8 +100,9 @@ describe('employee import job', () => {
       .trim()
       .split('\n');
     expect(report.csv.startsWith('\uFEFF')).toBe(true);
-    expect(lines[0]).toBe('row,column,reason,কারণ');
-    expect(lines[1]).toBe('5,email,Not a valid email address,সঠিক ইমেইল ঠিকানা নয়');
+    // Text quoted (a spreadsheet never runs it), the row number a number.
+    expect(lines[0]).toBe('"row","column","reason","কারণ"');
+    expect(lines[1]).toBe('5,"email","Not a valid email address","সঠিক ইমেইল ঠিকানা নয়"');
     expect(lines).toHaveLength(6);
     expect(await errorReportCsv(db.pool, await company('Nobody'), id)).toBeNull();
 

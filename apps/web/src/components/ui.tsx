@@ -7,7 +7,7 @@ import { useFmt } from '../lib/format.ts';
 
 /**
  * A label given in both languages, shown in the page's language only. For pages whose strings
- * are not yet in messages/*.json; new strings go into the catalogue (README, "Languages").
+ * are not yet in messages/*.json; new strings go into the catalogue (docs/dashboard.md, "Languages").
  */
 export function L({ en, bn }: { en: string; bn: string }) {
   return useLocale() === 'bn' ? <>{bn}</> : <>{en}</>;

@@ -5,6 +5,7 @@ import { createAuthMiddleware, isAPIError } from 'better-auth/api';
 import { env } from '../env.ts';
 import { db } from './db.ts';
 import { originsOf } from './origins.ts';
+import { KNOWN_DEVICE_HEADER, KNOWN_DEVICE_PROOF } from './device-cookie.ts';
 import { CLIENT_ADDRESS_HEADER } from './request-meta.ts';
 
 /** Sessions last 12 hours from sign-in (not extended by activity). */
@@ -120,14 +121,15 @@ function createAuth() {
       password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
     },
     // On in every environment (Better Auth's default is production only), in PostgreSQL so all
-    // web replicas share the counts. Keyed by client address + path. The per-account limit is
-    // the route's (sign-in-limit.ts).
+    // web replicas share the counts. Keyed by client address + path. The per-account and
+    // per-device limits are the route's (sign-in-limit.ts).
     rateLimit: {
       enabled: true,
       storage: 'database',
       modelName: 'auth_rate_limits',
       fields: { lastRequest: 'last_request' },
-      customRules: { '/sign-in/email': SIGN_IN_RATE_LIMIT },
+      // A known device's sign-in (device-cookie.ts; marked by the auth route) is held to its own count instead.
+      customRules: { '/sign-in/email': (req) => (req.headers.get(KNOWN_DEVICE_HEADER) === KNOWN_DEVICE_PROOF ? false : SIGN_IN_RATE_LIMIT) },
     },
     disabledPaths: DISABLED_PATHS,
     hooks: {

@@ -2,7 +2,7 @@ import { adminRouter } from './routers/admin.ts';
 import { authRouter } from './routers/auth.ts';
 import { deliveryRouter, employeesRouter, runsRouter } from './routers/hr.ts';
 import { importsRouter, peopleRouter } from './routers/people.ts';
-import { companySettingsRouter, dateOfBirthRouter, monthsRouter } from './routers/months.ts';
+import { companySettingsRouter, dateOfBirthRouter, monthsRouter, slipCodeRouter } from './routers/months.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
@@ -15,6 +15,7 @@ export const appRouter = router({
   months: monthsRouter,
   company: companySettingsRouter,
   dateOfBirth: dateOfBirthRouter,
+  slipCode: slipCodeRouter,
   admin: adminRouter,
 });
 

@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
 import { inTransaction } from '@beton/db/transaction';
+import { moneyText, spreadsheetText } from '@beton/people/spreadsheet';
 import { DeferError, PermanentError, TransientError } from '@beton/jobs/client';
 import type { PoolClient } from '@beton/db';
 import type { Pool } from '../types.ts';
@@ -167,7 +168,7 @@ async function buildRegister(pool: Pool, exportId: string, exp: ExportRow, optio
   let at = exp.checkpoint;
   if (!at) {
     // The first part: the file's head (CSV: BOM and header line; XLSX: the fixed entries and the header row).
-    const head = xlsx ? xlsx.start() : { bytes: Buffer.from(`\ufeff${stringifySync([REGISTER_COLUMNS.map((c) => c.header)])}`, 'utf8'), state: NO_SHEET };
+    const head = xlsx ? xlsx.start() : { bytes: Buffer.from(`\ufeff${registerCsv([REGISTER_COLUMNS.map((c) => c.header)])}`, 'utf8'), state: NO_SHEET };
     await pool.query(`delete from month_export_parts where export_id = $1`, [exportId]);
     at = await commitPiece(
       pool,
@@ -188,7 +189,7 @@ async function buildRegister(pool: Pool, exportId: string, exp: ExportRow, optio
     const cells = batch.map((r) => REGISTER_COLUMNS.map((c) => c.value(r)));
     const piece = xlsx
       ? xlsx.rows(at.done + 2, cells, at.sheet)
-      : { bytes: Buffer.from(stringifySync(cells.map((row) => row.map((v, i) => csvValue(v, REGISTER_COLUMNS[i]!.money)))), 'utf8'), state: NO_SHEET };
+      : { bytes: Buffer.from(registerCsv(cells.map((row) => row.map((v, i) => csvValue(v, REGISTER_COLUMNS[i]!.money)))), 'utf8'), state: NO_SHEET };
     at = await commitPiece(pool, exportId, at, piece.bytes, {
       ...at,
       afterCode: batch[batch.length - 1]!.code,
@@ -254,10 +255,21 @@ async function commitPiece(
   return 'release' in db ? run(db) : inTransaction(db, undefined, run);
 }
 
-/** Money as the register prints it in CSV: two decimals, no grouping (a spreadsheet reads it as a number). */
-function csvValue(v: string | number | null, money?: true): string {
-  if (v === null) return '';
-  return money && typeof v === 'number' ? v.toFixed(2) : String(v);
+/**
+ * A register cell as CSV: money as a number (two decimals, no grouping: a spreadsheet reads it as
+ * a number, a negative one too), every other cell as text a spreadsheet never runs as a formula
+ * (spreadsheetText: a single quote in front of `=`, `+`, `-`, `@`, tab, CR, …). Numbers stay
+ * unquoted; text is always quoted (registerCsv).
+ */
+function csvValue(v: string | number | null, money?: true): string | number | null {
+  if (v === null) return null;
+  if (money && typeof v === 'number' && moneyText(v) !== null) return v;
+  return spreadsheetText(String(v));
+}
+
+/** CSV lines of register cells: text fields always quoted, numbers written with two decimals and never quoted. */
+function registerCsv(rows: Array<Array<string | number | null>>): string {
+  return stringifySync(rows, { quoted_string: true, cast: { number: (n) => moneyText(n) ?? spreadsheetText(String(n)) } });
 }
 
 async function writeZip(
@@ -281,7 +293,8 @@ async function writeZip(
     for (const r of batch) {
       const pdf = pdfs.get(r.id);
       if (!pdf) {
-        missing.push(`${r.code}\t${r.nameLatin}\t${r.slipStatus}`);
+        // Tab-separated text a spreadsheet may open: each cell safe as in the register.
+        missing.push([r.code, r.nameLatin, r.slipStatus].map((c) => spreadsheetText(c).replace(/[\t\r\n]/g, ' ')).join('\t'));
         continue;
       }
       zip.addBuffer(pdf, slipEntryName(exp.month, r.code), { compress: false, mtime });

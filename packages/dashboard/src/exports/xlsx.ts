@@ -13,6 +13,7 @@
  * descriptor, the central directory and its end record. ZIP32: up to 4 GiB of sheet XML
  * (about 6 million employees).
  */
+import { isFormulaLike } from '@beton/people/spreadsheet';
 import { crc32, constants, deflateRawSync } from 'node:zlib';
 
 /** A column of the sheet: its header, width, and whether it is money (#,##0.00). */
@@ -40,9 +41,14 @@ const PKG_REL = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const SHEET_PATH = 'xl/worksheets/sheet1.xml';
 
-/** Style ids of styles.xml's cellXfs: 0 plain, 1 money, 2 bold (the header row). */
+/**
+ * Style ids of styles.xml's cellXfs: 0 plain, 1 money, 2 bold (the header row), 3 text with a
+ * quote prefix — the XLSX form of CSV's leading single quote: a text cell that begins like a
+ * formula (spreadsheetText's rule) stays text even when a person edits it and presses Enter.
+ */
 const STYLE_MONEY = 1;
 const STYLE_BOLD = 2;
+const STYLE_QUOTED_TEXT = 3;
 
 // Characters XML 1.0 cannot carry at all (controls other than tab, newline, return; lone surrogates; U+FFFE/FFFF).
 // eslint-disable-next-line no-control-regex
@@ -60,7 +66,7 @@ function columnName(i: number): string {
   return name;
 }
 
-/** One row of the sheet (`r` 1-based) as XML: strings inline, numbers as values, nulls left out. */
+/** One row of the sheet (`r` 1-based) as XML: strings inline (typed text, never a formula), numbers as values, nulls left out. */
 export function rowXml(r: number, cells: Cell[], columns: SheetColumn[], bold = false): string {
   let xml = `<row r="${r}">`;
   for (const [i, v] of cells.entries()) {
@@ -74,7 +80,8 @@ export function rowXml(r: number, cells: Cell[], columns: SheetColumn[], bold = 
     } else {
       const text = xmlText(v);
       const space = /^\s|\s$/.test(text) ? ' xml:space="preserve"' : '';
-      xml += `<c r="${ref}"${s} t="inlineStr"><is><t${space}>${text}</t></is></c>`;
+      const textStyle = !bold && isFormulaLike(v) ? ` s="${STYLE_QUOTED_TEXT}"` : s;
+      xml += `<c r="${ref}"${textStyle} t="inlineStr"><is><t${space}>${text}</t></is></c>`;
     }
   }
   return `${xml}</row>`;
@@ -135,9 +142,10 @@ function fixedEntries(sheetName: string, creator: string, created: Date): Array<
       '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
       '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
       '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
-      '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
+      '<cellXfs count="4"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
       '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>' +
-      '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>' +
+      '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>' +
+      '<xf numFmtId="49" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1" quotePrefix="1"/></cellXfs>' +
       '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>',
   };
   return Object.entries(entries).map(([name, xml]) => ({ name, data: Buffer.from(xml, 'utf8') }));

@@ -23,6 +23,31 @@ export const DEFAULT_IMPORT_MAX_BYTES = 20 * 1024 * 1024;
 /** The most an upload may be configured to: apps/web's next.config.ts `proxyClientMaxBodySize`. */
 export const MAX_IMPORT_BYTES_CEILING = 32 * 1024 * 1024;
 
+/**
+ * What an upload may inflate to (ASVS 4 12.1.2, OWASP's File Upload Cheat Sheet): an XLSX is a
+ * ZIP, and a 2 MB one can hold a sheet of hundreds of MB. Each entry's uncompressed size, and
+ * their total, may not exceed IMPORT_MAX_INFLATED_BYTES (a setting of the web and the worker;
+ * default four times the upload limit: a real 50,000-row sheet is about 20 MB of XML), nor may
+ * the ZIP have more than MAX_XLSX_ENTRIES entries.
+ */
+export const DEFAULT_IMPORT_MAX_INFLATED_BYTES = 4 * DEFAULT_IMPORT_MAX_BYTES;
+export const MAX_XLSX_ENTRIES = 1_000;
+/**
+ * The most data rows a file may have (IMPORT_MAX_ROWS; a setting of the worker): rows are
+ * counted while the file is read and reading stops past it, the import failing with the reason.
+ * Default: 60,000 — the largest company of the story (50,000) with a fifth to spare.
+ */
+export const DEFAULT_IMPORT_MAX_ROWS = 60_000;
+
+export interface ImportLimits {
+  /** Largest uncompressed size of an XLSX entry and of all its entries together (bytes). */
+  maxInflatedBytes: number;
+  /** Most data rows. */
+  maxRows: number;
+}
+
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxInflatedBytes: DEFAULT_IMPORT_MAX_INFLATED_BYTES, maxRows: DEFAULT_IMPORT_MAX_ROWS };
+
 /** Rows validated, compared and applied per transaction. */
 export const BATCH_ROWS = 1_000;
 /** Rows of the dry run shown as its preview. */

@@ -1,5 +1,5 @@
 /**
- * The import job's two phases over the stored file (read again each time, streaming):
+ * The import job's two phases over the stored file (read once, into staged rows: stageFile):
  *
  * - validate (the dry run): every row checked, compared with the database (new / changed /
  *   unchanged), the error rows stored for the report, the first rows kept as the preview.
@@ -15,7 +15,8 @@ import type { Pool, PoolClient } from '@beton/db';
 import { salaryInMonthSql, sameSalary } from '../salary.ts';
 import type { Salary } from '../validation.ts';
 import { mapHeader } from './columns.ts';
-import { BATCH_ROWS, MAX_STORED_ERRORS, PREVIEW_ROWS, type ImportFormat } from './policy.ts';
+import { checkXlsxInflation, FileRefusedError } from './inspect.ts';
+import { BATCH_ROWS, DEFAULT_IMPORT_LIMITS, MAX_STORED_ERRORS, PREVIEW_ROWS, type ImportFormat, type ImportLimits } from './policy.ts';
 import { readRows, UnreadableFileError } from './read.ts';
 import { parseRow, type CellError, type ImportRecord } from './rows.ts';
 import { reasonText } from '../reasons.ts';
@@ -36,20 +37,86 @@ interface StoredImport {
   id: string;
   company_id: string;
   format: ImportFormat;
-  content: Buffer;
   effective_month: string;
   status: ImportStatus;
   applied_rows: number;
   created_by: string;
   apply_requested_by: string | null;
+  /** The header row's cells, once the file was read (staged). */
+  header: string[] | null;
+  /** Data rows staged; null until the file was read. */
+  staged_rows: number | null;
 }
 
+/** The import, without its file (read only by stageFile, once). */
 async function loadImport(db: Pool | PoolClient, id: string): Promise<StoredImport | null> {
   const { rows } = await db.query<StoredImport>(
-    `select id, company_id, format, content, effective_month, status, applied_rows, created_by, apply_requested_by from employee_imports where id = $1`,
+    `select id, company_id, format, effective_month, status, applied_rows, created_by, apply_requested_by, header, staged_rows from employee_imports where id = $1`,
     [id],
   );
   return rows[0] ?? null;
+}
+
+/** Staged rows inserted per statement. */
+const STAGE_ROWS = 2_000;
+
+/**
+ * Reads the file once, streaming, into employee_import_rows: each data row's cells, its row
+ * number, and whether its code is on an earlier row (the rule both phases apply); the header row
+ * into `header`. An XLSX is first checked for what it inflates to (inspect.ts); rows are counted
+ * as they are read and reading stops past `limits.maxRows`. Every later part of either phase
+ * reads the rows after its checkpoint from the table, never the file from its start. One step,
+ * bounded by the limits (an attempt cut short stages again from the start).
+ */
+async function stageFile(pool: Pool, imp: StoredImport, limits: ImportLimits, signal?: AbortSignal): Promise<StoredImport> {
+  const { rows } = await pool.query<{ content: Buffer }>(`select content from employee_imports where id = $1`, [imp.id]);
+  const content = rows[0]!.content;
+  if (imp.format === 'xlsx') await checkXlsxInflation(content, limits.maxInflatedBytes, signal);
+  await pool.query(`delete from employee_import_rows where import_id = $1`, [imp.id]);
+  let header: string[] | null = null;
+  let codeAt: number | undefined;
+  const seen = new Set<string>();
+  let staged = 0;
+  let batch: Array<{ idx: number; row: number; cells: string[]; duplicate: boolean }> = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    await pool.query(
+      `insert into employee_import_rows (import_id, idx, row_number, cells, duplicate)
+       select $1, * from unnest($2::int[], $3::int[], $4::jsonb[], $5::boolean[])`,
+      [imp.id, batch.map((b) => b.idx), batch.map((b) => b.row), batch.map((b) => JSON.stringify(b.cells)), batch.map((b) => b.duplicate)],
+    );
+    batch = [];
+  };
+  for await (const { row, cells } of readRows(imp.format, content)) {
+    signal?.throwIfAborted();
+    if (!header) {
+      header = cells;
+      codeAt = mapHeader(cells).index.code;
+      continue;
+    }
+    if (staged >= limits.maxRows)
+      throw new FileRefusedError(
+        'file.tooManyRows',
+        `The file has more than ${limits.maxRows.toLocaleString('en-US')} data rows (row ${row} and on were not read)`,
+      );
+    const code = codeAt === undefined ? '' : (cells[codeAt] ?? '').trim();
+    const duplicate = code !== '' && seen.has(code);
+    if (code !== '') seen.add(code);
+    batch.push({ idx: staged++, row, cells, duplicate });
+    if (batch.length === STAGE_ROWS) await flush();
+  }
+  await flush();
+  await pool.query(`update employee_imports set header = $2, staged_rows = $3 where id = $1`, [imp.id, JSON.stringify(header), staged]);
+  return { ...imp, header, staged_rows: staged };
+}
+
+/** The import failed for its file: the reason (English, and its key for the page's language); its staged rows are dropped. */
+async function failImport(pool: Pool, importId: string, error: UnreadableFileError): Promise<void> {
+  const reason = error instanceof FileRefusedError ? error.reason : 'file.unreadable';
+  await inTransaction(pool, undefined, async (client) => {
+    await client.query(`update employee_imports set status = 'failed', failure = $2, failure_reason = $3 where id = $1`, [importId, error.message, reason]);
+    await client.query(`delete from employee_import_rows where import_id = $1`, [importId]);
+  });
 }
 
 /** One data row as read: its position among the data rows, and a record or its errors. */
@@ -77,46 +144,37 @@ async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
 }
 
 /**
- * The file's data rows in batches of BATCH_ROWS; a code already on an earlier row (valid or not)
- * is an error of the later one (the same rule in both phases). Rows before `skipBefore` (done by
- * an earlier part) are not validated again: only their code is read, for that rule, and they
- * come as entries without record or errors. `missing`: the header lacks required columns.
+ * The file's data rows from `skipBefore` on (the rows an earlier part or attempt did are not read
+ * at all), in batches of BATCH_ROWS from the staged rows; a code already on an earlier row
+ * (valid or not) is an error of the later one (decided when the file was staged, the same rule in
+ * both phases). `missing`: the header lacks required columns.
  */
-async function* batches(imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry[] | { missing: string[] }> {
-  let header: ReturnType<typeof mapHeader> | null = null;
-  const seen = new Set<string>();
-  let batch: Entry[] = [];
-  let index = 0;
-  for await (const { row, cells } of readRows(imp.format, imp.content)) {
-    if (!header) {
-      header = mapHeader(cells);
-      if (header.missing.length) {
-        yield { missing: header.missing };
-        return;
-      }
-      continue;
-    }
-    const code = (cells[header.index.code!] ?? '').trim();
-    const duplicate = code !== '' && seen.has(code);
-    if (code !== '') seen.add(code);
-    const entry: Entry = { index: index++, row };
-    if (entry.index >= skipBefore) {
-      const parsed = parseRow(row, cells, header.index, imp.effective_month);
-      if (duplicate) entry.errors = [{ row, column: 'code', reason: 'code.duplicateInFile' }];
-      else if ('record' in parsed) entry.record = parsed.record;
-      else entry.errors = parsed.errors;
-    }
-    batch.push(entry);
-    if (batch.length === BATCH_ROWS) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (!header) {
+async function* batches(pool: Pool, imp: StoredImport, skipBefore = 0): AsyncGenerator<Entry[] | { missing: string[] }> {
+  if (!imp.header) {
     yield { missing: ['code'] };
     return;
   }
-  if (batch.length) yield batch;
+  const header = mapHeader(imp.header);
+  if (header.missing.length) {
+    yield { missing: header.missing };
+    return;
+  }
+  for (let from = skipBefore; ; from += BATCH_ROWS) {
+    const { rows } = await pool.query<{ idx: number; row_number: number; cells: string[]; duplicate: boolean }>(
+      `select idx, row_number, cells, duplicate from employee_import_rows where import_id = $1 and idx >= $2 order by idx limit $3`,
+      [imp.id, from, BATCH_ROWS],
+    );
+    if (!rows.length) return;
+    yield rows.map((r): Entry => {
+      const entry: Entry = { index: r.idx, row: r.row_number };
+      const parsed = parseRow(r.row_number, r.cells, header.index, imp.effective_month);
+      if (r.duplicate) entry.errors = [{ row: r.row_number, column: 'code', reason: 'code.duplicateInFile' }];
+      else if ('record' in parsed) entry.record = parsed.record;
+      else entry.errors = parsed.errors;
+      return entry;
+    });
+    if (rows.length < BATCH_ROWS) return;
+  }
 }
 
 interface Classified {
@@ -171,6 +229,8 @@ async function classify(db: Pool | PoolClient, companyId: string, records: Impor
 
 export interface PhaseOptions {
   signal?: AbortSignal | undefined;
+  /** What a file may inflate to and how many rows it may have (the worker's IMPORT_MAX_INFLATED_BYTES, IMPORT_MAX_ROWS). Default: DEFAULT_IMPORT_LIMITS. */
+  limits?: ImportLimits | undefined;
   /** Stop at the first checkpoint after this long and answer `done: false` (the job queues the next part). Default: no limit. */
   budgetMs?: number | undefined;
   /** Called after each committed apply batch with the checkpoint (tests crash the job here). */
@@ -202,7 +262,7 @@ export interface PhaseResult {
  */
 export async function validateImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<PhaseResult> {
   const started = performance.now();
-  const imp = await loadImport(pool, importId);
+  let imp = await loadImport(pool, importId);
   if (!imp) return { status: 'failed', rows: 0, done: true };
   // Once applying began the dry run's numbers are history: a late duplicate of this job does nothing.
   if (imp.status !== 'uploaded' && imp.status !== 'validating') return { status: imp.status, rows: 0, done: true };
@@ -220,7 +280,8 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
   let checkpoint = (await pool.query<{ phase_rows: number }>(`select phase_rows from employee_imports where id = $1`, [importId])).rows[0]!.phase_rows;
   let worked = false;
   try {
-    for await (const batch of readAhead(batches(imp, checkpoint))) {
+    if (imp.staged_rows === null) imp = await stageFile(pool, imp, options.limits ?? DEFAULT_IMPORT_LIMITS, options.signal);
+    for await (const batch of readAhead(batches(pool, imp, checkpoint))) {
       options.signal?.throwIfAborted();
       if (!Array.isArray(batch)) {
         await inTransaction(pool, undefined, async (client) => {
@@ -290,7 +351,7 @@ export async function validateImport(pool: Pool, importId: string, options: Phas
     }
   } catch (error) {
     if (!(error instanceof UnreadableFileError)) throw error;
-    await pool.query(`update employee_imports set status = 'failed', failure = $2 where id = $1`, [importId, error.message]);
+    await failImport(pool, importId, error);
     return { status: 'failed', rows, done: true };
   }
   await pool.query(
@@ -370,13 +431,23 @@ async function applyBatch(client: PoolClient, imp: StoredImport, records: Import
 /** Applies the valid rows after the checkpoint, a batch per transaction; the import ends `applied`. */
 export async function applyImport(pool: Pool, importId: string, options: PhaseOptions = {}): Promise<PhaseResult> {
   const started = performance.now();
-  const imp = await loadImport(pool, importId);
+  let imp = await loadImport(pool, importId);
   if (!imp) return { status: 'failed', rows: 0, done: true };
   if (imp.status !== 'applying') return { status: imp.status, rows: imp.applied_rows, done: true };
   const actor = imp.apply_requested_by ?? imp.created_by;
   let applied = imp.applied_rows;
   let worked = false;
-  for await (const batch of readAhead(batches(imp, applied))) {
+  if (imp.staged_rows === null) {
+    // Validated before files were staged: read it once now.
+    try {
+      imp = await stageFile(pool, imp, options.limits ?? DEFAULT_IMPORT_LIMITS, options.signal);
+    } catch (error) {
+      if (!(error instanceof UnreadableFileError)) throw error;
+      await failImport(pool, importId, error);
+      return { status: 'failed', rows: applied, done: true };
+    }
+  }
+  for await (const batch of readAhead(batches(pool, imp, applied))) {
     if (!Array.isArray(batch)) break;
     const end = batch.at(-1)!.index + 1;
     if (end <= applied) continue; // committed by an earlier part or attempt
@@ -406,8 +477,13 @@ export async function applyImport(pool: Pool, importId: string, options: PhaseOp
     worked = true;
     await options.afterBatch?.(applied);
   }
-  await pool.query(`update employee_imports set status = 'applied', applied_at = now(), phase_rows = applied_rows where id = $1 and status = 'applying'`, [
-    importId,
-  ]);
+  await inTransaction(pool, undefined, async (client) => {
+    const done = await client.query(
+      `update employee_imports set status = 'applied', applied_at = now(), phase_rows = applied_rows where id = $1 and status = 'applying'`,
+      [importId],
+    );
+    // The file's rows have done their work.
+    if (done.rowCount) await client.query(`delete from employee_import_rows where import_id = $1`, [importId]);
+  });
   return { status: 'applied', rows: applied, done: true };
 }

@@ -8,6 +8,7 @@ import type { Pool, PoolClient } from '@beton/db';
 import { stringify } from 'csv-stringify/sync';
 import { createHash } from 'node:crypto';
 import { PeopleError } from '../errors.ts';
+import { spreadsheetText } from '../spreadsheet.ts';
 import { monthSchema } from '../validation.ts';
 import type { ImportEmployeesPayload } from '../jobs/import-employees/definition.ts';
 import type { ImportFormat } from './policy.ts';
@@ -108,6 +109,8 @@ export interface ImportView {
   /** The first error rows (the whole report is the CSV download). */
   errors: ImportErrorRow[];
   failure: string | null;
+  /** The reason key of `failure` (reasons.ts), for the reader's language. */
+  failureReason: string | null;
   createdBy: string;
   createdAt: Date;
   appliedAt: Date | null;
@@ -129,7 +132,7 @@ function withoutControlCharacters(name: string): string {
 const OPEN_JOB_STATUSES = [JobStatus.queued, JobStatus.running, JobStatus.retrying].map((s) => `'${s}'`).join(', ');
 
 const VIEW_COLUMNS = `id, filename, format, bytes, effective_month, status, phase_rows, rows_total, new_count, changed_count, unchanged_count, error_count,
-  applied_rows, applied_new, applied_changed, preview, failure, created_by, created_at, applied_at,
+  applied_rows, applied_new, applied_changed, preview, failure, failure_reason, created_by, created_at, applied_at,
   (status = 'applying' and not exists (select 1 from jobs j where j.task_name = 'import-employees' and j.payload->>'importId' = i.id::text
      and j.payload->>'phase' = 'apply' and j.status in (${OPEN_JOB_STATUSES}))) as stalled`;
 
@@ -151,6 +154,7 @@ interface ViewRow {
   applied_changed: number;
   preview: PreviewRow[] | null;
   failure: string | null;
+  failure_reason: string | null;
   created_by: string;
   created_at: Date;
   applied_at: Date | null;
@@ -172,6 +176,7 @@ function toView(r: ViewRow, errors: ImportErrorRow[]): ImportView {
     preview: r.preview ?? [],
     errors,
     failure: r.failure,
+    failureReason: r.failure_reason,
     createdBy: r.created_by,
     createdAt: r.created_at,
     appliedAt: r.applied_at,
@@ -211,9 +216,10 @@ export async function errorReportCsv(pool: Pool, companyId: string, importId: st
     `select row_number, column_name, reason_en, reason_bn from employee_import_errors where import_id = $1 order by row_number, column_name`,
     [importId],
   );
+  // Column names and reasons are text a spreadsheet must never run (an unknown reason is shown as given).
   const csv = stringify(
-    rows.map((r) => [r.row_number, r.column_name, r.reason_en, r.reason_bn]),
-    { header: true, columns: ['row', 'column', 'reason', 'কারণ'], bom: true },
+    rows.map((r) => [r.row_number, spreadsheetText(r.column_name), spreadsheetText(r.reason_en), spreadsheetText(r.reason_bn)]),
+    { header: true, columns: ['row', 'column', 'reason', 'কারণ'], bom: true, quoted_string: true },
   );
   return { filename: `${imp.rows[0].filename.replace(/\.(csv|xlsx)$/i, '')}-errors.csv`, csv };
 }

@@ -36,9 +36,12 @@ export default function AccountPage() {
       return setError(
         error.status === 429
           ? t('tooMany')
-          : error.status === 400 && /password/i.test(error.message ?? '') && !/invalid/i.test(error.message ?? '')
-            ? error.message!
-            : t('wrongCurrent'),
+          : // The server says why a new password is refused, in the page's language.
+            error.code === 'PASSWORD_REFUSED' && error.message
+            ? error.message
+            : error.status === 400 && /password/i.test(error.message ?? '') && !/invalid/i.test(error.message ?? '')
+              ? error.message!
+              : t('wrongCurrent'),
       );
     setCurrent('');
     setNext('');

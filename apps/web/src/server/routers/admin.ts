@@ -23,12 +23,13 @@ import {
 } from '@beton/dashboard';
 import { AppError, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
 import { listQueuePauses, pauseQueueByAdmin, queuePauseOutput, resumeQueueByAdmin } from '@beton/dashboard';
+import { daySchema } from '@beton/db/month';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { adminProcedure, jobs } from '../trpc.ts';
 
-const day = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'a day looks like 2026-11-30');
+const day = daySchema;
 const filter = z.object({
   companyId: z.string().uuid().optional(),
   task: z.string().max(100).optional(),
@@ -149,7 +150,7 @@ export const adminRouter = {
   /** Password-protected slips of a company, as its HR can set them. Audited. */
   setProtectSlips: adminProcedure
     .input(z.object({ companyId: z.string().uuid(), protectSlips: z.boolean() }))
-    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
+    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number(), withoutSlipPassword: z.number() }))
     .mutation(({ ctx, input }) => setProtectSlips(ctx.pool, input.companyId, input.protectSlips, ctx.actor)),
   /** A new user with a one-time password, shown once to the admin, to be changed at the first sign-in; audited. */
   createUser: adminProcedure

@@ -12,12 +12,18 @@ import {
   monthSummaryOutput,
   requestMonthExport,
   setProtectSlips,
+  employeesWithoutSlipPassword,
+  makeSlipCode,
+  setSlipPassword,
+  slipCodeStatus,
 } from '@beton/dashboard';
+import { SLIP_PASSWORD_SOURCES } from '@beton/payroll/slip-password';
+import { monthSchema } from '@beton/db/month';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { hrProcedure, jobs } from '../trpc.ts';
 
-const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month must look like 2026-11');
+const month = monthSchema;
 const exportOutput = z.object({
   id: z.string(),
   month: z.string(),
@@ -64,23 +70,55 @@ export const monthsRouter = {
     ),
 } satisfies TRPCRouterRecord;
 
-const settingsOutput = z.object({ name: z.string(), timeZone: z.string(), protectSlips: z.boolean(), withoutDateOfBirth: z.number() });
+const settingsOutput = z.object({
+  name: z.string(),
+  timeZone: z.string(),
+  protectSlips: z.boolean(),
+  withoutDateOfBirth: z.number(),
+  slipPassword: z.enum(SLIP_PASSWORD_SOURCES),
+  /** Active employees lacking what the rule needs (a slip code, or a date of birth). */
+  withoutSlipPassword: z.number(),
+});
 
 /** The HR's own company settings: password-protected slips (audited). */
 export const companySettingsRouter = {
   get: hrProcedure.output(settingsOutput).query(async ({ ctx }) => {
     const c = await getCompany(ctx.pool, ctx.companyId);
-    return { name: c.name, timeZone: c.timeZone, protectSlips: c.protectSlips, withoutDateOfBirth: await employeesWithoutDateOfBirth(ctx.pool, ctx.companyId) };
+    return {
+      name: c.name,
+      timeZone: c.timeZone,
+      protectSlips: c.protectSlips,
+      withoutDateOfBirth: await employeesWithoutDateOfBirth(ctx.pool, ctx.companyId),
+      slipPassword: c.slipPassword,
+      withoutSlipPassword: await employeesWithoutSlipPassword(ctx.pool, ctx.companyId),
+    };
   }),
+  /** What a protected slip's password is: each employee's slip code, or (weaker, warned about) the date of birth. Audited. */
+  setSlipPassword: hrProcedure
+    .input(z.object({ slipPassword: z.enum(SLIP_PASSWORD_SOURCES) }))
+    .output(z.object({ slipPassword: z.enum(SLIP_PASSWORD_SOURCES), withoutSlipPassword: z.number() }))
+    .mutation(({ ctx, input }) => setSlipPassword(ctx.pool, ctx.companyId, input.slipPassword, ctx.actor)),
   setProtectSlips: hrProcedure
     .input(z.object({ protectSlips: z.boolean() }))
-    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number() }))
+    .output(z.object({ protectSlips: z.boolean(), withoutDateOfBirth: z.number(), withoutSlipPassword: z.number() }))
     .mutation(({ ctx, input }) => setProtectSlips(ctx.pool, ctx.companyId, input.protectSlips, ctx.actor)),
 } satisfies TRPCRouterRecord;
 
 const employeeId = z.number().int().positive().max(2_147_483_647);
 
-/** An employee's date of birth: the password of their protected slips (audited without the date). */
+/** An employee's slip code: whether one is set (never the code), and a new one — answered this once — for HR to hand over. Audited without the code. */
+export const slipCodeRouter = {
+  get: hrProcedure
+    .input(z.object({ id: employeeId }))
+    .output(z.object({ set: z.boolean(), setAt: z.date().nullable(), protectSlips: z.boolean(), slipPassword: z.enum(SLIP_PASSWORD_SOURCES) }))
+    .query(({ ctx, input }) => slipCodeStatus(ctx.pool, ctx.companyId, input.id)),
+  make: hrProcedure
+    .input(z.object({ id: employeeId }))
+    .output(z.object({ code: z.string(), setAt: z.date() }))
+    .mutation(({ ctx, input }) => makeSlipCode(ctx.pool, ctx.companyId, input.id, ctx.actor)),
+} satisfies TRPCRouterRecord;
+
+/** An employee's date of birth: the password of their protected slips when the company chose it (audited without the date). */
 export const dateOfBirthRouter = {
   get: hrProcedure
     .input(z.object({ id: employeeId }))

@@ -5,13 +5,14 @@
  */
 import { changeSalary, createEmployee, employeeRecord, setEmployeeActive, updateEmployeeDetails } from '@beton/people/employees';
 import { importView, listImports, requestApply, type EnqueueImportJob } from '@beton/people/import/service';
+import { monthSchema } from '@beton/db/month';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { people } from '../people-adapter.ts';
 import { resendCorrectedSlip } from '../payroll-adapter.ts';
 import { hrProcedure, jobs, type Context } from '../trpc.ts';
 
-const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'month.invalid');
+const month = monthSchema;
 const employeeId = z.number().int().positive().max(2_147_483_647);
 const importId = z.object({ id: z.string().uuid() });
 
@@ -51,6 +52,7 @@ const importOutput = z.object({
   ),
   errors: z.array(z.object({ row: z.number(), column: z.string(), reasonEn: z.string(), reasonBn: z.string() })),
   failure: z.string().nullable(),
+  failureReason: z.string().nullable(),
   createdBy: z.string(),
   createdAt: z.date(),
   appliedAt: z.date().nullable(),

@@ -14,7 +14,7 @@ Options:
   --schedule <cron>    payroll schedule, 5 cron fields in that zone (default "0 2 1 * *")
   --deadline <HH:MM>   local time by which every slip must be delivered (default 09:00)
   --reply-to <email>   Reply-To of the company's emails (default: none)
-  --protect-slips      password-protected slips (README "Past months, exports and protected slips")
+  --protect-slips      password-protected slips (docs/pdf.md)
   -h, --help           this help`;
 
 export const companiesCreate: Command = {

@@ -1,4 +1,5 @@
 'use client';
+import { isCalendarMonth } from '@beton/db/month';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import Link from 'next/link';
@@ -14,7 +15,6 @@ import { thisMonth } from '../../../lib/month.ts';
 import { useTRPC } from '../../../lib/trpc.tsx';
 
 const STATUSES = ['', 'none', 'queued', 'running', 'retrying', 'rendered', 'sent', 'failed'] as const;
-const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const PAGE = 25;
 
 /** `?month=2026-11&status=failed` opens the list filtered (the run card's "32 need attention" links here). */
@@ -39,9 +39,9 @@ function Employees() {
   // A bad month or status in the address is said in words, and the list shows without it.
   const monthParam = params.get('month');
   const statusParam = params.get('status');
-  const badMonth = monthParam !== null && !MONTH.test(monthParam) ? monthParam : null;
+  const badMonth = monthParam !== null && !isCalendarMonth(monthParam) ? monthParam : null;
   const badStatus = statusParam !== null && !(STATUSES as readonly string[]).includes(statusParam) ? statusParam : null;
-  const [month, setMonth] = useState<string | null>(() => (monthParam && MONTH.test(monthParam) ? monthParam : null));
+  const [month, setMonth] = useState<string | null>(() => (monthParam && isCalendarMonth(monthParam) ? monthParam : null));
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
   const [status, setStatus] = useState<(typeof STATUSES)[number]>(() =>
@@ -126,7 +126,7 @@ function Employees() {
             type="month"
             value={effectiveMonth ?? ''}
             onChange={(e) => {
-              if (MONTH.test(e.target.value)) {
+              if (isCalendarMonth(e.target.value)) {
                 setMonth(e.target.value);
                 setOffset(0);
               }

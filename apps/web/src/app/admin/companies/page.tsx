@@ -46,7 +46,7 @@ export default function CompaniesPage() {
         const name = companies.data?.find((c) => c.id === input.companyId)?.name ?? '';
         toast({
           title: t(r.protectSlips ? 'protectedOn' : 'protectedOff', { name }),
-          description: r.protectSlips && r.withoutDateOfBirth ? t('withoutDateOfBirth', { count: r.withoutDateOfBirth }) : undefined,
+          description: r.protectSlips && r.withoutSlipPassword ? t('withoutSlipPassword', { count: r.withoutSlipPassword }) : undefined,
           variant: 'success',
         });
         return refresh();

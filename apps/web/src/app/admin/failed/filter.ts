@@ -4,6 +4,7 @@
  * would refuse is reported by name and left out, never sent.
  */
 import { ERROR_KINDS, type ErrorKind } from '@beton/dashboard/types';
+import { isCalendarDay } from '@beton/db/month';
 
 /** Days are 'YYYY-MM-DD' in Dhaka time, as the times on the page; the server reads them so. */
 export interface Filter {
@@ -17,7 +18,6 @@ export interface Filter {
 }
 export type View = 'failed' | 'superseded';
 
-const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KEYS = ['companyId', 'task', 'errorCode', 'errorKind', 'fromDay', 'toDay', 'q'] as const;
 
@@ -26,8 +26,8 @@ const VALID: Record<(typeof KEYS)[number], (v: string) => boolean> = {
   task: (v) => v.length <= 100,
   errorCode: (v) => v.length <= 100,
   errorKind: (v) => (ERROR_KINDS as readonly string[]).includes(v),
-  fromDay: (v) => DAY.test(v),
-  toDay: (v) => DAY.test(v),
+  fromDay: isCalendarDay,
+  toDay: isCalendarDay,
   q: (v) => v.length <= 200,
 };
 

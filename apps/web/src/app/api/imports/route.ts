@@ -1,5 +1,7 @@
 import { createImport } from '@beton/people/import/service';
+import { checkXlsxDeclared, FileRefusedError } from '@beton/people/import/inspect';
 import { formatOfContentType } from '@beton/people/import/policy';
+import { UnreadableFileError } from '@beton/people/import/read';
 import { env } from '../../../env.ts';
 import { getSessionUser } from '../../../server/auth.ts';
 import { db } from '../../../server/db.ts';
@@ -14,7 +16,8 @@ export const dynamic = 'force-dynamic';
  * HR uploads an employee file: `POST /api/imports?filename=staff.csv&month=2026-12` with the file
  * as the body (Content-Type text/csv or the XLSX type). The proxy has already checked the Origin
  * (our own pages only) and the content type. Stored, its dry run queued; answers `{ id }` (201).
- * Too large → 413 naming the limit; not HR → 401/403; a bad month or an empty file → 400.
+ * Too large, or an XLSX that unpacks past IMPORT_MAX_INFLATED_BYTES → 413 naming the limit; not
+ * HR → 401/403; a bad month, an empty file or an XLSX that is no ZIP → 400.
  */
 export const POST = handled(async (req: Request): Promise<Response> => {
   const session = await getSessionUser(req.headers);
@@ -29,6 +32,16 @@ export const POST = handled(async (req: Request): Promise<Response> => {
   if (Number(req.headers.get('content-length') ?? 0) > max) return tooLarge();
   const content = await readBodyCapped(req, max);
   if (!content) return tooLarge();
+  if (format === 'xlsx' && content.byteLength > 0) {
+    // What it unpacks to, by its ZIP directory (the worker checks the real inflation again).
+    try {
+      await checkXlsxDeclared(content, env().IMPORT_MAX_INFLATED_BYTES);
+    } catch (error) {
+      if (error instanceof FileRefusedError) return jsonError(req, 413, 'PAYLOAD_TOO_LARGE', error.message, {}, { reason: error.reason });
+      if (error instanceof UnreadableFileError) return jsonError(req, 400, 'BAD_REQUEST', error.message, {}, { reason: 'file.unreadable' });
+      throw error;
+    }
+  }
   const url = new URL(req.url);
   const pool = db();
   try {

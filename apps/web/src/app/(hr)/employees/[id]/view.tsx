@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
+import { isCalendarMonth } from '@beton/db/month';
 import { Button, Card, Field, INPUT, StatusBadge } from '../../../../components/ui.tsx';
 import { DeliveryEvents, usePlainReason } from '../../../../components/delivery.tsx';
 import { confirmDialog } from '../../../../components/ui/dialog.tsx';
@@ -12,6 +13,7 @@ import { useFmt } from '../../../../lib/format.ts';
 import { thisMonth } from '../../../../lib/month.ts';
 import { EmployeeEditor } from './edit.tsx';
 import { DateOfBirthCard } from '../../../../components/date-of-birth.tsx';
+import { SlipCodeCard } from '../../../../components/slip-code.tsx';
 import { useTRPC } from '../../../../lib/trpc.tsx';
 
 const STAGES = ['render-slip', 'send-slip-email'] as const;
@@ -40,7 +42,7 @@ export function EmployeeView({ id }: { id: number }) {
   );
   const [month, setMonth] = useState(() => thisMonth());
   useEffect(() => {
-    const m = detail.data?.months.find((x) => /^\d{4}-\d{2}$/.test(x.month))?.month;
+    const m = detail.data?.months.find((x) => isCalendarMonth(x.month))?.month;
     if (m) setMonth(m);
   }, [detail.data?.months.length]);
   const resend = useMutation(trpc.employees.resend.mutationOptions({ onSuccess: refreshDetail }));
@@ -143,6 +145,7 @@ export function EmployeeView({ id }: { id: number }) {
             </Button>
           </form>
         </Card>
+        <SlipCodeCard id={id} />
         <DateOfBirthCard id={id} />
         <Card>
           <h2 className="mb-2 font-semibold">{t('resendTitle')}</h2>

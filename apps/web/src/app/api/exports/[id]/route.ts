@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 
 /**
  * A month export's file (issue 22), streamed part by part from the database: for the HR of its
- * company only (another company's → 404; admins → 403, like slip PDFs: README "Least
+ * company only (another company's → 404; admins → 403, like slip PDFs: docs/security.md "Least
  * privilege"), while it is valid (past its expiry → 410 Gone, with what to do). Each download is
  * audited.
  */

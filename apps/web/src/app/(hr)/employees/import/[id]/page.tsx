@@ -1,4 +1,5 @@
 'use client';
+import { reasonText } from '@beton/people/reasons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocale, useTranslations } from 'next-intl';
 import Link from 'next/link';
@@ -91,6 +92,11 @@ export default function ImportDetailPage({ params }: { params: Promise<{ id: str
           <p role="alert" data-testid="import-failure" className="text-red-800">
             {t('failure')}
           </p>
+          {v.failureReason && (
+            <p data-testid="import-failure-reason" className="text-sm text-red-800">
+              {reasonText(v.failureReason)[locale === 'bn' ? 'bn' : 'en']}
+            </p>
+          )}
           {v.failure && (
             <p className="text-xs text-slate-700">
               {t('failureDetail')}{' '}

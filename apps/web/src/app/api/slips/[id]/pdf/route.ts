@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 /**
  * A slip's PDF, for the HR of its employee's company only (another company's → 404). Admins
  * never open slips here (salaries are HR's): an operator who must read one uses the audited
- * `beton slips export` (README "Least privilege").
+ * `beton slips export` (docs/security.md "Least privilege").
  */
 export const GET = handled(async (req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> => {
   const session = await getSessionUser(req.headers);
