@@ -9,8 +9,9 @@
  * for "no text" in every reader (an empty ToUnicode entry gives U+FFFD in MuPDF, the raw code
  * in pdf.js and PDFium), so a glyph that carries no text of its own cannot be drawn alone.
  * Each cluster is therefore drawn as one glyph: the font's own glyph when HarfBuzz used one
- * glyph at the pen, otherwise a composite glyph of HarfBuzz's glyphs at HarfBuzz's offsets
- * (./truetype.ts), whose advance is the cluster's advance. A reader then meets one code per
+ * glyph at the pen with its own advance, otherwise a composite glyph of HarfBuzz's glyphs at
+ * HarfBuzz's offsets (./truetype.ts) whose advance is the cluster's (in the font program's
+ * hmtx as in the PDF's /W: readers take either). A reader then meets one code per
  * cluster, left to right, each as wide as the space it takes: no gaps, no overlaps, no text
  * rise, nothing drawn after a backward move; the code's ToUnicode entry is the cluster's text.
  *
@@ -26,11 +27,11 @@ import type { ShapedText, ShapingFont } from './shaping.ts';
 
 /** One drawn glyph of a line: a cluster. */
 export interface DrawnCluster {
-  /** The font's glyph, when the cluster is one glyph at the pen (else the first component). */
+  /** The font's glyph, when the cluster is that glyph at the pen with its own advance (else the first component). */
   readonly gid: number;
   /** HarfBuzz's glyphs of the cluster at their offsets from the cluster's origin. */
   readonly components: readonly Component[];
-  /** The composite glyph, when the cluster is several glyphs or one moved off the pen. */
+  /** The glyph made for the cluster, when it is several glyphs, or one moved off the pen or with another advance. */
   readonly composite: CompositeGlyph | undefined;
   /** Identifies the composite's components and offsets (equal keys: equal glyphs). */
   readonly glyphKey: string;
@@ -112,9 +113,11 @@ export function drawnClusters(
     }
     const text = texts[k] as string;
     const first = components[0] as Component;
-    const single = components.length === 1 && first.x === 0 && first.y === 0;
-    const inked = !single && components.some((c) => !metrics.isEmpty(c.gid));
-    const glyphKey = inked ? components.map((c) => `${c.gid},${c.x},${c.y}`).join(';') : String(first.gid);
+    // The font's own glyph when it is the whole cluster, at the pen, with its own advance; else
+    // a glyph made for the cluster, whose advance (hmtx) is the cluster's too: a reader that
+    // takes advances from the font program (MuPDF 1.21 does) then finds no gap either.
+    const own = components.length === 1 && first.x === 0 && first.y === 0 && g.advance === shaper.advanceOf(first.gid);
+    const glyphKey = own ? String(first.gid) : `${components.map((c) => `${c.gid},${c.x},${c.y}`).join(';')}@${g.advance}`;
     const key = `${glyphKey}|${g.advance}|${text}`;
     const known = interned?.get(key);
     if (known) return known;
@@ -123,7 +126,7 @@ export function drawnClusters(
     const cluster: DrawnCluster = {
       gid: first.gid,
       components,
-      composite: inked ? metrics.composite(components, g.advance) : undefined,
+      composite: own ? undefined : metrics.composite(components, g.advance),
       glyphKey,
       advance: g.advance,
       text,

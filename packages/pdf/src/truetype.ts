@@ -24,7 +24,7 @@ export interface Component {
 
 /** A composite glyph ready to append: its `glyf` record and what the other tables need. */
 export interface CompositeGlyph {
-  /** The glyf record (header and component descriptions), padded to 4 bytes. */
+  /** The glyf record (header and component descriptions), padded to 4 bytes; empty: no outline. */
   readonly record: Uint8Array;
   /** Advance width, font units. */
   readonly advance: number;
@@ -34,7 +34,7 @@ export interface CompositeGlyph {
   readonly points: number;
   readonly contours: number;
   readonly components: number;
-  /** Nesting depth: 1 when every component is a simple glyph. */
+  /** Nesting depth: 1 when every component is a simple glyph (0: no outline). */
   readonly depth: number;
 }
 
@@ -148,12 +148,12 @@ export class GlyphMetrics {
   }
 
   /**
-   * A composite of these glyphs (those without outline left out), or `undefined` when none
-   * of them draws anything. Offsets are font units and must fit in 16 bits.
+   * A composite of these glyphs (those without outline left out; an empty glyph when none of
+   * them draws anything) with this advance. Offsets are font units and must fit in 16 bits.
    */
-  composite(components: readonly Component[], advance: number): CompositeGlyph | undefined {
+  composite(components: readonly Component[], advance: number): CompositeGlyph {
     const drawn = components.filter((c) => !this.isEmpty(c.gid));
-    if (drawn.length === 0) return undefined;
+    if (drawn.length === 0) return { record: new Uint8Array(0), advance, xMin: 0, points: 0, contours: 0, components: 0, depth: 0 };
     let [xMin, yMin, xMax, yMax] = [Infinity, Infinity, -Infinity, -Infinity];
     let points = 0;
     let contours = 0;

@@ -25,8 +25,12 @@ export interface DrawnGlyph {
   font: string;
 }
 
-/** An sfnt's tables by tag. */
+const parsed = new WeakMap<Uint8Array, Map<string, DataView>>();
+
+/** An sfnt's tables by tag (read once per font program). */
 function sfntTables(font: Uint8Array): Map<string, DataView> {
+  const known = parsed.get(font);
+  if (known) return known;
   const view = new DataView(font.buffer, font.byteOffset, font.byteLength);
   const out = new Map<string, DataView>();
   for (let i = 0; i < view.getUint16(4); i++) {
@@ -34,6 +38,7 @@ function sfntTables(font: Uint8Array): Map<string, DataView> {
     const tag = String.fromCharCode(...font.subarray(at, at + 4));
     out.set(tag, new DataView(font.buffer, font.byteOffset + view.getUint32(at + 8), view.getUint32(at + 12)));
   }
+  parsed.set(font, out);
   return out;
 }
 
@@ -79,15 +84,19 @@ function fontPrograms(page: mupdf.PDFPage): Map<string, Uint8Array> {
   return out;
 }
 
-const opened = new WeakMap<Uint8Array, mupdf.PDFPage>();
+const opened = new WeakMap<Uint8Array, { doc: mupdf.Document; pages: Map<number, mupdf.PDFPage> }>();
 
-/** Page 1, parsed once per PDF (the same bytes read several ways). */
-function open(pdf: Uint8Array): mupdf.PDFPage {
-  let page = opened.get(pdf);
+/** A page (the first by default), the PDF parsed once (the same bytes read several ways). */
+function open(pdf: Uint8Array, index = 0): mupdf.PDFPage {
+  let entry = opened.get(pdf);
+  if (!entry) {
+    entry = { doc: mupdf.Document.openDocument(pdf, 'application/pdf'), pages: new Map() };
+    opened.set(pdf, entry);
+  }
+  let page = entry.pages.get(index);
   if (!page) {
-    const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
-    page = doc.loadPage(0) as mupdf.PDFPage;
-    opened.set(pdf, page);
+    page = entry.doc.loadPage(index) as mupdf.PDFPage;
+    entry.pages.set(index, page);
   }
   return page;
 }
@@ -100,13 +109,18 @@ export function drawnGlyphs(pdf: Uint8Array): DrawnGlyph[] {
   const glyphs: DrawnGlyph[] = [];
   const page = open(pdf);
   const programs = fontPrograms(page);
+  const byName = new Map<string, Uint8Array | undefined>();
+  const programOf = (name: string) => {
+    if (!byName.has(name)) byName.set(name, [...programs].find(([key]) => key === name || key.endsWith(`+${name}`) || name.endsWith(key))?.[1]);
+    return byName.get(name);
+  };
   const device = new mupdf.Device({
     fillText(text, ctm) {
       text.walk({
         showGlyph(font, trm, gid) {
           if (gid < 0) return; // the 2nd, 3rd... character of a multi-character ToUnicode entry
           const name = font.getName();
-          const program = [...programs].find(([key]) => key === name || key.endsWith(`+${name}`) || name.endsWith(key))?.[1];
+          const program = programOf(name);
           const parts = gid >= FONT_GLYPHS && program ? compositeComponents(program, gid) : undefined;
           const upem = program ? (sfntTables(program).get('head') as DataView).getUint16(18) : 1000;
           for (const part of parts ?? [{ gid, x: 0, y: 0 }]) {
@@ -138,16 +152,18 @@ export function rasterise(pdf: Uint8Array, dpi = 72): PNG {
 }
 
 /**
- * Gray pixels (0 black - 255 white) of a rectangle of page 1 (points, y down) at `scale`
- * pixels per point, each the mean of `supersample` x `supersample` pixels rendered at the
- * higher resolution (glyphs that large are filled as outlines, at their exact positions: no
- * glyph cache, no rounding of glyph origins to a sub-pixel grid).
+ * Gray pixels (0 black - 255 white) of a rectangle of a page (points, y down; the first page
+ * unless `page` says) at `scale` pixels per point, each the mean of `supersample` x
+ * `supersample` pixels rendered at the higher resolution (glyphs that large are filled as
+ * outlines, at their exact positions: no glyph cache, no rounding of glyph origins to a
+ * sub-pixel grid).
  */
 export function rasteriseArea(
   pdf: Uint8Array,
   area: { x0: number; y0: number; x1: number; y1: number },
   scale: number,
   supersample = 1,
+  page = 0,
 ): { width: number; height: number; gray: Uint8Array } {
   const k = scale * supersample;
   const x0 = Math.floor(area.x0 * scale);
@@ -161,7 +177,7 @@ export function rasteriseArea(
   );
   pixmap.clear(255);
   const device = new mupdf.DrawDevice(mupdf.Matrix.scale(k, k), pixmap);
-  open(pdf).run(device, mupdf.Matrix.identity);
+  open(pdf, page).run(device, mupdf.Matrix.identity);
   device.close();
   const fine = pixmap.getPixels();
   const stride = width * supersample;

@@ -219,8 +219,9 @@ async function readWithPdfjs(pdf: Uint8Array, options: ReadOptions): Promise<Rea
 function readWithMupdf(pdf: Uint8Array, options: ReadOptions): ReadPage {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
   if (options.password !== undefined && !doc.authenticatePassword(options.password)) throw new Error('MuPDF: wrong password');
-  const page = doc.loadPage(0);
-  const text = page.toStructuredText('').asText();
-  const found = new Map((options.search ?? []).map((needle) => [needle, page.search(needle, undefined).length > 0]));
+  const stext = doc.loadPage(0).toStructuredText('');
+  const text = stext.asText();
+  // MuPDF's search over the page's structured text (Page.search makes it anew for each needle).
+  const found = new Map((options.search ?? []).map((needle) => [needle, stext.search(needle, undefined).length > 0]));
   return { text, found, structure: [] };
 }
