@@ -611,10 +611,15 @@ function drawSlip(p: SlipPage, data: SlipData, totals: { earningsPaisa: number; 
 /**
  * Makes this document's `flateStream` (font file, ToUnicode map, our page content) use
  * Node's native zlib instead of pdf-lib's bundled pako: same format, several times faster.
+ * zlib's fast level (3): per slip about half the CPU time of the default level (6), for 2-5 %
+ * more bytes (measured on a slip's streams: font 166 against 237 µs, content 40 against 72).
  */
 function useNativeDeflate(context: PDFContext): void {
   context.flateStream = (contents, dict = {}) =>
-    PDFRawStream.of(context.obj({ ...dict, Filter: 'FlateDecode' }), deflateSync(typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents));
+    PDFRawStream.of(
+      context.obj({ ...dict, Filter: 'FlateDecode' }),
+      deflateSync(typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents, { level: 3 }),
+    );
 }
 
 /** What one thread loads once: the font in HarfBuzz's shaper and in hb-subset. */
