@@ -95,8 +95,8 @@ export class CodeBook {
   #clusters: DrawnCluster[] = [];
   #lines = new WeakMap<readonly DrawnCluster[], ShownLine>();
 
-  /** @param limit codes kept across documents. Default 2048. */
-  constructor(limit = 2048) {
+  /** @param limit codes kept across documents. Default 1024. */
+  constructor(limit = 1024) {
     this.#limit = limit;
   }
 

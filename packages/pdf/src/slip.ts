@@ -291,7 +291,7 @@ interface RendererCache {
 }
 
 /** Distinct clusters a renderer keeps (a slip has ~150-250; names add a few each). */
-const MAX_INTERNED = 4096;
+const MAX_INTERNED = 1024;
 
 /**
  * One page being drawn; `y` arguments are baselines measured from the top edge.
