@@ -5,17 +5,18 @@
  * slip keep their codes).
  *
  * - /CIDToGIDMap (a stream) maps each code to its glyph: the font's own glyph for a cluster
- *   of one glyph at the pen, else a composite glyph appended to the subset (./truetype.ts).
- *   Several codes may share a glyph (the same glyph standing for different text, or with
- *   another advance).
- * - /W gives each code the cluster's advance from HarfBuzz (kerning included): a viewer's pen
- *   moves exactly as HarfBuzz's, so the content stream needs no positioning inside a line.
+ *   that is that glyph at the pen with its own advance, else a glyph made for the cluster
+ *   (./truetype.ts: a composite of HarfBuzz's glyphs) appended to the subset after every glyph
+ *   of the font. Several codes may share a glyph (the same glyph standing for different text).
+ * - /W gives each code the cluster's advance from HarfBuzz (kerning included), the same as its
+ *   glyph's advance in the font program: a viewer's pen moves exactly as HarfBuzz's, so the
+ *   content stream needs no positioning inside a line.
  * - /ToUnicode maps each code to the cluster's text (NFC), one to many characters: reading
  *   the codes in drawing order gives the text in logical order, in every reader, with no
  *   /ActualText (PDF 32000-1, 9.10.2). No entry is empty.
  * - The font program is a subset made by hb-subset (./subset.ts; glyph ids retained) plus the
  *   composites, named with the standard six-letter subset tag (`ABCDEF+NotoSansBengali-Regular`,
- *   the tag derived from the glyphs, so the same glyphs give the same tag).
+ *   the tag derived from the program, so the same glyphs give the same tag).
  */
 import { createHash } from 'node:crypto';
 import { PDFString } from 'pdf-lib';

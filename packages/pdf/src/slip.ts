@@ -9,8 +9,9 @@
  * (./tagged.ts): headings, paragraphs and tables in reading order, each text with its language.
  *
  * Cost model: a renderer instantiates HarfBuzz's WebAssembly modules and loads the font once,
- * and shapes every constant label once; per slip, HarfBuzz shapes the new strings (tens of
- * microseconds each) and hb-subset cuts the font down to the slip's glyphs.
+ * and shapes every constant label once (their clusters and codes kept too); per slip, HarfBuzz
+ * shapes the new strings (tens of microseconds each), hb-subset cuts the font down to the
+ * slip's glyphs and the clusters' composite glyphs are appended (./truetype.ts).
  */
 import { deflateSync } from 'node:zlib';
 import {
