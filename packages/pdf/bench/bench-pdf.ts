@@ -1,20 +1,31 @@
 /**
  * Salary slip rendering benchmark, one thread.
  *
- *   npm run bench:pdf [-- --slips 300 --warmup 100 --json]
+ *   npm run bench:pdf [-- --slips 300 --warmup 100 --baseline <git ref> --json]
  *
  * Slips vary like a real payroll: every slip has its own amounts, month and
  * employee code, and a Bengali/Latin name drawn from pools of common name
  * words (so words repeat across employees, as they do in a company). A second
  * pass gives every slip a never-seen Bengali name, the worst case for the
- * shaping cache. With --json the last line is
+ * shaping cache.
+ *
+ * With --baseline, the renderer of that commit (its packages/pdf/src, taken with `git archive`
+ * into node_modules/.cache/beton-pdf-baseline/<commit>/ so it loads the same dependencies)
+ * renders the same slips in the same process, alternating slip by slip with today's (the
+ * machine's load then weighs on both alike), and both are printed with their ratio.
+ *
+ * With --json the last line is
  * {"pdfMedianMs":..,"pdfP99Ms":..,"slipsPerSecondPerCore":..,"bytes":..,"coldNameMedianMs":..,"cpuMedianMs":..,
- *  "encryptedMedianMs":..,"encryptedCpuMedianMs":..}
- * (times in ms per slip, wall clock unless named cpu; bytes per PDF).
+ *  "encryptedMedianMs":..,"encryptedCpuMedianMs":..[,"baseline":{"commit":..,"pdfMedianMs":..,"cpuMedianMs":..,"bytes":..,
+ *  "coldNameMedianMs":..},"medianRatio":..,"cpuMedianRatio":..]}
+ * (times in ms per slip, wall clock unless named cpu; bytes per PDF; ratios today / baseline).
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { SlipRenderer } from '../src/index.ts';
+import type { SlipData, SlipRenderer } from '../src/index.ts';
 import { compileWasmWithLiftoffOnly } from '../src/wasm-tier.ts';
 
 // As the worker's render threads do, before HarfBuzz is compiled.
@@ -27,47 +38,85 @@ const { values: args } = parseArgs({
   options: {
     slips: { type: 'string', default: '300' },
     warmup: { type: 'string', default: '100' },
+    baseline: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 const SLIPS = Number(args.slips);
 const WARMUP = Number(args.warmup);
 
-async function measure(renderer: SlipRenderer, from: number, count: number, coldName: boolean, password?: string) {
-  const times: number[] = [];
-  const cpuTimes: number[] = [];
-  let bytes = 0;
-  for (let i = from; i < from + count; i++) {
-    const data = slip(i, coldName);
+/** The renderer of `ref` (a commit, tag or branch), from a copy of its source. */
+async function baselineRenderer(ref: string): Promise<{ commit: string; renderer: SlipRenderer }> {
+  const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
+  const dir = join(root, 'node_modules', '.cache', 'beton-pdf-baseline', commit);
+  if (!existsSync(join(dir, 'packages', 'pdf', 'src', 'index.ts'))) {
+    const partial = `${dir}.partial-${process.pid}`;
+    mkdirSync(partial, { recursive: true });
+    const archive = execFileSync('git', ['archive', commit, 'packages/pdf/src', 'packages/pdf/package.json'], { cwd: root });
+    execFileSync('tar', ['-x', '-C', partial], { input: archive });
+    renameSync(partial, dir);
+  }
+  const module = (await import(join(dir, 'packages', 'pdf', 'src', 'index.ts'))) as { createSlipRenderer: () => SlipRenderer };
+  return { commit, renderer: module.createSlipRenderer() };
+}
+
+interface Stats {
+  median: number;
+  p99: number;
+  mean: number;
+  cpuMedian: number;
+  bytes: number;
+}
+
+/**
+ * Renders slips `from`..`from + count` with each renderer, alternating renderers slip by slip
+ * (and which goes first), and returns each one's figures.
+ */
+async function measure(renderers: SlipRenderer[], from: number, count: number, coldName: boolean, password?: string): Promise<Stats[]> {
+  const times = renderers.map(() => [] as number[]);
+  const cpuTimes = renderers.map(() => [] as number[]);
+  const bytes = renderers.map(() => 0);
+  const one = async (r: number, data: SlipData) => {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    const rendered = await renderer.render(data);
-    // Protected slips (issue 22): the encryption step after the render, as the render thread runs it.
+    const rendered = await (renderers[r] as SlipRenderer).render(data);
+    // Protected slips: the encryption step after the render, as the render thread runs it.
     const pdf = password ? await encryptPdf(rendered, password) : rendered;
     const cpu = process.cpuUsage(cpu0);
-    times.push(performance.now() - t0);
-    cpuTimes.push((cpu.user + cpu.system) / 1000);
-    bytes += pdf.length;
+    (times[r] as number[]).push(performance.now() - t0);
+    (cpuTimes[r] as number[]).push((cpu.user + cpu.system) / 1000);
+    bytes[r] = (bytes[r] as number) + pdf.length;
+  };
+  for (let i = from; i < from + count; i++) {
+    const data = slip(i, coldName);
+    for (let k = 0; k < renderers.length; k++) await one((i + k) % renderers.length, data);
   }
   const quantile = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))] ?? Number.NaN;
-  return {
-    median: quantile(times, 0.5),
-    p99: quantile(times, 0.99),
-    mean: times.reduce((a, b) => a + b, 0) / times.length,
-    cpuMedian: quantile(cpuTimes, 0.5),
-    bytes: bytes / count,
-  };
+  return renderers.map((_, r) => {
+    const t = times[r] as number[];
+    return {
+      median: quantile(t, 0.5),
+      p99: quantile(t, 0.99),
+      mean: t.reduce((a, b) => a + b, 0) / t.length,
+      cpuMedian: quantile(cpuTimes[r] as number[], 0.5),
+      bytes: (bytes[r] as number) / count,
+    };
+  });
 }
 
 const t0 = performance.now();
 const renderer = createSlipRenderer();
 const setupMs = performance.now() - t0;
-await measure(renderer, 0, WARMUP, false);
+const baseline = args.baseline ? await baselineRenderer(args.baseline) : undefined;
+const renderers = baseline ? [renderer, baseline.renderer] : [renderer];
+await measure(renderers, 0, WARMUP, false);
 const layoutsBefore = renderer.stats.shaped;
-const warm = await measure(renderer, WARMUP, SLIPS, false);
+const [warm, warmBase] = await measure(renderers, WARMUP, SLIPS, false);
 const layoutsWarm = renderer.stats.shaped - layoutsBefore;
-const cold = await measure(renderer, 1_000_000, Math.min(SLIPS, 200), true);
-const encrypted = await measure(renderer, WARMUP, Math.min(SLIPS, 100), false, '05031990');
+const [cold, coldBase] = await measure(renderers, 1_000_000, Math.min(SLIPS, 200), true);
+const [encrypted] = await measure([renderer], WARMUP, Math.min(SLIPS, 100), false, '05031990');
+if (!warm || !cold || !encrypted) throw new Error('nothing measured');
 
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 const result = {
@@ -80,6 +129,19 @@ const result = {
   /** A password-protected slip: render + AES-256 encryption (packages/pdf/src/encrypt.ts). */
   encryptedMedianMs: round(encrypted.median),
   encryptedCpuMedianMs: round(encrypted.cpuMedian),
+  ...(baseline && warmBase && coldBase
+    ? {
+        baseline: {
+          commit: baseline.commit,
+          pdfMedianMs: round(warmBase.median),
+          cpuMedianMs: round(warmBase.cpuMedian),
+          bytes: Math.round(warmBase.bytes),
+          coldNameMedianMs: round(coldBase.median),
+        },
+        medianRatio: round(warm.median / warmBase.median, 3),
+        cpuMedianRatio: round(warm.cpuMedian / warmBase.cpuMedian, 3),
+      }
+    : {}),
 };
 
 console.log(`@beton/pdf slip benchmark: ${SLIPS} slips after ${WARMUP} warmup, one thread (${availableParallelism()} cores seen)`);
@@ -90,4 +152,11 @@ console.log(`  ${result.slipsPerSecondPerCore} slips/s per core, ${result.bytes}
 console.log(`  HarfBuzz shaping calls (cache misses) during the measured run: ${layoutsWarm}`);
 console.log(`  never-seen Bengali name on every slip: median ${result.coldNameMedianMs} ms, p99 ${round(cold.p99)} ms`);
 console.log(`  password-protected (render + AES-256): median ${result.encryptedMedianMs} ms, CPU ${result.encryptedCpuMedianMs} ms per slip`);
+if (baseline && warmBase && coldBase) {
+  console.log(
+    `  baseline ${baseline.commit.slice(0, 10)} on the same slips, alternating: median ${round(warmBase.median)} ms, CPU ${round(warmBase.cpuMedian)} ms,`,
+  );
+  console.log(`    ${Math.round(warmBase.bytes)} bytes per PDF, never-seen name ${round(coldBase.median)} ms`);
+  console.log(`  today / baseline: median x${result.medianRatio}, CPU median x${result.cpuMedianRatio}, bytes x${round(warm.bytes / warmBase.bytes, 3)}`);
+}
 if (args.json) console.log(JSON.stringify(result));

@@ -1,26 +1,32 @@
 /**
- * A TrueType font embedded in one PDF as a Type0 font (Identity-H) over a CIDFontType2 whose
- * CIDs are the font's own glyph ids (CIDToGIDMap /Identity, the subset keeps glyph ids): the
- * content stream shows exactly the glyph ids HarfBuzz returned.
+ * The slip's font embedded in one PDF: a Type0 font (Identity-H: two-byte codes) over a
+ * CIDFontType2 whose character codes are drawn clusters (./clusters.ts), one code per
+ * distinct cluster (numbered by the renderer's {@link CodeBook}, so that lines drawn on every
+ * slip keep their codes).
  *
- * - The font program is a subset made by hb-subset (./subset.ts), named with the standard
- *   six-letter subset tag (`ABCDEF+NotoSansBengali-Regular`, the tag derived from the glyph
- *   set, so the same glyphs give the same bytes).
- * - /W gives every used glyph its own advance (hmtx), which is where a viewer advances after
- *   a glyph; the drawing code starts a new positioned segment wherever HarfBuzz moved a glyph
- *   away from that (marks, reph, kerning).
- * - /ToUnicode maps each glyph that is some character's own glyph (the font's cmap) to that
- *   character. A cluster whose glyphs do not spell its text that way (a pre-base vowel drawn
- *   first, a reph, a conjunct ligature, half forms) carries its text in /ActualText spans
- *   (see slip.ts): text extraction and search return the text in logical order either way.
- *   Both depend only on the glyphs, so the same text gives the same PDF operators on every
- *   slip (the renderer caches them).
+ * - /CIDToGIDMap (a stream) maps each code to its glyph: the font's own glyph for a cluster
+ *   that is that glyph at the pen with its own advance, else a glyph made for the cluster
+ *   (./truetype.ts: a composite of HarfBuzz's glyphs) appended to the subset after every glyph
+ *   of the font. Several codes may share a glyph (the same glyph standing for different text).
+ * - /W gives each code the cluster's advance from HarfBuzz (kerning included), the same as its
+ *   glyph's advance in the font program: a viewer's pen moves exactly as HarfBuzz's, so the
+ *   content stream needs no positioning inside a line.
+ * - /ToUnicode maps each code to the cluster's text (NFC), one to many characters: reading
+ *   the codes in drawing order gives the text in logical order, in every reader, with no
+ *   /ActualText (PDF 32000-1, 9.10.2). No entry is empty.
+ * - The font program is a subset made by hb-subset (./subset.ts; glyph ids retained) plus the
+ *   composites, named with the standard six-letter subset tag (`ABCDEF+NotoSansBengali-Regular`,
+ *   the tag derived from the program, so the same glyphs give the same tag).
  */
 import { createHash } from 'node:crypto';
-import { PDFHexString, PDFString } from 'pdf-lib';
+import { PDFString } from 'pdf-lib';
 import type { PDFContext, PDFRef } from 'pdf-lib';
-import type { ShapedText, ShapingFont } from './shaping.ts';
+import type { DrawnCluster } from './clusters.ts';
+import type { ShapingFont } from './shaping.ts';
+import { PdfSyntax } from './raw-object.ts';
 import type { FontSubsetter } from './subset.ts';
+import { appendComposites } from './truetype.ts';
+import type { CompositeGlyph } from './truetype.ts';
 
 /** The FontDescriptor values of a font, in PDF glyph space (1/1000 em). */
 export interface FontMetrics {
@@ -50,113 +56,153 @@ export function fontMetrics(font: ShapingFont): FontMetrics {
   return { bbox, ascent: scale(hhea.getInt16(4)), descent: scale(hhea.getInt16(6)), capHeight, italicAngle, flags };
 }
 
-/** Six uppercase letters from the glyph set (PDF 32000-1, 9.6.4: subset tag). */
-function subsetTag(glyphs: readonly number[]): string {
-  const digest = createHash('sha256').update(Uint16Array.from(glyphs)).digest();
+/** Six uppercase letters from the font program (PDF 32000-1, 9.6.4: subset tag). */
+function subsetTag(program: Uint8Array): string {
+  const digest = createHash('sha256').update(program).digest();
   let tag = '';
   for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + ((digest[i] ?? 0) % 26));
   return tag;
 }
 
+const HEX = '0123456789ABCDEF';
+/** The first 4096 codes' hex, made once: a slip's codes are a few hundred, written per line. */
+const HEX4 = Array.from({ length: 4096 }, (_, n) => n.toString(16).toUpperCase().padStart(4, '0'));
+
+/** Four uppercase hex digits (a two-byte code). */
 export function hex4(n: number): string {
-  return n.toString(16).toUpperCase().padStart(4, '0');
+  return HEX4[n] ?? (HEX[(n >> 12) & 15] as string) + (HEX[(n >> 8) & 15] as string) + (HEX[(n >> 4) & 15] as string) + (HEX[n & 15] as string);
 }
 
-/** UTF-16BE hex of a string (surrogate pairs as they are). */
-function utf16Hex(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) out += hex4(text.charCodeAt(i));
-  return out;
-}
+/** Codes per bfchar block (the CMap syntax allows at most 100). */
+const BFCHAR_BLOCK = 100;
 
-/** A PDF text string (UTF-16BE with its byte order mark) as a hex string object. */
-export function pdfTextString(text: string): PDFHexString {
-  return PDFHexString.of(`FEFF${utf16Hex(text)}`);
-}
-
-/** End (UTF-16 index) of the text of glyph `i`'s cluster: where the next cluster starts. */
-export function clusterEnd(shaped: ShapedText, i: number): number {
-  const cluster = shaped.clusters[i] as number;
-  for (let j = i + 1; j < shaped.clusters.length; j++) {
-    const next = shaped.clusters[j] as number;
-    if (next > cluster) return next;
-  }
-  return shaped.text.length;
+/** A line's codes: the operand of its text-showing operator, and the codes in it. */
+interface ShownLine {
+  hex: string;
+  codes: Uint16Array;
 }
 
 /**
- * Which of glyphs `start..end` need an /ActualText span for `text` (the text of those
- * glyphs) to be extracted: none (`undefined`) when their ToUnicode entries spell it, in
- * order. Otherwise the glyphs between the longest prefix and suffix that the entries do
- * spell, with the text they stand for (the span is kept minimal: MuPDF, for one, matches
- * a span's prefix and suffix against the glyphs' own text itself, and repeats a matching
- * non-ASCII suffix).
+ * The character codes of one renderer's documents: each distinct cluster gets a code the first
+ * time a document draws it, and keeps it in the next documents, so a line drawn on every slip
+ * (the labels) has its operand made once, not per slip. Each document's font maps only the codes
+ * it uses. The book starts afresh between documents once it holds more than `limit` codes
+ * (names keep adding clusters): codes stay two bytes and the map of each font stays small.
  */
-export function actualText(
-  font: ShapingFont,
-  shaped: ShapedText,
-  start: number,
-  end: number,
-  text: string,
-): { start: number; end: number; text: string } | undefined {
-  const mapped = (i: number) => {
-    const cp = font.codePointOf(shaped.glyphs[i] as number);
-    return cp === undefined ? '' : String.fromCodePoint(cp);
-  };
-  let from = 0;
-  let to = text.length;
-  let a = start;
-  let b = end;
-  for (; a < b; a++) {
-    const m = mapped(a);
-    if (m === '' || !text.startsWith(m, from) || from + m.length > to) break;
-    from += m.length;
+export class CodeBook {
+  readonly #limit: number;
+  #byKey = new Map<string, number>();
+  /** The cluster of code c at c - 1 (code 0 is .notdef, never drawn). */
+  #clusters: DrawnCluster[] = [];
+  #lines = new WeakMap<readonly DrawnCluster[], ShownLine>();
+
+  /** @param limit codes kept across documents. Default 1024. */
+  constructor(limit = 1024) {
+    this.#limit = limit;
   }
-  for (; b > a; b--) {
-    const m = mapped(b - 1);
-    if (m === '' || !text.endsWith(m, to) || to - m.length < from) break;
-    to -= m.length;
+
+  /** How many codes are given out (the highest code). */
+  get size(): number {
+    return this.#clusters.length;
   }
-  if (a === b && from === to) return undefined;
-  if (a === b) return { start, end, text }; // no glyph left to carry the text
-  return { start: a, end: b, text: text.slice(from, to) };
+
+  /** The cluster a code stands for. */
+  cluster(code: number): DrawnCluster {
+    return this.#clusters[code - 1] as DrawnCluster;
+  }
+
+  /** Before a document: start afresh if the book grew past its limit. */
+  startDocument(): void {
+    if (this.#clusters.length <= this.#limit) return;
+    this.#byKey = new Map();
+    this.#clusters = [];
+    this.#lines = new WeakMap();
+  }
+
+  /** The codes of a line of clusters (the same array each time the same text is drawn). */
+  line(clusters: readonly DrawnCluster[]): ShownLine {
+    let line = this.#lines.get(clusters);
+    if (line) return line;
+    const codes = new Uint16Array(clusters.length);
+    let hex = '<';
+    clusters.forEach((cluster, i) => {
+      let code = this.#byKey.get(cluster.key);
+      if (code === undefined) {
+        this.#clusters.push(cluster);
+        code = this.#clusters.length;
+        if (code > 0xffff) throw new Error('CodeBook: more than 65535 distinct clusters in one document');
+        this.#byKey.set(cluster.key, code);
+      }
+      codes[i] = code;
+      hex += hex4(code);
+    });
+    line = { hex: `${hex}>`, codes };
+    this.#lines.set(clusters, line);
+    return line;
+  }
 }
 
-/** The glyphs one document uses from one font; written into the document by {@link finish}. */
+/** The clusters one document draws with one font; written into the document by {@link finish}. */
 export class PdfFont {
   readonly ref: PDFRef;
-  /**
-   * The same font with no character for any glyph (an empty ToUnicode): for glyphs drawn
-   * inside an /ActualText span, so that no extractor mixes their own characters into it.
-   */
-  readonly refInSpan: PDFRef;
   readonly #font: ShapingFont;
   readonly #subsetter: FontSubsetter;
   readonly #metrics: FontMetrics;
-  /** Glyph ids used in the document (.notdef always: a font program must have it). */
-  readonly #used = new Set<number>([0]);
+  readonly #book: CodeBook;
+  /** The codes of every line drawn. */
+  readonly #lines: Uint16Array[] = [];
 
-  constructor(context: PDFContext, font: ShapingFont, subsetter: FontSubsetter, metrics: FontMetrics) {
+  constructor(context: PDFContext, font: ShapingFont, subsetter: FontSubsetter, metrics: FontMetrics, book: CodeBook) {
     this.ref = context.nextRef();
-    this.refInSpan = context.nextRef();
     this.#font = font;
     this.#subsetter = subsetter;
     this.#metrics = metrics;
+    this.#book = book;
+    book.startDocument();
   }
 
-  /** Records the glyphs of `shaped` (the document's subset will have them). */
-  use(shaped: ShapedText): void {
-    for (const gid of shaped.glyphs) this.#used.add(gid);
+  /** The codes that draw `clusters`, as the hex string of a text-showing operator (`<...>`). */
+  codes(clusters: readonly DrawnCluster[]): string {
+    const line = this.#book.line(clusters);
+    this.#lines.push(line.codes);
+    return line.hex;
   }
 
-  /** Writes the subset font program and the font dictionaries into the document. */
+  /** Writes the font program and the font dictionaries into the document. */
   finish(context: PDFContext): void {
-    const glyphs = [...this.#used].sort((a, b) => a - b);
+    const book = this.#book;
+    const marked = new Uint8Array(book.size + 1);
+    for (const codes of this.#lines) for (const code of codes) marked[code] = 1;
+    const used: number[] = [];
+    for (let code = 1; code <= book.size; code++) if (marked[code]) used.push(code);
+    const clusters = used.map((code) => book.cluster(code));
+
+    const inSubset = new Uint8Array(this.#font.numGlyphs);
+    inSubset[0] = 1;
+    for (const c of clusters) for (const part of c.components) inSubset[part.gid] = 1;
+    const glyphs: number[] = [];
+    for (let gid = 0; gid < inSubset.length; gid++) if (inSubset[gid]) glyphs.push(gid);
+    const subset = this.#subsetter.subset(glyphs);
+    // Composites after every glyph of the full font: an id below that is always the font's own glyph.
+    const firstNew = this.#font.numGlyphs;
+    const composites: CompositeGlyph[] = [];
+    const compositeIds = new Map<string, number>();
+    const gidOf = clusters.map((c) => {
+      if (!c.composite) return c.gid;
+      let gid = compositeIds.get(c.glyphKey);
+      if (gid === undefined) {
+        gid = firstNew + composites.length;
+        composites.push(c.composite);
+        compositeIds.set(c.glyphKey, gid);
+      }
+      return gid;
+    });
+    const program = appendComposites(subset, composites, firstNew);
+
     const m = this.#metrics;
     const k = 1000 / this.#font.unitsPerEm;
-    const baseFont = `${subsetTag(glyphs)}+${this.#font.postScriptName}`;
-
-    const fontFile = context.register(context.flateStream(this.#subsetter.subset(glyphs)));
+    const baseFont = `${subsetTag(program)}+${this.#font.postScriptName}`;
+    const fontFile = context.register(context.flateStream(program));
     const descriptor = context.register(
       context.obj({
         Type: 'FontDescriptor',
@@ -171,19 +217,19 @@ export class PdfFont {
         FontFile2: fontFile,
       }),
     );
-
-    // /W as runs of consecutive glyph ids: [first [w w w] first [w] ...]
-    const widths: Array<number | number[]> = [];
-    let run: number[] = [];
-    let prev = -2;
-    for (const gid of glyphs) {
-      if (gid !== prev + 1) {
-        run = [];
-        widths.push(gid, run);
-      }
-      run.push(Math.round(this.#font.advanceOf(gid) * k));
-      prev = gid;
-    }
+    // CIDToGIDMap: the glyph of code c at bytes 2c, 2c + 1 (0, .notdef, for codes not used here).
+    const last = used[used.length - 1] ?? 0;
+    const map = new Uint8Array((last + 1) * 2);
+    // W: runs of consecutive codes, "first [w w ...]"; written as text (hundreds of numbers).
+    let widths = '[';
+    used.forEach((code, i) => {
+      const gid = gidOf[i] as number;
+      map[code * 2] = gid >> 8;
+      map[code * 2 + 1] = gid & 0xff;
+      const width = String(Math.round((clusters[i] as DrawnCluster).advance * k * 1000) / 1000);
+      widths += code === used[i - 1]! + 1 ? ` ${width}` : `${i > 0 ? ']' : ''}${code}[${width}`;
+    });
+    widths += used.length > 0 ? ']]' : ']';
     const cidFont = context.register(
       context.obj({
         Type: 'Font',
@@ -191,36 +237,28 @@ export class PdfFont {
         BaseFont: baseFont,
         CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 },
         FontDescriptor: descriptor,
-        W: widths,
-        CIDToGIDMap: 'Identity',
+        W: context.register(new PdfSyntax(widths)),
+        CIDToGIDMap: context.register(context.flateStream(map)),
       }),
     );
-
-    const entries: string[] = [];
-    for (const gid of glyphs) {
-      const cp = this.#font.codePointOf(gid);
-      if (cp !== undefined) entries.push(`<${hex4(gid)}> <${utf16Hex(String.fromCodePoint(cp))}>`);
+    let bfchar = '';
+    for (let i = 0; i < used.length; i += BFCHAR_BLOCK) {
+      const block = used.slice(i, i + BFCHAR_BLOCK);
+      bfchar += `${block.length} beginbfchar\n${block.map((code) => `<${hex4(code)}> <${book.cluster(code).textHex}>`).join('\n')}\nendbfchar\n`;
     }
-    const cmap = (entries: string[]) => {
-      let bfchar = '';
-      for (let i = 0; i < entries.length; i += 100) {
-        const block = entries.slice(i, i + 100);
-        bfchar += `${block.length} beginbfchar\n${block.join('\n')}\nendbfchar\n`;
-      }
-      return context.register(
-        context.flateStream(
-          '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
-            '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
-            '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n' +
-            '1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n' +
-            bfchar +
-            'endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n',
-        ),
-      );
-    };
-    const type0 = (toUnicode: PDFRef) =>
-      context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: baseFont, Encoding: 'Identity-H', DescendantFonts: [cidFont], ToUnicode: toUnicode });
-    context.assign(this.ref, type0(cmap(entries)));
-    context.assign(this.refInSpan, type0(cmap([])));
+    const toUnicode = context.register(
+      context.flateStream(
+        '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
+          '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
+          '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n' +
+          '1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n' +
+          bfchar +
+          'endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n',
+      ),
+    );
+    context.assign(
+      this.ref,
+      context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: baseFont, Encoding: 'Identity-H', DescendantFonts: [cidFont], ToUnicode: toUnicode }),
+    );
   }
 }

@@ -1,11 +1,20 @@
 /**
- * Hard Bengali strings for the shaping corpus test: real Bangladeshi names and words that
- * exercise conjuncts, reph, ra-phala, ya-phala, pre-base and split vowels, ঋ-kar,
- * chandrabindu, visarga, hasanta at word end, nukta letters (precomposed and decomposed),
- * ZWJ/ZWNJ, khanda ta, digits; plus (in the test) every month name and label on the slip.
+ * Hard Bengali strings for the shaping and text-layer corpus tests: real Bangladeshi names and
+ * words that exercise conjuncts, reph, ra-phala, ya-phala, ba-phala, pre-base and split
+ * vowels (also after conjuncts and with reph or ra-phala), ঋ-kar, chandrabindu, visarga,
+ * hasanta at word end, nukta letters (precomposed and decomposed), ZWJ/ZWNJ, khanda ta,
+ * digits, and Bengali mixed with English and digits; plus (in the tests) every month name and
+ * label on the slip.
  */
 
-/** Decomposed nukta letters: য + ◌়, ড + ◌়, ঢ + ◌় (NFD of য় ড় ঢ়). */
+/**
+ * Nukta letters written precomposed (U+09DF য়, U+09DC ড়, U+09DD ঢ়: what some keyboards and
+ * old data produce; NFC decomposes them, they are composition exclusions) and decomposed
+ * (য + ◌়, ড + ◌়, ঢ + ◌়: NFC, what most text is). Written as escapes: an editor may normalise.
+ */
+const YA_PRECOMPOSED = '\u09DF';
+const RRA_PRECOMPOSED = '\u09DC';
+const RHA_PRECOMPOSED = '\u09DD';
 const YA_NUKTA = '\u09AF\u09BC';
 const RRA_DECOMPOSED = '\u09A1\u09BC';
 const RHA_DECOMPOSED = '\u09A2\u09BC';
@@ -16,14 +25,17 @@ export const BENGALI_CORPUS: readonly string[] = [
   // ঢ after ট (the glyph-cache defect), nukta letters precomposed
   'ঢাকা',
   'ঢালী',
-  'দৃঢ়',
-  'আষাঢ়',
-  'রূঢ়',
-  'বড়ুয়া',
-  'বাড়ি',
-  'পড়া',
-  'ময়না',
-  'আয়েশা',
+  `দৃ${RHA_PRECOMPOSED}`,
+  `আষা${RHA_PRECOMPOSED}`,
+  `রূ${RHA_PRECOMPOSED}`,
+  `ব${RRA_PRECOMPOSED}ু${YA_PRECOMPOSED}া`,
+  `বা${RRA_PRECOMPOSED}ি`,
+  `প${RRA_PRECOMPOSED}া`,
+  `ম${YA_PRECOMPOSED}না`,
+  `আ${YA_PRECOMPOSED}েশা`,
+  `ক্র${YA_PRECOMPOSED}`,
+  `জানু${YA_PRECOMPOSED}ারি`,
+  `প্রৌ${RHA_PRECOMPOSED}`,
   'টাঙ্গাইল',
   'ঢেউ',
   // the same, decomposed
@@ -260,8 +272,112 @@ export const BENGALI_CORPUS: readonly string[] = [
   'মুশফিকুর রহিম',
   'জ্যোতির্ময়ী বড়ুয়া',
   'অর্পিতা শারমিন চৌধুরী',
+  // ba-phala
+  'স্বামী',
+  'দ্বিতীয়',
+  'বিশ্বাস',
+  'তত্ত্ব',
+  'জ্বর',
+  'উদ্বেগ',
+  'ধ্বনি',
+  'শ্বশুর',
+  'ত্বক',
+  'বিদ্বান্',
+  // more reph: over a conjunct, with ya-phala, with a pre-base or split vowel
+  'বর্ণ',
+  'গর্ব',
+  'মর্যাদা',
+  'কর্তব্য',
+  'নির্বাচন',
+  'দর্জি',
+  'চর্চা',
+  'সর্দার',
+  'দুর্নীতি',
+  'নির্দেশিকা',
+  'আর্দ্রতা',
+  'দৈর্ঘ্য',
+  'কর্মচারী',
+  'পর্যটন',
+  'মূর্তি',
+  'তর্কে',
+  'বর্ষো',
+  // ra-phala with pre-base and split vowels, ya-phala with split vowels
+  'প্রেম',
+  'গ্রেফতার',
+  'ক্রোধ',
+  'প্রৌঢ়',
+  'স্ত্রী',
+  'ভ্রমণ',
+  'শ্রেণি',
+  'ব্যোম',
+  'জ্যোৎস্না',
+  'ন্যায্য',
+  'বৈচিত্র্য',
+  'ঐক্য',
+  // split vowels after a single consonant and after conjuncts
+  'মোট',
+  'কোম্পানি',
+  'ক্ষোভ',
+  'স্তোত্র',
+  'ঘোষ',
+  'সৌরভ',
+  'নৌকা',
+  'মৌমাছি',
+  'কৌশল',
+  'যৌথ',
+  'বৈশাখ',
+  'মিঠাই',
+  'নিকেতন',
+  // more conjuncts
+  'আকাঙ্ক্ষা',
+  'শঙ্খ',
+  'কণ্ঠ',
+  'অন্ধকার',
+  'দম্ভ',
+  'নিষ্ঠা',
+  'অবস্থা',
+  'সম্প্রদায়',
+  'নিষ্ক্রিয়',
+  'যন্ত্রণা',
+  'বক্তৃতা',
+  // nukta letters decomposed in more places
+  `প${RRA_DECOMPOSED}া`,
+  `গা${RRA_DECOMPOSED}ি`,
+  `রূ${RHA_DECOMPOSED}`,
+  `ঘো${RRA_DECOMPOSED}া`,
+  `আষা${RHA_DECOMPOSED}ে`,
+  // more ZWJ / ZWNJ
+  `র${ZWJ}্যাম`,
+  `শ্${ZWNJ}ন`,
+  `ন্${ZWNJ}ন`,
+  `ক্${ZWNJ}ত`,
+  // chandrabindu with more vowels
+  'চাঁদনী',
+  'উঁচু',
+  'ছুঁয়ে',
+  'কুঁড়ি',
+  'সাঁতার',
+  'পৌঁছানো',
+  'ঘেঁষা',
+  // hasanta at word end
+  'মহান্',
+  'ভগবান্',
+  'জগৎ',
+  'শরৎ',
   // digits and mixed runs
   '০১২৩৪৫৬৭৮৯',
+  'Rahim রহিম',
+  'CEO মোহাম্মদ',
+  'ফ্ল্যাট 3B',
+  'রোড নং ১২',
+  'Block-C, মিরপুর ১০',
+  'ক্লাস 10',
+  'Room 301 কক্ষ',
+  'e-mail ইমেইল',
+  '৳১,০০০',
+  'বাড়ি #12/A',
+  'জিপিএ 5.00',
+  'Dhaka-1207 ঢাকা',
   '৳ ১,২৩,৪৫৬.৭৮',
   '৳ 52,300.00 (৫২,৩০০.০০)',
   'রহিম (Rahim) ২০২৬',

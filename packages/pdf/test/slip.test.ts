@@ -3,7 +3,7 @@
  * input, and pixel comparisons against stored reference images.
  *
  * PDFs are read back with MuPDF (`mupdf` from npm: text extraction and rasterising), so the
- * tests need nothing but npm.
+ * tests need nothing but npm; ./text-layer.test.ts reads the text with PDFium and pdf.js too.
  * Regenerate the references: UPDATE_REFERENCE=1 npx vitest run packages/pdf/test/slip.test.ts
  */
 import * as hb from 'harfbuzzjs';
@@ -117,6 +117,28 @@ describe('salary slip PDF', () => {
     }
   });
 
+  it('has a cross-reference table that points at every object (no reader has to repair it)', async () => {
+    const bytes = Buffer.from(await createSlipRenderer().render(sampleSlip())).toString('latin1');
+    const startXref = Number(/startxref\n(\d+)\n%%EOF$/u.exec(bytes)?.[1]);
+    const xref = /^xref\n0 (\d+)\n/u.exec(bytes.slice(startXref));
+    expect(xref).not.toBeNull();
+    const count = Number(xref?.[1]);
+    const entries = bytes
+      .slice(startXref + (xref?.[0].length ?? 0))
+      .split('\n')
+      .slice(0, count);
+    expect(entries[0]).toBe('0000000000 65535 f ');
+    let objects = 0;
+    entries.forEach((entry, n) => {
+      const [offset, , kind] = entry.split(' ');
+      if (kind !== 'n') return;
+      objects++;
+      expect(bytes.slice(Number(offset), Number(offset) + 20).startsWith(`${n} 0 obj\n`), `object ${n}`).toBe(true);
+    });
+    expect(objects).toBeGreaterThan(20);
+    expect(bytes).toMatch(new RegExp(`trailer\\n<<\\n/Size ${count}\\n/Root \\d+ 0 R\\n/Info \\d+ 0 R\\n>>`, 'u'));
+  });
+
   it('embeds one subset of the font, named with a six-letter subset tag', async () => {
     const renderer = createSlipRenderer();
     const a = await renderer.render(sampleSlip());
@@ -142,7 +164,7 @@ describe('salary slip PDF', () => {
     expect(gids).not.toContain(notdef);
     expect(gids).toContain(hbFont.nominalGlyph('ঢ'.codePointAt(0) as number));
     expect(lines(pdf)).toContain('ঢাকা আষাঢ় দৃঢ় ঢালী');
-    // Each glyph's own ToUnicode entry too (a reader that ignores /ActualText): ঢ keeps its code point.
+    // From the ToUnicode entries alone (the slip has no /ActualText): ঢ keeps its code point.
     expect(lines(pdf, 'ignore-actualtext')).toContain('ঢাকা আষাঢ় দৃঢ় ঢালী');
   });
 
