@@ -19,6 +19,8 @@
  * /proc: scripts/lib/cpu.ts), the other load on the machine, statements per slip
  * (pg_stat_statements) and the binding stage (docs/capacity.md), and writes the measured costs
  * to --costs (default .beton/bench-costs.json) for `beton plan`. --cpu-prof profiles each worker.
+ * Every run sets the pipeline's CPU per slip against the PDF's own CPU time (the renderer alone,
+ * in this process, after the run): the ratio, target <= 3, holds on a fast or a slow machine.
  * --explain: EXPLAIN (ANALYZE, BUFFERS, WAL) of a sample of the statements the run sent
  * (PostgreSQL's auto_explain in the bench's embedded server, --explain-rate of them, default
  * 0.01, logged into the server's jsonlog file): per statement its samples' time, buffers, WAL
@@ -362,16 +364,31 @@ async function main() {
 
   await Promise.all(workers.map((w) => w.stop(40_000)));
 
-  // The renderer alone, in this process on one core (what a render thread does per slip).
+  // The renderer alone, in this process on one core (what a render thread does per slip): its
+  // wall time per slip, and its CPU time (this process's user + system, every thread: zlib's
+  // included), summed over the warm renders — /proc counts CPU in ticks, so a mean over many
+  // renders, not a median of single ones. The pipeline's CPU per slip is set against the
+  // latter: a ratio that holds on a fast or a slow machine.
   const renderer = createSlipRenderer();
   const ids = (await db.pool.query<{ id: number }>('select id from employees order by id limit 200')).rows.map((r) => r.id);
   const direct: number[] = [];
+  let pdfCpuUs = 0;
   for (const [i, id] of ids.entries()) {
     const data = await loadSlipData(db.pool, id, MONTH);
     const t = performance.now();
+    const cpu0 = process.cpuUsage();
     await renderer.render(data);
-    if (i >= 20) direct.push(performance.now() - t); // after warm-up
+    const cpu = process.cpuUsage(cpu0);
+    if (i >= 20 || ids.length <= 20) {
+      // after warm-up (all of them in a run too small to have one)
+      direct.push(performance.now() - t);
+      pdfCpuUs += cpu.user + cpu.system;
+    }
   }
+  const pdfCpuMs = pdfCpuUs / 1000 / direct.length;
+  // Target: the whole pipeline costs at most 3 PDFs' worth of CPU per slip.
+  const PIPELINE_OVER_PDF_TARGET = 3;
+  const pipelineOverPdf = cpuMsPerSlip / pdfCpuMs;
 
   // The story's naive loop: render then send, one at a time, same provider parameters.
   provider.reset();
@@ -404,6 +421,7 @@ async function main() {
     ['fan-out (runPayroll, N render jobs)', `${fanoutSeconds} s`],
     ['render-slip job, median (job_attempts: load + render + store + enqueue)', `${round(render.median)} ms (p99 ${round(render.p99)} ms)`],
     ['PDF render alone, median (renderer in-process, one core, warm)', `${round(median(direct), 2)} ms`],
+    ['PDF render alone, CPU (user + system, mean of the warm renders above)', `${round(pdfCpuMs, 2)} ms`],
     ['render stage', `${round(renderPerSecond)} slips/s`],
     [
       'email stage (delivered per second)',
@@ -422,6 +440,10 @@ async function main() {
     ],
     ['binding stage', `${binding} — ${bindingWhy}`],
     ['CPU ms per slip (user + system, /proc), by process kind', `${cpuMsPerSlip} in all: ${kinds.map((k) => `${k} ${cpuPerSlip[k]}`).join(', ')}`],
+    [
+      "CPU per slip ÷ the PDF's own CPU (same run)",
+      `${round(cpuMsPerSlip, 2)} / ${round(pdfCpuMs, 2)} ms = ${round(pipelineOverPdf, 2)} (target ≤ ${PIPELINE_OVER_PDF_TARGET}: ${pipelineOverPdf <= PIPELINE_OVER_PDF_TARGET ? 'met' : 'MISSED'})`,
+    ],
     ...(postgresByRole
       ? [
           [
@@ -526,6 +548,7 @@ async function main() {
     statementsPerSlip: sqlTop.length ? round(sqlCalls / N, 1) : null,
     renderJobMs: round(render.median, 1),
     pdfRenderMs: round(median(direct), 2),
+    pdfRenderCpuMs: round(pdfCpuMs, 2),
     sendMs: round(email.median, 1),
     maxWorkerConnections: conns.max,
     peakWorkerRssMb: round(peakWorkerRssMb),
@@ -572,6 +595,8 @@ async function main() {
         emailConcurrency: CONCURRENCY,
         binding,
         cpuMsPerSlip,
+        pdfCpuMs: round(pdfCpuMs, 2),
+        cpuPerSlipOverPdf: round(pipelineOverPdf, 2),
         cpuMsPerSlipByKind: cpuPerSlip,
         ...(postgresByRole ? { postgresCpuMsPerSlipByRole: postgresByRole } : {}),
         statementsPerSlip: sqlTop.length ? round(sqlCalls / N, 1) : null,

@@ -56,6 +56,10 @@ describe('npm run bench (the pipeline, measured) and the planner', () => {
     const byKind = out.cpuMsPerSlipByKind as Record<string, number>;
     for (const kind of ['render', 'email', 'scheduler', 'postgres']) expect(byKind[kind], kind).toBeGreaterThan(0);
     expect(out.cpuMsPerSlip as number).toBeGreaterThan(byKind.render!);
+    // The pipeline's CPU per slip set against the PDF's own CPU time in the same run.
+    expect(out.pdfCpuMs as number).toBeGreaterThan(0);
+    expect(out.cpuPerSlipOverPdf as number).toBeCloseTo((out.cpuMsPerSlip as number) / (out.pdfCpuMs as number), 1);
+    expect(run.stdout).toMatch(/CPU per slip ÷ the PDF's own CPU \(same run\) +[\d.]+ \/ [\d.]+ ms = [\d.]+ \(target ≤ 3: (met|MISSED)\)/);
     // PostgreSQL's share by process (the bench's embedded server runs on this machine): the
     // client backends do work, and the living processes' roles, each counted once, fit in the
     // whole (`exited` is the remainder, so a process counted twice would make it negative).
