@@ -9,8 +9,8 @@
  * The queues (their settings and why they are fair: docs/benchmarks.md):
  * - Beton's engine (tracked jobs: a row, an attempt row per attempt, counters);
  * - raw graphile-worker, the engine Beton runs on (local queue, batched completion);
- * - BullMQ on Redis (completed jobs kept): REDIS_URL (default redis://127.0.0.1:6379), skipped
- *   with a line saying why when no Redis answers there;
+ * - BullMQ on Redis (completed jobs kept): the Redis at REDIS_URL (as the worker's limits use
+ *   it); skipped, with a line saying why, when REDIS_URL is not set or no Redis answers there;
  * - pg-boss (batches of `--local-queue`, settled per job).
  * The PostgreSQL queues use one server: DATABASE_URL's, or an embedded PostgreSQL started here.
  * Prints one table, and with --json a last line: per queue its rate's median and range and its
@@ -51,7 +51,7 @@ if (![N, ROUNDS, CONCURRENCY, LOCAL_QUEUE].every((n) => Number.isInteger(n) && n
   console.error(`bench:peers: --jobs, --rounds, --concurrency and --local-queue must be whole numbers >= 1\n${USAGE}`);
   process.exit(2);
 }
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.REDIS_URL || undefined;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const workload: Workload = { jobs: N, concurrency: CONCURRENCY, localQueue: LOCAL_QUEUE, log };
 
@@ -86,7 +86,7 @@ const spread = (xs: number[], digits: number) => {
 
 async function main() {
   const loadAtStart = os.loadavg();
-  const redis = await probeRedis(REDIS_URL);
+  const redis = REDIS_URL ? await probeRedis(REDIS_URL) : { error: 'REDIS_URL is not set' };
   const peers: Peer[] = [
     {
       id: 'beton-engine',
@@ -106,7 +106,7 @@ async function main() {
             id: 'bullmq' as const,
             label: `BullMQ ${version('bullmq')} on Redis ${redis.version}`,
             keeps: 'a hash per job + the completed set',
-            run: (_server: ScratchServer, round: number) => runBullmq(REDIS_URL, `peers-${process.pid}-r${round}`, workload),
+            run: (_server: ScratchServer, round: number) => runBullmq(REDIS_URL!, `peers-${process.pid}-r${round}`, workload),
           },
         ]
       : []),
@@ -119,7 +119,9 @@ async function main() {
   ];
   const skipped: Record<string, string> = {};
   if ('error' in redis) {
-    skipped.bullmq = `no Redis at ${REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')} (${redis.error}); set REDIS_URL to include BullMQ`;
+    skipped.bullmq = REDIS_URL
+      ? `no Redis answers at ${REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')} (${redis.error})`
+      : 'REDIS_URL is not set (e.g. REDIS_URL=redis://127.0.0.1:6379 npm run bench:peers)';
     log(`BullMQ skipped: ${skipped.bullmq}`);
   }
 
@@ -192,7 +194,7 @@ async function main() {
   console.log(row(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const l of lines) console.log(row(l));
-  for (const [id, why] of Object.entries(skipped)) console.log(`${id}: skipped — ${why}`);
+  if (skipped.bullmq) console.log(`BullMQ skipped: ${skipped.bullmq}`);
   if (values.json) {
     console.log(
       JSON.stringify({
