@@ -9,8 +9,9 @@
  * pass gives every slip a never-seen Bengali name, the worst case for the
  * shaping cache.
  *
- * With --baseline, the renderer of that commit (its packages/pdf/src, taken with `git archive`
- * into node_modules/.cache/beton-pdf-baseline/<commit>/ so it loads the same dependencies)
+ * With --baseline, the renderer of that commit (a full or abbreviated commit id, a branch or a
+ * tag; its packages/pdf/src read from the repository with isomorphic-git, no `git` program
+ * needed, into node_modules/.cache/beton-pdf-baseline/<commit>/ so it loads the same dependencies)
  * renders the same slips in the same process, alternating slip by slip with today's (the
  * machine's load then weighs on both alike), and both are printed with their ratio.
  *
@@ -20,10 +21,10 @@
  *  "coldNameMedianMs":..},"medianRatio":..,"cpuMedianRatio":..]}
  * (times in ms per slip, wall clock unless named cpu; bytes per PDF; ratios today / baseline).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import fs, { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import git from 'isomorphic-git';
 import { parseArgs } from 'node:util';
 import type { SlipData, SlipRenderer } from '../src/index.ts';
 import { compileWasmWithLiftoffOnly } from '../src/wasm-tier.ts';
@@ -45,16 +46,50 @@ const { values: args } = parseArgs({
 const SLIPS = Number(args.slips);
 const WARMUP = Number(args.warmup);
 
+/** `ref` as a commit id: a branch, a tag, a full or an abbreviated commit id. */
+async function resolveCommit(dir: string, ref: string): Promise<string> {
+  try {
+    return await git.resolveRef({ fs, dir, ref });
+  } catch {
+    if (!/^[0-9a-f]{4,40}$/i.test(ref)) throw new Error(`--baseline ${ref}: no such branch, tag or commit`);
+    try {
+      return await git.expandOid({ fs, dir, oid: ref.toLowerCase() });
+    } catch (error) {
+      throw new Error(`--baseline ${ref}: no such commit (${(error as Error).message})`, { cause: error });
+    }
+  }
+}
+
+/** Writes the files under `prefix` of `commit`'s tree into `target`, keeping their paths. */
+async function checkoutPaths(root: string, commit: string, prefixes: string[], target: string): Promise<void> {
+  await git.walk({
+    fs,
+    dir: root,
+    trees: [git.TREE({ ref: commit })],
+    map: async (filepath, [entry]) => {
+      if (!entry || filepath === '.') return true;
+      const inside = prefixes.some((p) => filepath === p || filepath.startsWith(`${p}/`));
+      const above = prefixes.some((p) => p.startsWith(`${filepath}/`));
+      if (!inside && !above) return null; // skip this subtree
+      if ((await entry.type()) === 'blob' && inside) {
+        const file = join(target, filepath);
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, (await entry.content())!);
+      }
+      return true;
+    },
+  });
+}
+
 /** The renderer of `ref` (a commit, tag or branch), from a copy of its source. */
 async function baselineRenderer(ref: string): Promise<{ commit: string; renderer: SlipRenderer }> {
-  const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
-  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
+  const root = await git.findRoot({ fs, filepath: import.meta.dirname });
+  const commit = await resolveCommit(root, ref);
   const dir = join(root, 'node_modules', '.cache', 'beton-pdf-baseline', commit);
   if (!existsSync(join(dir, 'packages', 'pdf', 'src', 'index.ts'))) {
     const partial = `${dir}.partial-${process.pid}`;
     mkdirSync(partial, { recursive: true });
-    const archive = execFileSync('git', ['archive', commit, 'packages/pdf/src', 'packages/pdf/package.json'], { cwd: root });
-    execFileSync('tar', ['-x', '-C', partial], { input: archive });
+    await checkoutPaths(root, commit, ['packages/pdf/src', 'packages/pdf/package.json'], partial);
     renameSync(partial, dir);
   }
   const module = (await import(join(dir, 'packages', 'pdf', 'src', 'index.ts'))) as { createSlipRenderer: () => SlipRenderer };
@@ -108,7 +143,12 @@ async function measure(renderers: SlipRenderer[], from: number, count: number, c
 const t0 = performance.now();
 const renderer = createSlipRenderer();
 const setupMs = performance.now() - t0;
-const baseline = args.baseline ? await baselineRenderer(args.baseline) : undefined;
+const baseline = args.baseline
+  ? await baselineRenderer(args.baseline).catch((error: unknown) => {
+      console.error(`bench:pdf: ${(error as Error).message}`);
+      process.exit(2);
+    })
+  : undefined;
 const renderers = baseline ? [renderer, baseline.renderer] : [renderer];
 await measure(renderers, 0, WARMUP, false);
 const layoutsBefore = renderer.stats.shaped;
