@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { generatePassword, hashPassword } from './password.ts';
 import { generateAcceptedPassword } from './password-policy.ts';
 import type { Pool } from './pool.ts';
+import { companyName } from './sql/companies.ts';
 
 export type Role = 'HR' | 'ADMIN';
 
@@ -49,10 +50,10 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
     );
   }
   const user = parsed.data;
-  const company = user.companyId ? (await pool.query<{ name: string }>(`select name from companies where id = $1`, [user.companyId])).rows[0] : undefined;
-  if (user.companyId && !company) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
+  const company = user.companyId ? { name: await companyName(pool, user.companyId) } : undefined;
+  if (user.companyId && !company?.name) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
   // Held to the rule a chosen password meets (password-policy.ts), with the new user's own words.
-  const oneTimePassword = await generateAcceptedPassword({ email: user.email, name: user.name, company: company?.name }, () => generatePassword());
+  const oneTimePassword = await generateAcceptedPassword({ email: user.email, name: user.name, company: company?.name ?? undefined }, () => generatePassword());
   const hash = await hashPassword(oneTimePassword);
   const id = randomUUID();
   await inTransaction(pool, undefined, async (client) => {
@@ -108,4 +109,15 @@ export async function listUsers(pool: Pool): Promise<UserRow[]> {
     createdAt: r.created_at,
     activeSessions: r.sessions,
   }));
+}
+
+/**
+ * The user changed their password: a one-time password no longer binds them
+ * (`must_change_password` cleared), audited as 'change-password' in the same transaction.
+ */
+export async function markPasswordChanged(pool: Pool, userId: string, actor: string): Promise<void> {
+  await inTransaction(pool, undefined, async (client) => {
+    await client.query(`update users set must_change_password = false where id = $1`, [userId]);
+    await writeAudit(client, actor, 'change-password', { userId });
+  });
 }
