@@ -66,8 +66,6 @@ const SQL_OUTSIDE_SQL_MODULES = [
   'packages/dashboard/src/runs.ts',
   'packages/dashboard/src/delivery.ts',
   'packages/dashboard/src/months.ts',
-  'packages/dashboard/src/slip-code.ts',
-  'packages/dashboard/src/date-of-birth.ts',
   'packages/dashboard/src/exports/*.ts',
   'packages/people/src/employees.ts',
   'packages/people/src/salary.ts',
