@@ -59,8 +59,6 @@ const SQL_OUTSIDE_SQL_MODULES = [
   'packages/db/src/migrate.ts',
   'packages/db/src/bootstrap.ts',
   'packages/db/src/seed.ts',
-  'packages/db/src/users.ts',
-  'packages/db/src/actors.ts',
   'packages/dashboard/src/admin.ts',
   'packages/dashboard/src/employees.ts',
   'packages/dashboard/src/runs.ts',
