@@ -62,7 +62,6 @@ const SQL_OUTSIDE_SQL_MODULES = [
   'packages/dashboard/src/admin.ts',
   'packages/dashboard/src/employees.ts',
   'packages/dashboard/src/runs.ts',
-  'packages/dashboard/src/delivery.ts',
   'packages/dashboard/src/months.ts',
   'packages/dashboard/src/exports/*.ts',
   'packages/people/src/employees.ts',
