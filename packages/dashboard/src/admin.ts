@@ -1,5 +1,6 @@
 import { describeActor, inTransaction, writeAudit, type Actor } from '@beton/db';
 import { prismaFor } from '@beton/db/client';
+import { companyNames, companySchedule, companySchedules } from '@beton/db/sql/companies';
 import {
   DEFAULT_STALE_HEARTBEAT_MS,
   definitionSchedules,
@@ -162,9 +163,9 @@ export async function failedFacets(
       `select last_error_code as code, count(*)::int as n from jobs where ${failedJobsWhere()} group by 1 order by 2 desc`,
     ),
     pool.query<{ task_name: string }>(`select distinct task_name from jobs where ${failedJobsWhere()} order by 1`),
-    pool.query<{ id: string; name: string }>(`select id, name from companies order by name`),
+    companyNames(pool),
   ]);
-  return { errorCodes: codes.rows, tasks: tasks.rows.map((r) => r.task_name), companies: companies.rows };
+  return { errorCodes: codes.rows, tasks: tasks.rows.map((r) => r.task_name), companies };
 }
 
 /**
@@ -583,7 +584,7 @@ export interface ScheduleView {
 export async function listSchedules(pool: Pool, now = new Date()): Promise<ScheduleView[]> {
   const db = prismaFor(pool);
   const [companies, last, running] = await Promise.all([
-    db.company.findMany({ select: { id: true, name: true, payrollSchedule: true, timeZone: true }, orderBy: { name: 'asc' } }),
+    companySchedules(pool),
     db.scheduleRun.groupBy({ by: ['scheduleId'], _max: { dueAt: true } }),
     runningScheduleCrons(pool),
   ]);
@@ -646,9 +647,7 @@ export type RunNowPlan =
 async function payrollCompany(pool: Pool, scheduleId: string): Promise<{ id: string; name: string; timeZone: string }> {
   const companyId = scheduleId.slice('payroll:'.length);
   // Not a uuid: no such company (a uuid column refuses the comparison).
-  const company = UUID.test(companyId)
-    ? await prismaFor(pool).company.findUnique({ where: { id: companyId }, select: { id: true, name: true, timeZone: true } })
-    : null;
+  const company = UUID.test(companyId) ? await companySchedule(pool, companyId) : null;
   if (!company) throw notFound('Schedule');
   return company;
 }

@@ -3,15 +3,15 @@
  * optional Reply-To) and lists them; the company's HR or an admin turns password-protected
  * slips on or off. Every change is audited.
  */
-import { SLIP_PASSWORD_SOURCES, SLIP_PASSWORD_SQL, type SlipPasswordSource } from '@beton/payroll/slip-password';
-import { writeAudit } from '@beton/db/transaction';
+import { SLIP_PASSWORD_SOURCES, type SlipPasswordSource } from '@beton/payroll/slip-password';
+import { COMPANY_DEFAULTS as DEFAULTS } from '@beton/db/company-defaults';
+import * as companies from '@beton/db/sql/companies';
+import { inTransaction, writeAudit } from '@beton/db/transaction';
 import { nextDueTimes } from '@beton/jobs/schedules';
 import { z } from 'zod';
 import { AppError, notFound } from './errors.ts';
+import { countActiveWithoutSlipPassword, countWithoutDateOfBirth } from './sql/protected-slips.ts';
 import type { Pool } from './types.ts';
-import { prismaFor } from '@beton/db/client';
-
-const DEFAULTS = { timeZone: 'Asia/Dhaka', payrollSchedule: '0 2 1 * *', deadline: '09:00' } as const;
 
 export const newCompanyInput = z.object({
   name: z.string().trim().min(1, 'Enter the company name').max(200),
@@ -77,35 +77,17 @@ export async function createCompany(pool: Pool, raw: NewCompany, actor: string):
   }
   const input = parsed.data;
   const errors = scheduleErrors(input);
-  const exists = await pool.query(`select 1 from companies where lower(name) = lower($1)`, [input.name]);
-  if (exists.rowCount) errors.name = 'A company of this name exists';
+  if (await companies.companyNameTaken(pool, input.name)) errors.name = 'A company of this name exists';
   if (Object.keys(errors).length) throw new AppError(errors.name ? 'CONFLICT' : 'INVALID_INPUT', Object.values(errors)[0]!, errors);
-  const { rows } = await pool.query<{ id: string }>(
-    `insert into companies (name, time_zone, payroll_schedule, deadline, reply_to_email, protect_slips) values ($1, $2, $3, $4, $5, $6) returning id`,
-    [input.name, input.timeZone, input.payrollSchedule, input.deadline, input.replyToEmail ?? null, input.protectSlips],
-  );
-  const id = rows[0]!.id;
-  await writeAudit(pool, actor, 'create-company', { companyId: id, ...input });
+  const id = await inTransaction(pool, undefined, async (client) => {
+    const id = await companies.insertCompany(client, { ...input, replyToEmail: input.replyToEmail ?? null });
+    await writeAudit(client, actor, 'create-company', { companyId: id, ...input });
+    return id;
+  });
   return getCompany(pool, id);
 }
 
-const SELECT = `select c.id, c.name, c.time_zone, c.payroll_schedule, c.deadline, c.reply_to_email, c.protect_slips, c.slip_password, c.created_at,
-  (select count(*)::int from employees e where e.company_id = c.id) as employees,
-  (select count(*)::int from users u where u.company_id = c.id and u.role = 'HR') as hr_users
-  from companies c`;
-type Row = {
-  id: string;
-  name: string;
-  time_zone: string;
-  payroll_schedule: string;
-  deadline: string;
-  reply_to_email: string | null;
-  protect_slips: boolean;
-  slip_password: SlipPasswordSource;
-  created_at: Date;
-  employees: number;
-  hr_users: number;
-};
+type Row = companies.CompanyRow;
 const view = (r: Row): CompanyView => ({
   id: r.id,
   name: r.name,
@@ -114,18 +96,18 @@ const view = (r: Row): CompanyView => ({
   deadline: r.deadline,
   replyToEmail: r.reply_to_email,
   protectSlips: r.protect_slips,
-  slipPassword: r.slip_password,
+  slipPassword: r.slip_password as SlipPasswordSource,
   employees: r.employees,
   hrUsers: r.hr_users,
   createdAt: r.created_at,
 });
 
 export async function listCompanies(pool: Pool): Promise<CompanyView[]> {
-  return (await pool.query<Row>(`${SELECT} order by c.name`)).rows.map(view);
+  return (await companies.companyRows(pool)).map(view);
 }
 
 export async function getCompany(pool: Pool, companyId: string): Promise<CompanyView> {
-  const r = (await pool.query<Row>(`${SELECT} where c.id = $1`, [companyId])).rows[0];
+  const r = await companies.companyRow(pool, companyId);
   if (!r) throw notFound('Company');
   return view(r);
 }
@@ -137,13 +119,11 @@ export async function setProtectSlips(
   protectSlips: boolean,
   actor: string,
 ): Promise<{ protectSlips: boolean; withoutDateOfBirth: number; withoutSlipPassword: number }> {
-  const { rows } = await pool.query<{ before: boolean }>(
-    `update companies c set protect_slips = $2 from (select protect_slips as before from companies where id = $1 for update) old
-     where c.id = $1 returning old.before`,
-    [companyId, protectSlips],
-  );
-  if (!rows[0]) throw notFound('Company');
-  await writeAudit(pool, actor, 'set-protect-slips', { companyId, protectSlips, before: rows[0].before });
+  await inTransaction(pool, undefined, async (client) => {
+    const old = await companies.updateProtectSlips(client, companyId, protectSlips);
+    if (!old) throw notFound('Company');
+    await writeAudit(client, actor, 'set-protect-slips', { companyId, protectSlips, before: old.before });
+  });
   return {
     protectSlips,
     withoutDateOfBirth: await employeesWithoutDateOfBirth(pool, companyId),
@@ -162,46 +142,41 @@ export async function setSlipPassword(
   source: SlipPasswordSource,
   actor: string,
 ): Promise<{ slipPassword: SlipPasswordSource; withoutSlipPassword: number }> {
-  const { rows } = await pool.query<{ before: string }>(
-    `update companies c set slip_password = $2 from (select slip_password as before from companies where id = $1 for update) old
-     where c.id = $1 returning old.before`,
-    [companyId, source],
-  );
-  if (!rows[0]) throw notFound('Company');
-  await writeAudit(pool, actor, 'set-slip-password', { companyId, slipPassword: source, before: rows[0].before });
+  await inTransaction(pool, undefined, async (client) => {
+    const old = await companies.updateSlipPassword(client, companyId, source);
+    if (!old) throw notFound('Company');
+    await writeAudit(client, actor, 'set-slip-password', { companyId, slipPassword: source, before: old.before });
+  });
   return { slipPassword: source, withoutSlipPassword: await employeesWithoutSlipPassword(pool, companyId) };
 }
 
 /** Active employees whose protected slip could not be made under the company's rule (no slip code, or no date of birth). */
-export async function employeesWithoutSlipPassword(pool: Pool, companyId: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `select count(*)::int as n from employees e join companies c on c.id = e.company_id
-     where e.company_id = $1 and e.deactivated_at is null and (${SLIP_PASSWORD_SQL}) is null`,
-    [companyId],
-  );
-  return rows[0]?.n ?? 0;
+export function employeesWithoutSlipPassword(pool: Pool, companyId: string): Promise<number> {
+  return countActiveWithoutSlipPassword(pool, companyId);
 }
 
 /** Employees who cannot get a protected slip (no date of birth): the settings page warns about them. */
-export async function employeesWithoutDateOfBirth(pool: Pool, companyId: string): Promise<number> {
-  return (
-    (await pool.query<{ n: number }>(`select count(*)::int as n from employees where company_id = $1 and date_of_birth is null`, [companyId])).rows[0]?.n ?? 0
-  );
+export function employeesWithoutDateOfBirth(pool: Pool, companyId: string): Promise<number> {
+  return countWithoutDateOfBirth(pool, companyId);
 }
 
-const COMPANY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** How many companies there are (the CLI's payroll refuses an empty database). */
-export async function countCompanies(pool: Pool): Promise<number> {
-  return prismaFor(pool).company.count();
+export function countCompanies(pool: Pool): Promise<number> {
+  return companies.countCompanies(pool);
 }
 
 /** A company by its id (a uuid) or its exact name; null when none, or several, have that name. */
 export async function findCompany(pool: Pool, idOrName: string): Promise<{ id: string; name: string } | null> {
-  const rows = await prismaFor(pool).company.findMany({
-    where: COMPANY_ID.test(idOrName) ? { id: idOrName } : { name: idOrName },
-    select: { id: true, name: true },
-    take: 2,
-  });
+  const rows = await companies.companiesByIdOrName(pool, idOrName);
   return rows.length === 1 ? rows[0]! : null;
+}
+
+/** Every company's id and name, by name (the admin's filters and pickers). */
+export function companyNames(pool: Pool): Promise<Array<{ id: string; name: string }>> {
+  return companies.companyNames(pool);
+}
+
+/** The name of a user's company (null for an admin, who has none), for the pages that show it. */
+export async function companyNameOf(pool: Pool, companyId: string | null): Promise<string | null> {
+  return companyId ? companies.companyName(pool, companyId) : null;
 }

@@ -8,6 +8,7 @@ import { queuePauses, resumeQueue } from '@beton/jobs/client';
 import { FINAL_STATES, webhookCounts } from '@beton/payroll/events';
 import { z } from 'zod';
 import { notFound } from './errors.ts';
+import { addressToFixRows, employeeEventRows, employeeOfCompany, runDeliveryCountsRow, runOfCompany, unknownOutcomeSums } from './sql/deliveries.ts';
 
 export const deliveryCountsOutput = z.object({
   delivered: z.number(),
@@ -20,16 +21,8 @@ export type DeliveryCounts = z.infer<typeof deliveryCountsOutput>;
 
 /** A run's slips by delivery truth. `awaiting`: accepted (or its send's outcome unknown) with no final event yet. */
 export async function runDeliveryCounts(pool: Pool, companyId: string, runId: string): Promise<DeliveryCounts> {
-  const run = await pool.query(`select 1 from payroll_runs where id = $1 and company_id = $2`, [runId, companyId]);
-  if (!run.rowCount) throw notFound('payroll run');
-  const { rows } = await pool.query<DeliveryCounts>(
-    `select count(*) filter (where event_state = 'delivered')::int as delivered, count(*) filter (where event_state = 'bounced')::int as bounced,
-            count(*) filter (where event_state = 'dropped')::int as dropped, count(*) filter (where event_state = 'spam_report')::int as "spamReports",
-            count(*) filter (where (status = 'sent' or outcome_unknown_since is not null) and (event_state is null or not (event_state = any($2::text[]))))::int as awaiting
-     from email_deliveries where payroll_run_id = $1`,
-    [runId, FINAL_STATES],
-  );
-  return rows[0]!;
+  if (!(await runOfCompany(pool, companyId, runId))) throw notFound('payroll run');
+  return runDeliveryCountsRow(pool, runId, FINAL_STATES);
 }
 
 export const addressToFixOutput = z.object({
@@ -43,29 +36,15 @@ export const addressToFixOutput = z.object({
 
 /** Employees whose latest email bounced or was dropped, to an address they still have: HR fixes these, then resends. */
 export async function addressesToFix(pool: Pool, companyId: string): Promise<Array<z.infer<typeof addressToFixOutput>>> {
-  const { rows } = await pool.query<z.infer<typeof addressToFixOutput>>(
-    `select distinct on (e.id) e.id as "employeeId", e.name_latin as name, e.email, d.event_state as state, d.event_reason as reason, d.event_at as at
-     from email_deliveries d join employees e on e.id = d.employee_id
-     where d.company_id = $1 and d.event_state in ('bounced', 'dropped') and lower(d.recipient) = lower(e.email)
-     order by e.id, d.event_at desc nulls last limit 200`,
-    [companyId],
-  );
-  return rows;
+  return addressToFixRows(pool, companyId);
 }
 
 export const deliveryEventOutput = z.object({ key: z.string(), event: z.string(), email: z.string(), reason: z.string().nullable(), at: z.date() });
 
 /** Every stored Event Webhook event of an employee's emails, oldest first. */
 export async function employeeDeliveryEvents(pool: Pool, companyId: string, employeeId: number): Promise<Array<z.infer<typeof deliveryEventOutput>>> {
-  const e = await pool.query(`select 1 from employees where id = $1 and company_id = $2`, [employeeId, companyId]);
-  if (!e.rowCount) throw notFound('employee');
-  const { rows } = await pool.query<z.infer<typeof deliveryEventOutput>>(
-    `select ev.idempotency_key as key, ev.event, ev.email, ev.reason, ev.occurred_at as at
-     from email_deliveries d join email_events ev on ev.idempotency_key = d.idempotency_key
-     where d.employee_id = $1 order by ev.occurred_at, ev.received_at limit 500`,
-    [employeeId],
-  );
-  return rows;
+  if (!(await employeeOfCompany(pool, companyId, employeeId))) throw notFound('employee');
+  return employeeEventRows(pool, employeeId);
 }
 
 export const emailAccountOutput = z.object({
@@ -77,17 +56,11 @@ export const emailAccountOutput = z.object({
 
 /** The admin's email panel: the queue's pause (why, since when), possible duplicates, the webhook's counters. */
 export async function emailAccountStatus(pool: Pool): Promise<z.infer<typeof emailAccountOutput>> {
-  const [pauses, counts, sums] = await Promise.all([
-    queuePauses(pool),
-    webhookCounts(pool),
-    pool.query<{ resent: number; unknown: number }>(
-      `select coalesce(sum(resent_after_unknown), 0)::int as resent, count(*) filter (where outcome_unknown_since is not null)::int as unknown from email_deliveries`,
-    ),
-  ]);
+  const [pauses, counts, sums] = await Promise.all([queuePauses(pool), webhookCounts(pool), unknownOutcomeSums(pool)]);
   return {
     paused: pauses.find((p) => p.queue === 'send-email') ?? null,
-    resentAfterUnknown: sums.rows[0]!.resent,
-    unknownNow: sums.rows[0]!.unknown,
+    resentAfterUnknown: sums.resent,
+    unknownNow: sums.unknown,
     webhook: counts,
   };
 }

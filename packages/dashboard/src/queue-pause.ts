@@ -7,6 +7,7 @@
  */
 import { describeActors, type Pool } from '@beton/db';
 import { actorOutput } from '@beton/db/actors';
+import { writeAudit } from '@beton/db/transaction';
 import { pauseQueue, queuePauses, resumeQueue } from '@beton/jobs/client';
 import { z } from 'zod';
 import { AppError } from './errors.ts';
@@ -44,7 +45,7 @@ export async function listQueuePauses(pool: Pool): Promise<QueuePauseView[]> {
 export async function pauseQueueByAdmin(pool: Pool, queue: string, actor: string): Promise<{ paused: boolean }> {
   knownQueue(queue);
   const paused = await pauseQueue(pool, { queue, reason: `paused by ${actor}`, errorCode: MANUAL_PAUSE_CODE, pausedBy: actor });
-  if (paused) await pool.query(`insert into audit_log (actor, action, details) values ($1, 'pause-queue', $2)`, [actor, JSON.stringify({ queue })]);
+  if (paused) await writeAudit(pool, actor, 'pause-queue', { queue });
   return { paused };
 }
 

@@ -1,6 +1,8 @@
 import { renderSlipJob as renderSlip, sendReminderEmailJob as sendReminderEmail, sendSlipEmailJob as sendSlipEmail } from '@beton/payroll/jobs';
 import { RUNNING_JOBS_FROM, staleRunningCondition, staleThresholdMsSql, strandedWaitingFrom, stuckAfterSecondsSql } from '@beton/jobs/job-conditions';
 import { DEFAULT_STALE_HEARTBEAT_MS } from '@beton/jobs/sweeper';
+import { OPEN_STATUSES } from '@beton/jobs/client';
+import { statusListSql } from '@beton/db/status-machine';
 import { remindersAt } from '@beton/payroll/actions';
 import { slipDeadline } from '@beton/payroll/month';
 import { describeActors, type Actor } from '@beton/db';
@@ -14,6 +16,8 @@ import { emptyCounts, type Pool, type StatusCounts } from './types.ts';
 export const SLIP_RENDER_TASK = renderSlip.name;
 export const SLIP_EMAIL_TASK = sendSlipEmail.name;
 export const REMINDER_TASK = sendReminderEmail.name;
+/** The engine's open statuses (queued, running, retrying) as an SQL list. */
+const OPEN_JOBS_SQL = statusListSql(OPEN_STATUSES);
 /** A run's own rate is measured over at most this window (since its first slip went, if later). */
 export const THROUGHPUT_WINDOW_S = 300;
 /** A rate measured over less than this is not shown (a couple of slips over a second says nothing). */
@@ -356,7 +360,7 @@ async function progressOf(pool: Pool, companyId: string | null, runs: RunRow[], 
     (activeRuns ??= pool
       .query<{ run: string; open: number; total: number }>(
         `select r.id as run, r.employee_count as total,
-              coalesce(sum(c.n) filter (where c.status in ('queued', 'running', 'retrying')), 0)::int as open
+              coalesce(sum(c.n) filter (where c.status in ${OPEN_JOBS_SQL}), 0)::int as open
        from payroll_runs r left join run_job_counts c on c.payroll_run_id = r.id and c.task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}')
        where r.status = 'running' group by r.id`,
       )
@@ -505,7 +509,7 @@ export async function openRunsSlack(pool: Pool, now = new Date()): Promise<Array
   const { rows } = await pool.query<RunRow & { company_id: string }>(
     `select ${RUN_COLUMNS}, r.company_id from payroll_runs r join companies c on c.id = r.company_id
      where r.id in (select payroll_run_id from run_job_counts
-                    where task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}') and status in ('queued', 'running', 'retrying') and n > 0)`,
+                    where task_name in ('${SLIP_RENDER_TASK}', '${SLIP_EMAIL_TASK}') and status in ${OPEN_JOBS_SQL} and n > 0)`,
   );
   const progress = await progressOf(pool, null, rows, now);
   return progress

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { Pool, PoolClient } from './pool.ts';
+import { userNamesByEmail } from './sql/users.ts';
 
 export const actorOutput = z.discriminatedUnion('kind', [
   /** A console user: their name (their email when the user was since deleted). */
@@ -28,10 +29,7 @@ export async function describeActors(db: Pool | PoolClient, actors: ReadonlyArra
   const emails = distinct.flatMap((a) => PERSON.exec(a)?.[2]?.toLowerCase() ?? []);
   const names = new Map<string, string>();
   if (emails.length) {
-    const { rows } = await db.query<{ email: string; name: string }>(`select lower(email) as email, name from users where lower(email) = any($1::text[])`, [
-      emails,
-    ]);
-    for (const r of rows) names.set(r.email, r.name);
+    for (const r of await userNamesByEmail(db, emails)) names.set(r.email, r.name);
   }
   const out = new Map<string, Actor>();
   for (const a of distinct) {

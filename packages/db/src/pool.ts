@@ -58,6 +58,11 @@ export async function checkDatabase(url: string, timeoutMs = 5000): Promise<void
   }
 }
 
+/** Resolves when the pool's database answers a query (a health check); throws the pool's error otherwise. */
+export async function pingDatabase(pool: Pool): Promise<void> {
+  await pool.query('select 1');
+}
+
 const preparedNames = new Map<string, string>();
 
 /**

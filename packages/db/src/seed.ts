@@ -3,6 +3,8 @@ import { generatePassword, hashPassword } from './password.ts';
 import type { Pool } from './pool.ts';
 import { COMPANY_KINDS, COMPANY_WORDS, FAMILY_NAMES, GIVEN_NAMES } from './names.ts';
 import { pick, prng } from './random.ts';
+import { countCompanies } from './sql/companies.ts';
+import { inTransaction } from './transaction.ts';
 
 export interface SeedOptions {
   /** Employees over all companies. Default: 50,000. */
@@ -73,10 +75,8 @@ export async function seedDatabase(pool: Pool, options: SeedOptions = {}): Promi
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
   };
 
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const existing = (await client.query<{ n: number }>('select count(*)::int as n from companies')).rows[0]?.n ?? 0;
+  return inTransaction(pool, undefined, async (client) => {
+    const existing = await countCompanies(client);
     if (existing > 0 && !reset) throw new AlreadySeededError(existing);
     if (reset) await client.query('truncate companies, users, audit_log, email_deliveries, schedule_runs, locks, jobs, job_attempts, bank_polls cascade');
 
@@ -164,12 +164,6 @@ export async function seedDatabase(pool: Pool, options: SeedOptions = {}): Promi
        select u, u::text, 'credential', h from unnest($1::uuid[], $2::text[]) as t(u, h)`,
       [userIds, hashes],
     );
-    await client.query('commit');
     return { companies: companyRows.length, employees: n, invalidEmails: invalid, logins, ms: Math.round(performance.now() - started) };
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

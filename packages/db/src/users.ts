@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { generatePassword, hashPassword } from './password.ts';
 import { generateAcceptedPassword } from './password-policy.ts';
 import type { Pool } from './pool.ts';
+import { companyName } from './sql/companies.ts';
+import { clearMustChangePassword, insertUserWithPassword, userRows } from './sql/users.ts';
 
 export type Role = 'HR' | 'ADMIN';
 
@@ -49,20 +51,15 @@ export async function createUser(pool: Pool, input: NewUser, actor: string): Pro
     );
   }
   const user = parsed.data;
-  const company = user.companyId ? (await pool.query<{ name: string }>(`select name from companies where id = $1`, [user.companyId])).rows[0] : undefined;
-  if (user.companyId && !company) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
+  const company = user.companyId ? { name: await companyName(pool, user.companyId) } : undefined;
+  if (user.companyId && !company?.name) throw new UserInputError(`No company with id ${user.companyId}`, { companyId: 'no such company' });
   // Held to the rule a chosen password meets (password-policy.ts), with the new user's own words.
-  const oneTimePassword = await generateAcceptedPassword({ email: user.email, name: user.name, company: company?.name }, () => generatePassword());
+  const oneTimePassword = await generateAcceptedPassword({ email: user.email, name: user.name, company: company?.name ?? undefined }, () => generatePassword());
   const hash = await hashPassword(oneTimePassword);
   const id = randomUUID();
   await inTransaction(pool, undefined, async (client) => {
-    const inserted = await client.query(
-      `insert into users (id, email, name, role, company_id, must_change_password) values ($1, $2, $3, $4::"Role", $5, true)
-       on conflict (email) do nothing`,
-      [id, user.email, user.name, user.role, user.companyId ?? null],
-    );
-    if (!inserted.rowCount) throw new UserInputError(`A user with the email ${user.email} already exists`, { email: 'already a user' });
-    await client.query(`insert into accounts (user_id, account_id, provider_id, password) values ($1, $2, 'credential', $3)`, [id, id, hash]);
+    const inserted = await insertUserWithPassword(client, { id, email: user.email, name: user.name, role: user.role, companyId: user.companyId ?? null }, hash);
+    if (!inserted) throw new UserInputError(`A user with the email ${user.email} already exists`, { email: 'already a user' });
     await writeAudit(client, actor, 'create-user', { userId: id, email: user.email, role: user.role, companyId: user.companyId ?? null });
   });
   return { id, email: user.email, role: user.role, oneTimePassword };
@@ -82,21 +79,7 @@ export interface UserRow {
 
 /** Every user with their company and how many sessions are live (the admin console's list, `beton users list`). */
 export async function listUsers(pool: Pool): Promise<UserRow[]> {
-  const { rows } = await pool.query<{
-    id: string;
-    email: string;
-    name: string;
-    role: Role;
-    company_id: string | null;
-    company_name: string | null;
-    must_change_password: boolean;
-    created_at: Date;
-    sessions: number;
-  }>(
-    `select u.id, u.email, u.name, u.role, u.company_id, c.name as company_name, u.must_change_password, u.created_at,
-            (select count(*)::int from sessions s where s.user_id = u.id and s.expires_at > now()) as sessions
-     from users u left join companies c on c.id = u.company_id order by u.role, c.name nulls first, u.email`,
-  );
+  const rows = await userRows(pool);
   return rows.map((r) => ({
     id: r.id,
     email: r.email,
@@ -108,4 +91,15 @@ export async function listUsers(pool: Pool): Promise<UserRow[]> {
     createdAt: r.created_at,
     activeSessions: r.sessions,
   }));
+}
+
+/**
+ * The user changed their password: a one-time password no longer binds them
+ * (`must_change_password` cleared), audited as 'change-password' in the same transaction.
+ */
+export async function markPasswordChanged(pool: Pool, userId: string, actor: string): Promise<void> {
+  await inTransaction(pool, undefined, async (client) => {
+    await clearMustChangePassword(client, userId);
+    await writeAudit(client, actor, 'change-password', { userId });
+  });
 }

@@ -1,4 +1,5 @@
 /** 'YYYY-MM' helpers. A run on the 1st pays the month before (Dec 1 → '2026-11'). */
+import { COMPANY_DEFAULTS } from '@beton/db/company-defaults';
 import { MONTH_PATTERN as MONTH } from '@beton/db/month';
 import { DateTime } from 'luxon';
 
@@ -34,7 +35,7 @@ export function payrollMonthFor(dueAt: Date, timeZone: string): string {
  * the 1st of the next month, in the company's time zone — the day its run is scheduled
  * ('2026-11' → 1 December 2026, 09:00 Asia/Dhaka = 03:00 UTC), whenever the run itself started.
  */
-export function slipDeadline(month: string, timeZone: string, deadline = '09:00'): Date {
+export function slipDeadline(month: string, timeZone: string, deadline: string = COMPANY_DEFAULTS.deadline): Date {
   assertMonth(month);
   const [hour, minute] = deadline.split(':').map(Number) as [number, number];
   const at = DateTime.fromISO(`${month}-01`, { zone: timeZone }).plus({ months: 1 }).set({ hour, minute, second: 0, millisecond: 0 });

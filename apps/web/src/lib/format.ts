@@ -5,11 +5,11 @@
  * addresses, which are shown as they are. Every time has ONE format and names its zone:
  * "3 Dec 2026, 14:05 (Dhaka time)" / "৩ ডিসে, ২০২৬, ১৪:০৫ (ঢাকা সময়)".
  */
+import { MONTH_PATTERN as MONTH } from '@beton/db/month';
 import { useFormatter, useLocale, useTranslations, type NumberFormatOptions } from 'next-intl';
 import { useMemo } from 'react';
 import { TIME_ZONE } from '../i18n/config.ts';
 
-const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const BENGALI_DIGITS = '০১২৩৪৫৬৭৮৯';
 
 /** Latin digits as Bengali digits ("12:05" → "১২:০৫"): for sentences the server wrote in Bengali. */

@@ -1,5 +1,6 @@
+import { companyNameOf as companyNameById } from '@beton/dashboard/companies';
 import { hashPassword, PASSWORD_LENGTH, verifyPassword } from '@beton/db/password';
-import { writeAudit } from '@beton/db/transaction';
+import { markPasswordChanged } from '@beton/db/users';
 import { betterAuth } from 'better-auth';
 import { createAuthMiddleware, isAPIError } from 'better-auth/api';
 import { env } from '../env.ts';
@@ -138,8 +139,7 @@ function createAuth() {
         if (ctx.path !== '/change-password') return;
         const user = ctx.context.session?.user;
         if (!user || !ctx.context.returned || isAPIError(ctx.context.returned)) return;
-        await db().query(`update users set must_change_password = false where id = $1`, [user.id]);
-        await writeAudit(db(), `${String(user.role).toLowerCase()}:${user.email}`, 'change-password', { userId: user.id });
+        await markPasswordChanged(db(), user.id, `${String(user.role).toLowerCase()}:${user.email}`);
       }),
     },
     advanced: {
@@ -195,8 +195,6 @@ export async function getSessionUser(headers: Headers): Promise<SessionUser | nu
 }
 
 /** The user's company name, for the few places that show it (not every request's session). */
-export async function companyNameOf(user: SessionUser): Promise<string | null> {
-  if (!user.companyId) return null;
-  const { rows } = await db().query<{ name: string }>(`select name from companies where id = $1`, [user.companyId]);
-  return rows[0]?.name ?? null;
+export function companyNameOf(user: SessionUser): Promise<string | null> {
+  return companyNameById(db(), user.companyId);
 }

@@ -2,7 +2,7 @@
 export const EXPORT_KINDS = ['slips-zip', 'register-csv', 'register-xlsx'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
-/** queued (its job waits) → building (progress in done / total) → ready (downloadable until expires_at) | failed. */
+/** queued (its job waits) → building (progress in done / total) → ready (downloadable until expires_at) | failed: the machine is status.ts. */
 export const EXPORT_STATUSES = ['queued', 'building', 'ready', 'failed'] as const;
 export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 

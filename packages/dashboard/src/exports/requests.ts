@@ -9,6 +9,8 @@ import type { JobClient } from '@beton/jobs/client';
 import type { BetonJobs } from '../job-registry.ts';
 import { notFound } from '../errors.ts';
 import type { Pool } from '../types.ts';
+import { statusListSql } from '@beton/db/status-machine';
+import { OPEN_EXPORT_STATUSES } from './status.ts';
 import { exportFilename, SLIPS_PER_ZIP, type ExportKind, type ExportStatus } from './kinds.ts';
 import { countMonthEmployees, monthCodeBoundaries } from './rows.ts';
 
@@ -81,7 +83,7 @@ export async function requestMonthExport(
   const run = await pool.query(`select 1 from payroll_runs where company_id = $1 and month = $2`, [p.companyId, p.month]);
   if (!run.rowCount) throw notFound('Payroll month');
   const open = await pool.query<Row>(
-    `select ${COLUMNS} from month_exports where company_id = $1 and month = $2 and kind = $3 and status in ('queued', 'building') order by created_at desc limit 1`,
+    `select ${COLUMNS} from month_exports where company_id = $1 and month = $2 and kind = $3 and status in ${statusListSql(OPEN_EXPORT_STATUSES)} order by created_at desc limit 1`,
     [p.companyId, p.month, p.kind],
   );
   if (open.rows[0]) return { export: view(open.rows[0]), created: false, volumes: open.rows[0].volumes };

@@ -6,6 +6,7 @@
  * month or a render job of the month (jobs and delivery records are purged after 13 months,
  * slips kept 7 years: an old month's slips still count).
  */
+import { renderSlipJob } from '@beton/payroll/jobs';
 import { netPay, salaryLines, type Salary } from '@beton/payroll/slip';
 import { LATEST_SLIP_JOB, SLIP_STATUS_SQL, type SlipStatus } from '../employees.ts';
 import type { Pool } from '../types.ts';
@@ -20,7 +21,7 @@ export const TRANSFER_STATUS_SQL = `case when t.credited_at is not null then 'cr
 /** `e` is an employee of the month $2. */
 export const IN_MONTH_SQL = `(exists (select 1 from slips sl where sl.employee_id = e.id and sl.month = $2)
   or exists (select 1 from salary_transfers st where st.employee_id = e.id and st.month = $2)
-  or exists (select 1 from jobs j where j.employee_id = e.id and j.task_name = 'render-slip' and j.payload->>'month' = $2))`;
+  or exists (select 1 from jobs j where j.employee_id = e.id and j.task_name = '${renderSlipJob.name}' and j.payload->>'month' = $2))`;
 
 export interface RegisterRow {
   id: number;

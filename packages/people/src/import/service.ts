@@ -3,7 +3,8 @@
  * read its progress, counts, preview and errors, download the error report. Scoped by company.
  */
 import { describeActors, type Actor } from '@beton/db/actors';
-import { JobStatus } from '@beton/db/enums';
+import { statusListSql } from '@beton/db/status-machine';
+import { OPEN_STATUSES } from '@beton/jobs/client';
 import { inTransaction, writeAudit } from '@beton/db/transaction';
 import type { Pool, PoolClient } from '@beton/db';
 import { stringify } from 'csv-stringify/sync';
@@ -12,9 +13,12 @@ import { PeopleError } from '../errors.ts';
 import { reasonText } from '../reasons.ts';
 import { spreadsheetText } from '../spreadsheet.ts';
 import { monthSchema } from '../validation.ts';
-import type { ImportEmployeesPayload } from '../jobs/import-employees/definition.ts';
+import { importEmployeesJob, type ImportEmployeesPayload } from '../jobs/import-employees/definition.ts';
 import type { ImportFormat } from './policy.ts';
 import type { ImportStatus, PreviewRow } from './run.ts';
+
+/** A job that may still run (the engine's OPEN_STATUSES) as an SQL list. */
+const OPEN_JOBS_SQL = statusListSql(OPEN_STATUSES);
 
 /** Queues the job in the caller's transaction (the web passes its typed job client). */
 export type EnqueueImportJob = (client: PoolClient, payload: ImportEmployeesPayload) => Promise<unknown>;
@@ -65,7 +69,7 @@ export async function requestApply(
     if (imp.status === 'applied') throw new PeopleError('CONFLICT', 'This import was already applied');
     if (imp.status === 'applying') {
       const open = await client.query(
-        `select 1 from jobs where task_name = 'import-employees' and payload->>'importId' = $1 and payload->>'phase' = 'apply' and status in (${OPEN_JOB_STATUSES})`,
+        `select 1 from jobs where task_name = '${importEmployeesJob.name}' and payload->>'importId' = $1 and payload->>'phase' = 'apply' and status in ${OPEN_JOBS_SQL}`,
         [opts.importId],
       );
       if (open.rowCount) return { status: imp.status, queued: false };
@@ -136,13 +140,10 @@ function withoutControlCharacters(name: string): string {
     .join('');
 }
 
-/** A job that may still run (the engine's OPEN_STATUSES; @beton/people does not depend on the engine), as SQL literals. */
-const OPEN_JOB_STATUSES = [JobStatus.queued, JobStatus.running, JobStatus.retrying].map((s) => `'${s}'`).join(', ');
-
 const VIEW_COLUMNS = `id, filename, format, bytes, effective_month, status, phase_rows, rows_total, new_count, changed_count, unchanged_count, error_count,
   applied_rows, applied_new, applied_changed, preview, failure, failure_reason, created_by, created_at, applied_at,
-  (status = 'applying' and not exists (select 1 from jobs j where j.task_name = 'import-employees' and j.payload->>'importId' = i.id::text
-     and j.payload->>'phase' = 'apply' and j.status in (${OPEN_JOB_STATUSES}))) as stalled`;
+  (status = 'applying' and not exists (select 1 from jobs j where j.task_name = '${importEmployeesJob.name}' and j.payload->>'importId' = i.id::text
+     and j.payload->>'phase' = 'apply' and j.status in ${OPEN_JOBS_SQL})) as stalled`;
 
 interface ViewRow {
   id: string;

@@ -25,7 +25,7 @@ import {
   runNowResultOutput,
   runScheduleNow,
 } from '@beton/dashboard';
-import { AppError, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
+import { AppError, companyNames, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
 import { listQueuePauses, pauseQueueByAdmin, queuePauseOutput, resumeQueueByAdmin } from '@beton/dashboard';
 import { daySchema } from '@beton/db/month';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
@@ -152,7 +152,7 @@ export const adminRouter = {
     )
     .query(async ({ ctx }) => ({
       users: await listUsers(ctx.pool),
-      companies: (await ctx.pool.query<{ id: string; name: string }>(`select id, name from companies order by name`)).rows,
+      companies: await companyNames(ctx.pool),
     })),
   /** Companies with their settings, employees and HR users (issue 22). */
   companies: adminProcedure.output(z.array(companyOutput)).query(({ ctx }) => listCompanies(ctx.pool)),

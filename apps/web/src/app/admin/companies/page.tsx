@@ -1,4 +1,5 @@
 'use client';
+import { COMPANY_DEFAULTS } from '@beton/db/company-defaults';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocale, useTranslations } from 'next-intl';
 import Link from 'next/link';
@@ -26,9 +27,7 @@ export default function CompaniesPage() {
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.admin.companies.queryKey() });
   const [form, setForm] = useState({
     name: '',
-    timeZone: 'Asia/Dhaka',
-    payrollSchedule: '0 2 1 * *',
-    deadline: '09:00',
+    ...COMPANY_DEFAULTS,
     replyToEmail: '',
     protectSlips: false,
   });

@@ -1,3 +1,4 @@
+import { pingDatabase } from '@beton/db/pool';
 import { db } from '../../../server/db.ts';
 import { logger } from '../../../server/logger.ts';
 import { requestId } from '../../../server/request-meta.ts';
@@ -7,7 +8,7 @@ export const dynamic = 'force-dynamic';
 /** 200 {ok:true} while the database answers; 503 otherwise (the reason in the log, not in the answer). */
 export async function GET(req: Request): Promise<Response> {
   try {
-    await db().query('select 1');
+    await pingDatabase(db());
     return Response.json({ ok: true });
   } catch (error) {
     const id = requestId(req.headers);

@@ -1,5 +1,5 @@
 /**
- * SendGrid's Event Webhook (issue 16): `POST /api/email/events`, public (SendGrid calls it),
+ * SendGrid's Event Webhook: `POST /api/email/events`, public (SendGrid calls it),
  * authenticated by the batch's ECDSA signature, verified with `@sendgrid/eventwebhook` against
  * SENDGRID_WEBHOOK_PUBLIC_KEY. Answers fast: the batch is stored (each event once, by
  * `sg_event_id`) and the apply-email-events job is enqueued in one transaction; the job moves
@@ -8,6 +8,7 @@
  * replay), a body that is not a JSON array (400); no key configured (503: SendGrid retries).
  * Unknown event types and events for unknown keys are ignored and counted. Never a 500.
  */
+import { inTransaction } from '@beton/db/transaction';
 import { isConnectionError, retryOnConnectionError } from '@beton/jobs/client';
 import { countWebhook, storeEventBatch, type WebhookOutcome } from '@beton/payroll/events';
 import { EventWebhook, EventWebhookHeader } from '@sendgrid/eventwebhook';
@@ -80,19 +81,12 @@ export async function POST(req: Request): Promise<Response> {
       return await refuse(400, 'malformed', 'the body is not JSON');
     }
     if (!Array.isArray(batch)) return await refuse(400, 'malformed', 'the body is not a JSON array of events');
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
+    const stored = await inTransaction(pool, undefined, async (client) => {
       const stored = await storeEventBatch(client, batch);
       if (stored.ids.length > 0) await jobClientFor(pool).enqueue('apply-email-events', { eventIds: stored.ids }, { client });
-      await client.query('commit');
-      return Response.json({ ok: true, ...stored.counts });
-    } catch (error) {
-      await client.query('rollback').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+      return stored;
+    });
+    return Response.json({ ok: true, ...stored.counts });
   } catch {
     // The database is away: SendGrid retries a batch that got no 2xx.
     return Response.json({ error: 'try again later' }, { status: 503 });
