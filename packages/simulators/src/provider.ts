@@ -33,6 +33,7 @@ import { z } from 'zod';
 import { parseActivityQuery, QuerySyntaxError, type ActivityRecord, type QueryTarget } from './activity-query.ts';
 import { BodyTooLargeError, bearerToken, escapeHtml, listen, makeRandom, parseJson, readBody, sendJson, sendText } from './http-util.ts';
 import { INBOX_FONT_PATH, inboxFontCss, serveInboxFont } from './inbox-font.ts';
+import { createScheduledSends, type ScheduledSendsOptions } from './scheduled-sends.ts';
 import {
   DEFAULT_BOUNCE_DOMAINS,
   isBounceAddress,
@@ -108,6 +109,8 @@ export interface ProviderSimulatorOptions {
   activityDelayMs?: number;
   /** Logger for admin actions (fault changes, resets). Default: silent. */
   log?: (line: string) => void;
+  /** Scheduled sends' limits (cancel cutoff, 72 hours ahead, 10 batches held): scheduled-sends.ts. Default: SendGrid's. */
+  scheduledSends?: ScheduledSendsOptions;
 }
 
 /** Runtime faults; every field is optional and only the given ones change. */
@@ -184,6 +187,15 @@ export interface StoredMessage {
   attachments: StoredAttachment[];
   /** The request body as received, with attachment contents replaced by their size. */
   body: Record<string, unknown>;
+  /** Mail Send's `send_at` (null: sent at once). */
+  sendAt: Date | null;
+  /** Mail Send's `batch_id` (null: none). */
+  batchId: string | null;
+  /**
+   * 'sent' (given to the receiving side: its events follow), 'scheduled' (waiting for send_at),
+   * 'paused' (its batch paused at send_at), 'discarded' (its batch was cancelled: never sent).
+   */
+  state: 'scheduled' | 'sent' | 'discarded' | 'paused';
 }
 
 /** JSON form of a stored message (admin API): dates as ISO strings, attachments without bytes. */
@@ -200,6 +212,11 @@ export interface MessageFilter {
   customArgs?: Record<string, string>;
   /** Only messages accepted at or after this time. */
   since?: Date;
+  /**
+   * Also the messages that are or will be discarded (their batch was cancelled). Default false:
+   * the store's answer to "what did (or will) the recipient get" — a duplicate is two of these.
+   */
+  includeDiscarded?: boolean;
 }
 
 export interface ProviderStats {
@@ -227,6 +244,8 @@ export interface ProviderStats {
   events: Record<string, number>;
   /** The Event Webhook: batches posted, failed posts (retried), events posted, duplicates posted, events waiting. */
   webhook: { posted: number; postFailures: number; eventsPosted: number; duplicatesPosted: number; queued: number };
+  /** Scheduled sends: batches created, messages scheduled, discarded (cancelled batch), cancellations, refusals by reason. */
+  scheduled: { batches: number; scheduled: number; discarded: number; cancellations: number; refused: Record<string, number> };
 }
 
 export interface ProviderSimulator {
@@ -370,6 +389,10 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   });
   let st = freshStats();
   let inFlight = 0;
+  const scheduled = createScheduledSends(opts.scheduledSends ?? {}, {
+    deliver: (m) => emitEvents(m as StoredMessage, 'outcome'),
+    discard: (m) => log(`[provider-sim] discarded ${m.id} (batch ${m.batchId} cancelled)`),
+  });
 
   function faultState(): FaultState {
     const now = Date.now();
@@ -409,6 +432,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     eventLog = [];
     activityCalls = [];
     webhook.reset();
+    scheduled.reset();
     accounts = new Map();
     st = freshStats();
     st.maxInFlight = inFlight;
@@ -421,6 +445,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   }
 
   function matches(m: StoredMessage, f: MessageFilter): boolean {
+    if (!f.includeDiscarded && (m.state === 'discarded' || scheduled.cancelled(m.batchId))) return false;
     if (f.since && m.acceptedAt < f.since) return false;
     if (f.to !== undefined) {
       const to = f.to.toLowerCase();
@@ -495,6 +520,9 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       templateId: mail.template_id,
       attachments,
       body,
+      sendAt: typeof mail['send_at'] === 'number' ? new Date(mail['send_at'] * 1000) : null,
+      batchId: typeof mail['batch_id'] === 'string' ? mail['batch_id'] : null,
+      state: 'sent',
     };
     store.push(msg);
     byId.set(id, msg);
@@ -547,18 +575,27 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     webhook.emit(e, delayMs);
   }
 
-  /** The events of an accepted message, per `to` recipient, after the configured delays. */
-  function emitEvents(m: StoredMessage, mail: ValidMail): void {
+  /**
+   * The events of an accepted message, per `to` recipient, after the configured delays: 'all' for
+   * a message sent at once; a scheduled one gets 'processed' when it is accepted and 'outcome'
+   * (delivered, bounce, deferred, or dropped for a suppressed address) at its send_at.
+   */
+  function emitEvents(m: StoredMessage, phase: 'all' | 'processed' | 'outcome' = 'all'): void {
+    const categories = m.body['categories'];
     m.personalizations.forEach((p) => {
       for (const r of p.to) {
         const lower = r.email.toLowerCase();
-        if (suppressions.has(lower)) {
-          emit('dropped', m, r.email, p.customArgs, mail['categories'], delays.processedMs, { reason: 'Bounced Address', status: '5.0.0' });
+        if (phase === 'processed') {
+          emit('processed', m, r.email, p.customArgs, categories, delays.processedMs);
           continue;
         }
-        emit('processed', m, r.email, p.customArgs, mail['categories'], delays.processedMs);
+        if (suppressions.has(lower)) {
+          emit('dropped', m, r.email, p.customArgs, categories, delays.processedMs, { reason: 'Bounced Address', status: '5.0.0' });
+          continue;
+        }
+        if (phase === 'all') emit('processed', m, r.email, p.customArgs, categories, delays.processedMs);
         if (isBounceAddress(r.email, rule)) {
-          emit('bounce', m, r.email, p.customArgs, mail['categories'], delays.deliveredMs, {
+          emit('bounce', m, r.email, p.customArgs, categories, delays.deliveredMs, {
             reason: '550 5.1.1 The email account that you tried to reach does not exist.',
             status: '5.1.1',
             type: 'bounce',
@@ -568,11 +605,11 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
           continue;
         }
         if (deferAddresses.has(lower)) {
-          emit('deferred', m, r.email, p.customArgs, mail['categories'], delays.deferredMs, { response: '421 4.7.0 Try again later', attempt: '1' });
-          emit('delivered', m, r.email, p.customArgs, mail['categories'], delays.deliveredMs + delays.deferredMs, { response: '250 OK' });
+          emit('deferred', m, r.email, p.customArgs, categories, delays.deferredMs, { response: '421 4.7.0 Try again later', attempt: '1' });
+          emit('delivered', m, r.email, p.customArgs, categories, delays.deliveredMs + delays.deferredMs, { response: '250 OK' });
           continue;
         }
-        emit('delivered', m, r.email, p.customArgs, mail['categories'], delays.deliveredMs, { response: '250 OK' });
+        emit('delivered', m, r.email, p.customArgs, categories, delays.deliveredMs, { response: '250 OK' });
       }
     });
   }
@@ -659,6 +696,8 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     if (latency > 0) await sleep(latency, undefined, { signal: abort.signal });
 
     if (!result.ok) return reply(400, { errors: result.errors }, rateHeaders);
+    const scheduleErrors = scheduled.validate(result.mail['send_at'], result.mail['batch_id'], Date.now());
+    if (scheduleErrors.length > 0) return reply(400, { errors: scheduleErrors }, rateHeaders);
     if (!isVerifiedSender(result.mail.from.email)) return reply(403, sgError(SENDER_NOT_VERIFIED, 'from'), rateHeaders);
     const recipients = result.mail.personalizations.reduce((a, p) => a + p.to.length + (p.cc?.length ?? 0) + (p.bcc?.length ?? 0), 0);
     if (faults.credits < recipients) return reply(401, sgError(NO_CREDITS), rateHeaders);
@@ -668,7 +707,10 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
 
     faults.credits -= recipients;
     const msg = storeMessage(result.mail, receivedAt);
-    emitEvents(msg, result.mail);
+    // A message with a send_at ahead or a batch id waits for its time (scheduled-sends.ts).
+    if (scheduled.schedule(msg)) {
+      if (msg.state === 'scheduled') emitEvents(msg, 'processed');
+    } else emitEvents(msg);
 
     let drop = false;
     if (faults.dropNextAcks > 0) {
@@ -796,6 +838,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       activityRefused: { ...st.activityRefused },
       events: { ...st.events },
       webhook: webhook.stats(),
+      scheduled: scheduled.stats(),
     };
   }
 
@@ -946,6 +989,11 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (path === '/v3/mail/send') return mailSend(req, res);
     if (path === '/v3/messages') return activity(req, res, url);
+    if (path.startsWith('/v3/mail/batch') || path.startsWith('/v3/user/scheduled_sends')) {
+      const auth = authorize(req);
+      if (auth) return sendJson(res, auth.status, auth.body);
+      if (await scheduled.handle(req, res, path)) return;
+    }
     if (path === '/v3/scopes' && req.method === 'GET') {
       const auth = authorize(req);
       if (auth) return sendJson(res, auth.status, auth.body);
@@ -964,6 +1012,10 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
         name: 'beton provider simulator (SendGrid v3 subset)',
         endpoints: [
           'POST /v3/mail/send',
+          'POST /v3/mail/batch',
+          'GET /v3/mail/batch/{batch_id}',
+          'GET|POST /v3/user/scheduled_sends',
+          'GET|PATCH|DELETE /v3/user/scheduled_sends/{batch_id}',
           'GET /v3/messages?limit=&query=',
           'GET /inbox',
           'GET /_admin/messages',
@@ -1001,6 +1053,7 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
     async close() {
       abort.abort();
       webhook.close();
+      scheduled.close();
       await server.close();
     },
   };
