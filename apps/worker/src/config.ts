@@ -119,6 +119,12 @@ export const EnvSchema = z.object({
   EMAIL_SETTLE_CRON: z.string().default('* * * * *'),
   /** How often EMAIL_SETTLE_CRON fires, ms: a window's batch is decided two runs before its cutoff. Default 60000. */
   EMAIL_SETTLE_EVERY_MS: positiveInt.default(DEFAULT_SCHEDULING.settleEveryMs),
+  /**
+   * After a window's end, how long until each of its sends has its answer or is an unknown outcome
+   * (ms): at least the email job's 30 s timeout, since a send takes its batch before its rate turn.
+   * Default 45000; tests with short requests lower it.
+   */
+  EMAIL_SETTLE_QUIET_MS: positiveInt.default(DEFAULT_SCHEDULING.quietMs),
   /** How often a paused send-email worker runs the account check to resume by itself (ms). */
   EMAIL_PAUSE_PROBE_MS: positiveInt.default(60_000),
   /** How often workers read the queue's pause flag (ms). */
@@ -207,8 +213,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     leadMs: e.EMAIL_SEND_LEAD_MS,
     cancelCutoffMs: e.EMAIL_CANCEL_CUTOFF_MS,
     clockSkewMs: e.EMAIL_CLOCK_SKEW_MS,
-    // A send takes its batch at most an email job's timeout before its request ends.
-    quietMs: 30_000 + 15_000,
+    quietMs: e.EMAIL_SETTLE_QUIET_MS,
     settleEveryMs: e.EMAIL_SETTLE_EVERY_MS,
   };
   const schedulingWrong = schedulingProblem(scheduling);

@@ -226,10 +226,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
  * Records an unknown outcome (one row per key: a key sent again after its batch was cancelled may
  * become unknown again, and its settled row is then reopened for the new send).
  */
-export async function recordUnknown(
-  db: Pool | PoolClient,
-  u: { key: string; recipient: string; batchId: string | null; evidence?: string },
-): Promise<void> {
+export async function recordUnknown(db: Pool | PoolClient, u: { key: string; recipient: string; batchId: string | null; evidence?: string }): Promise<void> {
   await db.query(
     `insert into email_unknown_outcomes (idempotency_key, recipient, batch_id, evidence) values ($1, $2, $3, $4)
      on conflict (idempotency_key) do update set recipient = excluded.recipient, batch_id = excluded.batch_id, recorded_at = now(),

@@ -61,7 +61,18 @@ export interface SettleResult {
 export async function settleEmailOutcomes(deps: SettleDeps, options: SettleOptions): Promise<SettleResult> {
   const s = options.scheduling;
   const now = options.now ?? Date.now;
-  const r: SettleResult = { collected: 0, settledByEvidence: 0, lookups: 0, sealed: 0, cancelled: 0, resentOnProof: 0, uncancellable: 0, unconfirmed: 0, open: 0, notes: [] };
+  const r: SettleResult = {
+    collected: 0,
+    settledByEvidence: 0,
+    lookups: 0,
+    sealed: 0,
+    cancelled: 0,
+    resentOnProof: 0,
+    uncancellable: 0,
+    unconfirmed: 0,
+    open: 0,
+    notes: [],
+  };
 
   r.collected = await collectAbandonedMarks(deps.pool, s.quietMs);
   r.settledByEvidence += await settleByEvidence(deps.pool);
@@ -213,7 +224,10 @@ async function decideBatches(deps: SettleDeps, s: SchedulingSettings, now: () =>
 }
 
 async function markUncancellable(pool: Pool, windowStart: Date, why: string): Promise<void> {
-  await pool.query(`update email_batches set state = 'uncancellable', settled_at = now(), note = $2 where window_start = $1 and state = 'open'`, [windowStart, why]);
+  await pool.query(`update email_batches set state = 'uncancellable', settled_at = now(), note = $2 where window_start = $1 and state = 'open'`, [
+    windowStart,
+    why,
+  ]);
 }
 
 /**

@@ -131,6 +131,8 @@ export interface ProviderFaults {
   credits?: number;
   /** The activity feed's lag, ms. */
   activityDelayMs?: number;
+  /** The Email Activity API answers 503 for the next N ms (0 ends it now). */
+  activityUnavailableForMs?: number;
 }
 
 export interface FaultState {
@@ -143,6 +145,7 @@ export interface FaultState {
   keyRevoked: boolean;
   credits: number | null;
   activityDelayMs: number;
+  activityUnavailableRemainingMs: number;
 }
 
 export interface StoredAttachment {
@@ -291,6 +294,7 @@ const FaultsSchema = z
     keyRevoked: z.boolean().optional(),
     credits: z.number().min(0).optional(),
     activityDelayMs: z.number().min(0).optional(),
+    activityUnavailableForMs: z.number().min(0).optional(),
   })
   .strict();
 
@@ -365,6 +369,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     keyRevoked: false,
     credits: opts.credits ?? Infinity,
     activityDelayMs: initialActivityDelayMs,
+    activityUnavailableUntil: 0,
   });
   let faults = freshFaults();
   let suppressions = new Set<string>();
@@ -406,6 +411,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       keyRevoked: faults.keyRevoked,
       credits: Number.isFinite(faults.credits) ? faults.credits : null,
       activityDelayMs: faults.activityDelayMs,
+      activityUnavailableRemainingMs: Math.max(0, faults.activityUnavailableUntil - now),
     };
   }
 
@@ -419,6 +425,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     if (parsed.keyRevoked !== undefined) faults.keyRevoked = parsed.keyRevoked;
     if (parsed.credits !== undefined) faults.credits = parsed.credits;
     if (parsed.activityDelayMs !== undefined) faults.activityDelayMs = parsed.activityDelayMs;
+    if (parsed.activityUnavailableForMs !== undefined) faults.activityUnavailableUntil = Date.now() + parsed.activityUnavailableForMs;
     log(`[provider-sim] faults ${JSON.stringify(parsed)}`);
     return faultState();
   }
@@ -759,6 +766,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
       st.activityRefused['403']++;
       return sendJson(res, 403, sgError('access forbidden'));
     }
+    if (Date.now() < faults.activityUnavailableUntil) return sendJson(res, 503, sgError('Service Unavailable'));
     // 6 requests per minute (docs, "Email Activity", Rate limits; 429 "too many requests").
     const now = Date.now();
     activityCalls = activityCalls.filter((t) => t > now - 60_000);

@@ -208,7 +208,15 @@ export function createScheduledSends(
       }
       // ---- Cancel scheduled sends ----
       if (path === '/v3/user/scheduled_sends') {
-        if (req.method === 'GET') return (sendJson(res, 200, [...statuses].map(([batch_id, status]) => ({ batch_id, status }))), true);
+        if (req.method === 'GET')
+          return (
+            sendJson(
+              res,
+              200,
+              [...statuses].map(([batch_id, status]) => ({ batch_id, status })),
+            ),
+            true
+          );
         if (req.method !== 'POST') return (sendJson(res, 405, sgError('method not allowed')), true);
         const b = await body(req);
         const batchId = b?.['batch_id'];
@@ -234,7 +242,8 @@ export function createScheduledSends(
         }
         if (req.method === 'PATCH') {
           const status = (await body(req))?.['status'];
-          if (status !== 'cancel' && status !== 'pause') return (refuse(res, 400, 'invalid_status', "status must be either 'cancel' or 'pause'", 'status'), true);
+          if (status !== 'cancel' && status !== 'pause')
+            return (refuse(res, 400, 'invalid_status', "status must be either 'cancel' or 'pause'", 'status'), true);
           if (!current) return (sendJson(res, 404, sgError('not found')), true);
           if (dueWithinCutoff(batchId, now))
             return (refuse(res, 400, 'too_late', 'cannot cancel or pause a batch less than 10 minutes before its send_at', 'batch_id'), true);
@@ -254,7 +263,13 @@ export function createScheduledSends(
       }
       return false;
     },
-    stats: () => ({ batches: batches.size, scheduled: counts.scheduled, discarded: counts.discarded, cancellations: counts.cancellations, refused: { ...counts.refused } }),
+    stats: () => ({
+      batches: batches.size,
+      scheduled: counts.scheduled,
+      discarded: counts.discarded,
+      cancellations: counts.cancellations,
+      refused: { ...counts.refused },
+    }),
     reset() {
       for (const t of timers) clearTimeout(t);
       timers = new Set();
