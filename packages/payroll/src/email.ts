@@ -130,6 +130,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
   const outgoing: OutgoingEmail = slot ? { ...email, schedule: slot } : email;
   let leftAt: number | undefined;
   let release: (() => void) | undefined;
+  let markedByUs = false; // the row's unknown mark is this attempt's (not another's in flight)
   // The request leaves only if its whole timeout fits in the attempt's time left.
   const timeToSend = () => {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
@@ -153,16 +154,20 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
       // The row must be there: one lost with a server crash under this attempt would leave the
       // request no record at all. The batch is recorded with the mark: a cancelled batch's
       // deliveries are the ones sent again.
+      // Only one attempt of a key is marked at a time (a killed worker's job recovered while the
+      // batch's resend runs: the second waits and then finds the first's outcome), and a bulk
+      // send's batch must still be open (not decided by the settle job while this attempt waited:
+      // its row is share-locked until the mark commits).
       const marked = await pool.query({
-        ...prepared(`update email_deliveries set outcome_unknown_since = now(), batch_id = $2, send_at = $3 where idempotency_key = $1`),
+        ...prepared(
+          `update email_deliveries set outcome_unknown_since = now(), batch_id = $2, send_at = $3
+           where idempotency_key = $1 and outcome_unknown_since is null
+             and ($2::text is null or exists (select 1 from email_batches where batch_id = $2 and state = 'open' for share))`,
+        ),
         values: [key, slot?.batchId ?? null, slot?.sendAt ?? null],
       });
-      if (marked.rowCount !== 1) {
-        throw new TransientError(
-          'delivery_record_missing',
-          `the delivery record of ${key} is gone (the database crashed or was restored under this attempt); not sent`,
-        );
-      }
+      if (marked.rowCount !== 1) throw await notMarked(pool, key, slot);
+      markedByUs = true;
       await options.announced?.();
       // The mark and the check may have made the turn late (a database slow after a fault): a send
       // placed late in its second would arrive in the next one, one more than the provider allows.
@@ -170,6 +175,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
       // then the mark and the check again; after three turns the request goes late.
       if (turns >= 3 || (options.turnOnTime?.() ?? true)) break;
       await pool.query({ ...prepared(`update email_deliveries set outcome_unknown_since = null where idempotency_key = $1`), values: [key] });
+      markedByUs = false;
       await options.beforeSend?.();
       timeToSend();
     }
@@ -183,20 +189,23 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     await pool.query({
       ...prepared(
         `update email_deliveries set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null, outcome_unknown_since = null,
-                request_left_at = ${leftSql} from ${ASYNC_COMMIT} where idempotency_key = $1`,
+                request_left_at = ${leftSql} from ${ASYNC_COMMIT} where idempotency_key = $1 and batch_id is not distinct from $4`,
       ),
-      values: [key, messageId, performance.now() - (leftAt ?? performance.now())],
+      values: [key, messageId, performance.now() - (leftAt ?? performance.now()), slot?.batchId ?? null],
     });
+    // (No row updated: its batch was cancelled while the request was on the wire — SendGrid
+    // discards this message, and the batch's resend sends the email again.)
     return { sent: true, messageId, alreadySent: false, ...(slot ? { scheduled: slot } : {}) };
   } catch (error) {
     release?.();
     const definite = certainlyNotAccepted(error) || leftAt === undefined; // answered, or never left
+    if (!markedByUs) throw error; // never marked (or the mark was cleared): the row is not this attempt's to change
     const record = () =>
       pool.query(
         `update email_deliveries set status = case when $4 and $5 then 'failed'::"DeliveryStatus" else status end, last_error = $2,
               outcome_unknown_since = case when $4 then null else outcome_unknown_since end,
               request_left_at = case when $6 then ${leftSql} else null end
-       where idempotency_key = $1`,
+       where idempotency_key = $1 and batch_id is not distinct from $7`,
         [
           key,
           (error as Error).message,
@@ -204,6 +213,7 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
           definite,
           (error as { kind?: string }).kind === 'permanent',
           leftAt !== undefined,
+          slot?.batchId ?? null,
         ],
       );
     // A request that never left must not stay an unknown outcome. The mark is made before the
@@ -216,10 +226,29 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
     }
     // The request left and no answer came back: an unknown outcome, for the settle job. The job
     // ends here (its slot freed at once), whatever the outcome turns out to be.
-    await record();
+    const recorded = await record();
+    // Its batch cancelled meanwhile (the row reset for the resend): nothing to record.
+    if (recorded.rowCount === 0) return { sent: false, unknown: true };
     await recordUnknown(pool, { key, recipient: email.to, batchId: slot?.batchId ?? null, evidence: `no answer: ${(error as Error).message}` });
     return { sent: false, unknown: true };
   }
+}
+
+/** Why an attempt could not mark its send (nothing was sent): a transient error, the next attempt sees. */
+async function notMarked(pool: Pool, key: string, slot: ScheduledSlot | undefined): Promise<Error> {
+  const { rows } = await pool.query<{ busy: boolean }>(`select outcome_unknown_since is not null as busy from email_deliveries where idempotency_key = $1`, [
+    key,
+  ]);
+  if (rows.length === 0)
+    return new TransientError(
+      'delivery_record_missing',
+      `the delivery record of ${key} is gone (the database crashed or was restored under this attempt); not sent`,
+    );
+  if (rows[0]!.busy) return new TransientError('send_in_flight', `another attempt of ${key} is sending it (or its outcome is unknown); not sent`);
+  return new TransientError(
+    'batch_closed',
+    `the batch ${slot?.batchId} of ${key} was decided while this attempt waited; not sent (the next attempt joins the current batch)`,
+  );
 }
 
 /**
@@ -227,8 +256,12 @@ export async function deliverEmail(deps: DeliveryDeps, email: OutgoingEmail & { 
  * become unknown again, and its settled row is then reopened for the new send).
  */
 export async function recordUnknown(db: Pool | PoolClient, u: { key: string; recipient: string; batchId: string | null; evidence?: string }): Promise<void> {
+  // Only while the delivery still says so (its batch may have been cancelled and the row reset
+  // for the resend meanwhile: then there is nothing unknown to record).
   await db.query(
-    `insert into email_unknown_outcomes (idempotency_key, recipient, batch_id, evidence) values ($1, $2, $3, $4)
+    `insert into email_unknown_outcomes (idempotency_key, recipient, batch_id, evidence)
+     select $1, $2, $3, $4 from email_deliveries d
+     where d.idempotency_key = $1 and d.outcome_unknown_since is not null and d.batch_id is not distinct from $3
      on conflict (idempotency_key) do update set recipient = excluded.recipient, batch_id = excluded.batch_id, recorded_at = now(),
        lookups = 0, last_looked_up_at = null, lookup_error = null, settled_at = null, settled_by = null, evidence = excluded.evidence
      where email_unknown_outcomes.settled_at is not null`,

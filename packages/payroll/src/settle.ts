@@ -267,7 +267,8 @@ async function resendCancelledBatch(deps: SettleDeps, batchId: string): Promise<
          update email_deliveries set status = 'sending', outcome_unknown_since = null, request_left_at = null, batch_id = null, send_at = null,
                 provider_message_id = null, sent_at = null, event_state = null, event_reason = null, event_at = null,
                 resent_on_proof = resent_on_proof + 1, last_error = 'its batch was cancelled (SendGrid discards it): sent again'
-         where batch_id = $1 and exists (select 1 from b) returning idempotency_key, resent_on_proof)
+         where batch_id = $1 and (status = 'sent' or outcome_unknown_since is not null) and exists (select 1 from b)
+         returning idempotency_key, resent_on_proof)
        , u as (update email_unknown_outcomes set settled_at = now(), settled_by = 'cancelled',
                  evidence = 'its batch was cancelled: SendGrid discards the first send; sent again'
                where batch_id = $1 and settled_at is null and exists (select 1 from b))

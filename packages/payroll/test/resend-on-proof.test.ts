@@ -83,12 +83,12 @@ describe('a send whose answer was lost is sent again only on proof (scheduled se
     // after acceptance; 10 answered.
     provider.setExtraLatency(1500);
     const slow = await Promise.all(Array.from({ length: 60 }, (_, i) => send(batches, i + 1)));
+    await sleep(1700); // the slow ones are accepted after the client gave up
     provider.setExtraLatency(0);
     provider.dropNextAcks(50);
     const reset = await Promise.all(Array.from({ length: 60 }, (_, i) => send(batches, 61 + i)));
     const results = [...slow, ...reset];
     expect(results.filter((r) => !r.sent)).toHaveLength(110);
-    await sleep(1700); // the slow ones are accepted after the client gave up
     expect(provider.messages().length).toBe(N);
     // Looking again changes nothing: the job ends with the unknown recorded, nothing sent again.
     expect((await send(batches, 1)).sent).toBe(false);
