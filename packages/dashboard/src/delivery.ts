@@ -15,6 +15,12 @@ export const deliveryCountsOutput = z.object({
   dropped: z.number(),
   spamReports: z.number(),
   awaiting: z.number(),
+  /** Sends whose outcome is unknown with no batch left to cancel and no evidence: a person decides. */
+  unconfirmed: z.number(),
+  /** Sent again because their batch was cancelled (proof the first send is discarded). */
+  resentOnProof: z.number(),
+  /** Sent again by an HR manager or admin while unconfirmed (may have arrived twice). */
+  resentByPerson: z.number(),
 });
 export type DeliveryCounts = z.infer<typeof deliveryCountsOutput>;
 
@@ -25,8 +31,11 @@ export async function runDeliveryCounts(pool: Pool, companyId: string, runId: st
   const { rows } = await pool.query<DeliveryCounts>(
     `select count(*) filter (where event_state = 'delivered')::int as delivered, count(*) filter (where event_state = 'bounced')::int as bounced,
             count(*) filter (where event_state = 'dropped')::int as dropped, count(*) filter (where event_state = 'spam_report')::int as "spamReports",
-            count(*) filter (where (status = 'sent' or outcome_unknown_since is not null) and (event_state is null or not (event_state = any($2::text[]))))::int as awaiting
-     from email_deliveries where payroll_run_id = $1`,
+            count(*) filter (where (status = 'sent' or outcome_unknown_since is not null) and (event_state is null or not (event_state = any($2::text[]))))::int as awaiting,
+            count(*) filter (where exists (select 1 from email_unknown_outcomes u left join email_batches b on b.batch_id = u.batch_id
+                                           where u.idempotency_key = d.idempotency_key and u.settled_at is null and b.state is distinct from 'open'))::int as unconfirmed,
+            coalesce(sum(resent_on_proof), 0)::int as "resentOnProof", coalesce(sum(resent_by_person), 0)::int as "resentByPerson"
+     from email_deliveries d where payroll_run_id = $1`,
     [runId, FINAL_STATES],
   );
   return rows[0]!;
@@ -68,27 +77,95 @@ export async function employeeDeliveryEvents(pool: Pool, companyId: string, empl
   return rows;
 }
 
+export const unconfirmedEmailOutput = z.object({
+  key: z.string(),
+  recipient: z.string(),
+  employeeId: z.number().nullable(),
+  companyId: z.string().nullable(),
+  recordedAt: z.date(),
+  /** The evidence gathered: Activity lookups made, the last one and its error, what is known. */
+  lookups: z.number(),
+  lastLookedUpAt: z.date().nullable(),
+  lookupError: z.string().nullable(),
+  evidence: z.string().nullable(),
+  /** Why no proof: 'none' (sent at once, no batch), or the batch's state (uncancellable, sealed). */
+  batch: z.string(),
+});
+export type UnconfirmedEmail = z.infer<typeof unconfirmedEmailOutput>;
+
+/** Unconfirmed emails (no batch left to cancel, no evidence), oldest first; of one company when given. */
+export async function unconfirmedEmails(pool: Pool, companyId?: string): Promise<UnconfirmedEmail[]> {
+  const { rows } = await pool.query<UnconfirmedEmail>(
+    `select u.idempotency_key as key, u.recipient, d.employee_id as "employeeId", d.company_id as "companyId", u.recorded_at as "recordedAt",
+            u.lookups, u.last_looked_up_at as "lastLookedUpAt", u.lookup_error as "lookupError", u.evidence, coalesce(b.state, 'none') as batch
+     from email_unknown_outcomes u join email_deliveries d on d.idempotency_key = u.idempotency_key left join email_batches b on b.batch_id = u.batch_id
+     where u.settled_at is null and b.state is distinct from 'open' and ($1::uuid is null or d.company_id = $1::uuid)
+     order by u.recorded_at limit 200`,
+    [companyId ?? null],
+  );
+  return rows;
+}
+
 export const emailAccountOutput = z.object({
   paused: z.object({ queue: z.string(), reason: z.string(), errorCode: z.string(), pausedAt: z.date(), pausedBy: z.string() }).nullable(),
-  resentAfterUnknown: z.number(),
-  unknownNow: z.number(),
+  /** Unknown outcomes being looked up: how many, the oldest, the last lookup (the coverage). */
+  unknown: z.object({ open: z.number(), oldest: z.date().nullable(), lastLookedUpAt: z.date().nullable(), neverLookedUp: z.number() }),
+  unconfirmed: z.array(unconfirmedEmailOutput),
+  resentOnProof: z.number(),
+  resentByPerson: z.number(),
+  /** SendGrid batches of the bulk by state (open, sealed, cancelled, uncancellable). */
+  batches: z.record(z.string(), z.number()),
   webhook: z.record(z.string(), z.number()),
+  /** The Event Webhook's health as received: last batch, newest event, how late, refusals. */
+  webhookHealth: z.object({
+    lastReceivedAt: z.date().nullable(),
+    lastEventAt: z.date().nullable(),
+    lastLagMs: z.number().nullable(),
+    maxLagMs: z.number(),
+    failures: z.number(),
+    lastFailureAt: z.date().nullable(),
+    lastFailure: z.string().nullable(),
+  }),
 });
 
-/** The admin's email panel: the queue's pause (why, since when), possible duplicates, the webhook's counters. */
+/** The admin's email panel: the queue's pause, unknown outcomes and their coverage, unconfirmed emails, the webhook's counters and health. */
 export async function emailAccountStatus(pool: Pool): Promise<z.infer<typeof emailAccountOutput>> {
-  const [pauses, counts, sums] = await Promise.all([
+  const [pauses, counts, unknown, sums, batches, health, unconfirmed] = await Promise.all([
     queuePauses(pool),
     webhookCounts(pool),
-    pool.query<{ resent: number; unknown: number }>(
-      `select coalesce(sum(resent_after_unknown), 0)::int as resent, count(*) filter (where outcome_unknown_since is not null)::int as unknown from email_deliveries`,
+    pool.query<{ open: number; oldest: Date | null; lastLookedUpAt: Date | null; neverLookedUp: number }>(
+      `select count(*)::int as open, min(recorded_at) as oldest, max(last_looked_up_at) as "lastLookedUpAt",
+              count(*) filter (where last_looked_up_at is null)::int as "neverLookedUp"
+       from email_unknown_outcomes where settled_at is null`,
     ),
+    pool.query<{ proof: number; person: number }>(
+      `select coalesce(sum(resent_on_proof), 0)::int as proof, coalesce(sum(resent_by_person), 0)::int as person from email_deliveries
+       where resent_on_proof > 0 or resent_by_person > 0`,
+    ),
+    pool.query<{ state: string; n: number }>(`select state, count(*)::int as n from email_batches group by state`),
+    pool.query<z.infer<typeof emailAccountOutput>['webhookHealth']>(
+      `select last_received_at as "lastReceivedAt", last_event_at as "lastEventAt", last_lag_ms as "lastLagMs", max_lag_ms as "maxLagMs",
+              failures, last_failure_at as "lastFailureAt", last_failure as "lastFailure" from email_webhook_health where id = 1`,
+    ),
+    unconfirmedEmails(pool),
   ]);
   return {
     paused: pauses.find((p) => p.queue === 'send-email') ?? null,
-    resentAfterUnknown: sums.rows[0]!.resent,
-    unknownNow: sums.rows[0]!.unknown,
+    unknown: unknown.rows[0]!,
+    unconfirmed,
+    resentOnProof: sums.rows[0]!.proof,
+    resentByPerson: sums.rows[0]!.person,
+    batches: Object.fromEntries(batches.rows.map((r) => [r.state, r.n])),
     webhook: counts,
+    webhookHealth: health.rows[0] ?? {
+      lastReceivedAt: null,
+      lastEventAt: null,
+      lastLagMs: null,
+      maxLagMs: 0,
+      failures: 0,
+      lastFailureAt: null,
+      lastFailure: null,
+    },
   };
 }
 

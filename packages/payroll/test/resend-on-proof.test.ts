@@ -20,7 +20,8 @@ import { deliverEmail } from '../src/email.ts';
 import { payrollJobs, slipKey } from '../src/jobs/index.ts';
 import { createMailer, type Mailer } from '../src/mailer.ts';
 import { createBatchSource, schedulingProblem, type SchedulingSettings } from '../src/scheduling.ts';
-import { resendUnconfirmed, settleEmailOutcomes } from '../src/settle.ts';
+import { resendUnconfirmed } from '../src/actions.ts';
+import { settleEmailOutcomes } from '../src/settle.ts';
 
 const SCHEDULING: SchedulingSettings = { windowMs: 4000, leadMs: 8000, cancelCutoffMs: 1000, clockSkewMs: 200, quietMs: 3000, settleEveryMs: 500 };
 const N = 120;
