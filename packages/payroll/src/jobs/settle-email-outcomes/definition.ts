@@ -15,7 +15,7 @@ export const settleEmailOutcomesJob = defineJob({
   name: 'settle-email-outcomes',
   queue: 'maintenance',
   schema: z.object({ dueAt: z.string() }),
-  timeoutMs: 55_000,
+  timeoutMs: 25_000,
   retry: { maxAttempts: 2 },
   idempotencyKey: (p) => `settle-email-outcomes:${p.dueAt}`,
   schedule: { cron: '* * * * *', timeZone: 'UTC', payload: (dueAt) => ({ dueAt }) },

@@ -17,7 +17,7 @@ export const settleEmailOutcomesHandler =
         scheduling: deps.email.scheduling,
         signal: ctx.signal,
         // Lookups may use part of the run (a run every settleEveryMs), leaving time for the decisions after them.
-        lookupBudgetMs: Math.max(0, Math.min(deps.email.scheduling.settleEveryMs / 2, ctx.timeLeftMs() - 20_000)),
+        lookupBudgetMs: Math.max(0, Math.min(deps.email.scheduling.settleEveryMs / 2, ctx.timeLeftMs() - 10_000)),
       });
     } finally {
       await deps.lock.release(LOCK_KEY, owner).catch(() => {});
