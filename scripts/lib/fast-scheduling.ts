@@ -14,6 +14,6 @@ export const FAST_SCHEDULING = {
     EMAIL_SETTLE_QUIET_MS: '8000',
     EMAIL_SETTLE_CRON: '* * * * * *',
     EMAIL_SETTLE_EVERY_MS: '1000',
-    EMAIL_SEND_LEAD_MS: '12000',
+    EMAIL_SEND_LEAD_MS: '14000',
   },
 } as const;

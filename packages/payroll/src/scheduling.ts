@@ -15,7 +15,13 @@ import { TransientError } from '@beton/jobs/client';
 import type { Mailer } from './mailer.ts';
 
 export interface SchedulingSettings {
-  /** The window whose bulk sends share one batch, ms (EMAIL_BATCH_WINDOW_MS). Default: 60000. */
+  /**
+   * The window whose bulk sends share one batch, ms (EMAIL_BATCH_WINDOW_MS). Default: 120000: a
+   * cancellation is held from its decision to its deletion (cutoff + 2 × skew + 3 settle runs,
+   * about 14 minutes), and SendGrid holds at most 10 at once, so no more than 9 windows may end in
+   * that time even if every one of them needs cancelling. Larger windows cost more resends per
+   * cancellation (every slip of the window).
+   */
   windowMs: number;
   /** send_at = the window's end + this, ms (EMAIL_SEND_LEAD_MS). Default: 900000 (15 minutes). */
   leadMs: number;
@@ -33,8 +39,13 @@ export interface SchedulingSettings {
   settleEveryMs: number;
 }
 
+/** Batches SendGrid lets be paused or cancelled at one time ("Cancel Scheduled Sends"). */
+export const MAX_HELD_CANCELLATIONS = 10;
+/** Settle runs between a batch's decision and its cancel deadline (a run may be late or skipped). */
+export const DECISION_RUNS = 3;
+
 export const DEFAULT_SCHEDULING: SchedulingSettings = {
-  windowMs: 60_000,
+  windowMs: 120_000,
   leadMs: 15 * 60_000,
   cancelCutoffMs: 10 * 60_000,
   clockSkewMs: 30_000,
@@ -43,14 +54,23 @@ export const DEFAULT_SCHEDULING: SchedulingSettings = {
 };
 
 /**
- * Why a lead cannot be used, or null: a window's fate must be decidable after its quiet time and
- * at least two settle runs before the cutoff (with the clock skew allowed for).
+ * Why the settings cannot work, or null: a window's fate must be decidable after its quiet time
+ * and DECISION_RUNS settle runs before the cutoff (with the clock skew allowed for), and the
+ * cancellations held at once (each from its decision to its deletion) must stay under SendGrid's 10.
  */
 export function schedulingProblem(s: SchedulingSettings): string | null {
-  const room = s.leadMs - s.cancelCutoffMs - s.clockSkewMs - s.quietMs - 2 * s.settleEveryMs;
+  const room = s.leadMs - s.cancelCutoffMs - s.clockSkewMs - s.quietMs - DECISION_RUNS * s.settleEveryMs;
   if (room < 0)
-    return `EMAIL_SEND_LEAD_MS (${s.leadMs}) must exceed the cancel cutoff (${s.cancelCutoffMs}) + the clock skew (${s.clockSkewMs}) + ${s.quietMs} ms for the window's last answers + two settle runs (${2 * s.settleEveryMs}): ${-room} ms short`;
+    return `EMAIL_SEND_LEAD_MS (${s.leadMs}) must exceed the cancel cutoff (${s.cancelCutoffMs}) + the clock skew (${s.clockSkewMs}) + ${s.quietMs} ms for the window's last answers + ${DECISION_RUNS} settle runs (${DECISION_RUNS * s.settleEveryMs}): ${-room} ms short`;
+  const held = Math.ceil(cancellationHeldMs(s) / s.windowMs) + 1;
+  if (held > MAX_HELD_CANCELLATIONS)
+    return `EMAIL_BATCH_WINDOW_MS (${s.windowMs}) is too short: a cancellation is held ${cancellationHeldMs(s)} ms, so up to ${held} windows could need one at once; SendGrid holds ${MAX_HELD_CANCELLATIONS}`;
   return null;
+}
+
+/** How long a cancellation is held, at most: decided DECISION_RUNS runs before its deadline, deleted a skew and a run after its send_at. */
+export function cancellationHeldMs(s: SchedulingSettings): number {
+  return s.cancelCutoffMs + 2 * s.clockSkewMs + (DECISION_RUNS + 1) * s.settleEveryMs;
 }
 
 /** The last moment a batch with this send_at may be cancelled, by our clock. */

@@ -21,7 +21,7 @@ import { ACTIVITY_QUERY_SIZE, type ActivityLookup } from './activity.ts';
 import type { PayrollJobClient } from './jobs/index.ts';
 import { slipPayload } from './jobs/slip-payload.ts';
 import type { Mailer } from './mailer.ts';
-import { cancelDeadline, type SchedulingSettings } from './scheduling.ts';
+import { cancelDeadline, DECISION_RUNS, type SchedulingSettings } from './scheduling.ts';
 
 export interface SettleDeps {
   pool: Pool;
@@ -80,8 +80,8 @@ export async function settleEmailOutcomes(deps: SettleDeps, options: SettleOptio
     r.settledByEvidence += looked.settled;
   }
   r.settledByEvidence += await settleByEvidence(deps.pool);
+  await freeCancellations(deps, s, now, r);
   await decideBatches(deps, s, now, r, options.signal);
-  await freeCancellations(deps, now, r);
 
   const { rows } = await deps.pool.query<{ open: number; unconfirmed: number }>(
     `select count(*)::int as open,
@@ -207,10 +207,10 @@ async function decideBatches(deps: SettleDeps, s: SchedulingSettings, now: () =>
       r.uncancellable++;
       continue;
     }
-    // Evidence may still come: the batch is cancelled at the last settle run that is surely
-    // before its cutoff (two runs ahead), not at the first unknown.
-    if (now() < deadline - 2 * s.settleEveryMs) continue;
-    const outcome = await cancelWithRoom(deps, b.batch_id, now, r);
+    // Evidence may still come: the batch is cancelled at the last settle runs that are surely
+    // before its cutoff (DECISION_RUNS runs ahead), not at the first unknown.
+    if (now() < deadline - DECISION_RUNS * s.settleEveryMs) continue;
+    const outcome = await cancelWithRoom(deps, s, b.batch_id, now, r);
     if (outcome === 'cancelled') {
       r.cancelled++;
       r.resentOnProof += await resendCancelledBatch(deps, b.batch_id);
@@ -232,7 +232,13 @@ async function markUncancellable(pool: Pool, windowStart: Date, why: string): Pr
  * Cancels a batch; when the provider holds 10 cancellations already, frees those whose send_at
  * passed and tries once more. 'retry': no definite answer (the next run asks again).
  */
-async function cancelWithRoom(deps: SettleDeps, batchId: string, now: () => number, r: SettleResult): Promise<'cancelled' | 'retry' | string> {
+async function cancelWithRoom(
+  deps: SettleDeps,
+  s: SchedulingSettings,
+  batchId: string,
+  now: () => number,
+  r: SettleResult,
+): Promise<'cancelled' | 'retry' | string> {
   for (let tries = 0; tries < 2; tries++) {
     let outcome;
     try {
@@ -243,7 +249,7 @@ async function cancelWithRoom(deps: SettleDeps, batchId: string, now: () => numb
     }
     if (outcome.cancelled) return 'cancelled';
     if (/max limit/i.test(outcome.refused) && tries === 0) {
-      if ((await freeCancellations(deps, now, r)) > 0) continue;
+      if ((await freeCancellations(deps, s, now, r)) > 0) continue;
       r.notes.push(`batch ${batchId}: ${outcome.refused}`);
       return 'retry'; // the held cancellations' send_at comes: room is made before this cutoff, or not
     }
@@ -296,11 +302,14 @@ async function recordStranded(client: PoolClient, key: string): Promise<void> {
   );
 }
 
-/** Deletes the cancellations whose send_at passed a minute ago: SendGrid holds at most 10 at once. */
-async function freeCancellations(deps: SettleDeps, now: () => number, r: SettleResult): Promise<number> {
+/**
+ * Deletes the cancellations whose send_at passed (by the provider's clock too: a skew after it):
+ * their messages are discarded, and SendGrid holds at most 10 cancellations at once.
+ */
+async function freeCancellations(deps: SettleDeps, s: SchedulingSettings, now: () => number, r: SettleResult): Promise<number> {
   const { rows } = await deps.pool.query<{ batch_id: string }>(
-    `select batch_id from email_batches where state = 'cancelled' and cancel_deleted_at is null and send_at < $1::timestamptz - interval '1 minute' order by send_at limit 20`,
-    [new Date(now())],
+    `select batch_id from email_batches where state = 'cancelled' and cancel_deleted_at is null and send_at < $1::timestamptz order by send_at limit 20`,
+    [new Date(now() - s.clockSkewMs)],
   );
   let freed = 0;
   for (const { batch_id } of rows) {
