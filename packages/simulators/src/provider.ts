@@ -33,7 +33,9 @@ import { z } from 'zod';
 import { parseActivityQuery, QuerySyntaxError, type ActivityRecord, type QueryTarget } from './activity-query.ts';
 import { BodyTooLargeError, bearerToken, escapeHtml, listen, makeRandom, parseJson, readBody, sendJson, sendText } from './http-util.ts';
 import { INBOX_FONT_PATH, inboxFontCss, serveInboxFont } from './inbox-font.ts';
+import { createApiKeys } from './api-keys.ts';
 import { createScheduledSends, type ScheduledSendsOptions } from './scheduled-sends.ts';
+import { createWebhookSettingsApi } from './webhook-settings.ts';
 import {
   DEFAULT_BOUNCE_DOMAINS,
   isBounceAddress,
@@ -76,7 +78,11 @@ export interface ProviderSimulatorOptions {
   bounceAddresses?: string[];
   /** Recipient addresses whose delivery is deferred once (a `deferred` event) before it is delivered. Default []. */
   deferAddresses?: string[];
-  /** Scopes of the API key (GET /v3/scopes); mail send needs `mail.send`. Default: mail.send, messages.read, user.webhooks.event.settings.read. */
+  /**
+   * Scopes of the account's key `apiKey` (GET /v3/scopes); mail send needs `mail.send`, the Email
+   * Activity API `messages.read`, creating keys `api_keys.create` (api-keys.ts). Default: mail.send,
+   * messages.read, user.webhooks.event.settings.read, user.webhooks.event.settings.create, api_keys.create.
+   */
   scopes?: string[];
   /**
    * Verified Sender Identities: single senders (full addresses) and authenticated domains
@@ -270,6 +276,8 @@ export interface ProviderSimulator {
   configureWebhook(settings: Partial<WebhookSettings> & { unreachableForMs?: number }): WebhookSettings;
   /** Addresses suppressed after a bounce. */
   suppressed(): string[];
+  /** A new API key of the account with these scopes (as POST /v3/api_keys makes one); returns the key. */
+  createApiKey(name: string, scopes: string[]): string;
   /** The events emitted for a key (custom arg idempotency_key), in emission order. */
   events(idempotencyKey?: string): SendGridEvent[];
   /** Shorthands for setFaults. */
@@ -343,7 +351,10 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   };
   const deferAddresses = new Set((opts.deferAddresses ?? []).map((a) => a.toLowerCase()));
   const activityApi = opts.activityApi ?? false;
-  const scopes = opts.scopes ?? ['mail.send', 'messages.read', 'user.webhooks.event.settings.read'];
+  const scopes = opts.scopes ?? ['mail.send', 'messages.read', 'user.webhooks.event.settings.read', 'user.webhooks.event.settings.create', 'api_keys.create'];
+  const apiKeys = createApiKeys({ apiKey, scopes });
+  /** The scopes of the request's key ([] for none: authorize refused it already). */
+  const callerScopes = (req: IncomingMessage) => apiKeys.scopesOf(bearerToken(req) ?? '') ?? [];
   const verifiedSenders = new Set((opts.verifiedSenders ?? ['payroll@beton.example']).map((a) => a.toLowerCase()));
   const verifiedDomains = (opts.verifiedDomains ?? []).map((d) => d.toLowerCase());
   const activityPerMinute = opts.activityPerMinute ?? 6;
@@ -394,6 +405,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   });
   let st = freshStats();
   let inFlight = 0;
+  const webhookSettings = createWebhookSettingsApi({ publicKey: webhook.publicKey, setUrl: (url) => void webhook.configure({ url }) });
   const scheduled = createScheduledSends(opts.scheduledSends ?? {}, {
     deliver: (m) => emitEvents(m as StoredMessage, 'outcome'),
     discard: (m) => log(`[provider-sim] discarded ${m.id} (batch ${m.batchId} cancelled)`),
@@ -440,6 +452,8 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     activityCalls = [];
     webhook.reset();
     scheduled.reset();
+    apiKeys.reset();
+    webhookSettings.reset();
     accounts = new Map();
     st = freshStats();
     st.maxInFlight = inFlight;
@@ -547,7 +561,8 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
   function authorize(req: IncomingMessage): { status: number; body: unknown } | undefined {
     const token = bearerToken(req);
     if (token === undefined) return { status: 401, body: sgError('authorization required') };
-    if (token !== apiKey || faults.keyRevoked) return { status: 401, body: sgError('The provided authorization grant is invalid, expired, or revoked') };
+    if (apiKeys.scopesOf(token) === undefined || faults.keyRevoked)
+      return { status: 401, body: sgError('The provided authorization grant is invalid, expired, or revoked') };
     return undefined;
   }
 
@@ -663,7 +678,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     const auth = authorize(req);
     if (auth) return reply(auth.status, auth.body);
     const token = bearerToken(req)!;
-    if (!scopes.includes('mail.send')) return reply(403, sgError('access forbidden'));
+    if (!callerScopes(req).includes('mail.send')) return reply(403, sgError('access forbidden'));
 
     let raw: Buffer;
     try {
@@ -762,7 +777,7 @@ export async function startProviderSimulator(opts: ProviderSimulatorOptions = {}
     const auth = authorize(req);
     if (auth) return sendJson(res, auth.status, auth.body);
     // A paid add-on, and a scope of the key (docs: "You must purchase additional email activity history").
-    if (!activityApi || !scopes.includes('messages.read')) {
+    if (!activityApi || !callerScopes(req).includes('messages.read')) {
       st.activityRefused['403']++;
       return sendJson(res, 403, sgError('access forbidden'));
     }
@@ -1005,12 +1020,13 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
     if (path === '/v3/scopes' && req.method === 'GET') {
       const auth = authorize(req);
       if (auth) return sendJson(res, auth.status, auth.body);
-      return sendJson(res, 200, { scopes });
+      return sendJson(res, 200, { scopes: callerScopes(req) });
     }
-    if (path === '/v3/user/webhooks/event/settings/signed' && req.method === 'GET') {
+    if (path === '/v3/api_keys' || path.startsWith('/v3/user/webhooks/event/settings')) {
       const auth = authorize(req);
       if (auth) return sendJson(res, auth.status, auth.body);
-      return sendJson(res, 200, { id: '', public_key: webhook.publicKey });
+      if (await apiKeys.handle(req, res, path, callerScopes(req))) return;
+      if (await webhookSettings.handle(req, res, path)) return;
     }
     if (path.startsWith('/_admin/')) return admin(req, res, url);
     if (path === INBOX_FONT_PATH) return serveInboxFont(res);
@@ -1057,6 +1073,7 @@ ${text ? `<pre>${escapeHtml(text.value)}</pre>` : ''}`,
     webhookPublicKey: webhook.publicKey,
     configureWebhook,
     suppressed: () => [...suppressions],
+    createApiKey: (name, keyScopes) => apiKeys.create(name, keyScopes).apiKey,
     events: (key) => (key === undefined ? [...eventLog] : eventLog.filter((e) => e['idempotency_key'] === key)),
     async close() {
       abort.abort();
