@@ -215,7 +215,7 @@ async function decideBatches(deps: SettleDeps, s: SchedulingSettings, now: () =>
       r.cancelled++;
       r.resentOnProof += await resendCancelledBatch(deps, b.batch_id);
     } else if (outcome !== 'retry') {
-      await markUncancellable(deps.pool, b.window_start, outcome);
+      await markUncancellable(deps.pool, b.window_start, outcome.refused);
       r.uncancellable++;
     } else r.notes.push(`batch ${b.batch_id}: cancellation not confirmed yet; tried again next run`);
   }
@@ -253,7 +253,7 @@ async function cancelWithRoom(
       r.notes.push(`batch ${batchId}: ${outcome.refused}`);
       return 'retry'; // the held cancellations' send_at comes: room is made before this cutoff, or not
     }
-    return `the provider refused its cancellation: ${outcome.refused}`;
+    return { refused: `the provider refused its cancellation: ${outcome.refused}` };
   }
   return 'retry';
 }
