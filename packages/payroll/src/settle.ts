@@ -232,13 +232,10 @@ async function markUncancellable(pool: Pool, windowStart: Date, why: string): Pr
  * Cancels a batch; when the provider holds 10 cancellations already, frees those whose send_at
  * passed and tries once more. 'retry': no definite answer (the next run asks again).
  */
-async function cancelWithRoom(
-  deps: SettleDeps,
-  s: SchedulingSettings,
-  batchId: string,
-  now: () => number,
-  r: SettleResult,
-): Promise<'cancelled' | 'retry' | string> {
+/** How a cancellation went: done, to be tried again next run, or refused for good (why). */
+type CancelResult = 'cancelled' | 'retry' | { refused: string };
+
+async function cancelWithRoom(deps: SettleDeps, s: SchedulingSettings, batchId: string, now: () => number, r: SettleResult): Promise<CancelResult> {
   for (let tries = 0; tries < 2; tries++) {
     let outcome;
     try {
