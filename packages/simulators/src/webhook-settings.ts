@@ -69,7 +69,7 @@ export function createWebhookSettingsApi(deps: { publicKey: string; setUrl(url: 
           id: randomUUID(),
           url,
           enabled: b?.['enabled'] !== false,
-          friendly_name: typeof b?.['friendly_name'] === 'string' ? (b['friendly_name']) : null,
+          friendly_name: typeof b?.['friendly_name'] === 'string' ? b['friendly_name'] : null,
           signed: false,
           ...Object.fromEntries(EVENT_FLAGS.map((f) => [f, b?.[f] === true])),
         };
