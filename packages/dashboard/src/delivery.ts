@@ -6,6 +6,7 @@
 import type { Pool } from '@beton/db';
 import { queuePauses, resumeQueue } from '@beton/jobs/client';
 import { FINAL_STATES, webhookCounts } from '@beton/payroll/events';
+import { slipDeadline } from '@beton/payroll/month';
 import { z } from 'zod';
 import { notFound } from './errors.ts';
 
@@ -172,4 +173,30 @@ export async function emailAccountStatus(pool: Pool): Promise<z.infer<typeof ema
 /** The admin's "resume": the send-email queue runs again (audited). */
 export async function resumeEmailQueue(pool: Pool, actor: string): Promise<{ resumed: boolean }> {
   return { resumed: (await resumeQueue(pool, 'send-email', actor)) !== null };
+}
+
+/**
+ * Each payroll run with unconfirmed slip emails: how many, and the seconds left until its deadline
+ * (09:00 on the 1st after the month, the company's zone): the metric
+ * beton_email_unconfirmed_deadline_seconds, whose alert fires as the deadline approaches with a
+ * person's decision still pending (docs/exactly-once.md).
+ */
+export async function unconfirmedByRun(
+  pool: Pool,
+  now = new Date(),
+): Promise<Array<{ company: string; run: string; unconfirmed: number; secondsToDeadline: number }>> {
+  const { rows } = await pool.query<{ company: string; month: string; time_zone: string; deadline: string; n: number }>(
+    `select c.id as company, r.month, c.time_zone, c.deadline, count(*)::int as n
+     from email_unknown_outcomes u join email_deliveries d on d.idempotency_key = u.idempotency_key
+       join payroll_runs r on r.id = d.payroll_run_id join companies c on c.id = r.company_id
+       left join email_batches b on b.batch_id = u.batch_id
+     where u.settled_at is null and b.state is distinct from 'open'
+     group by 1, 2, 3, 4`,
+  );
+  return rows.map((r) => ({
+    company: r.company,
+    run: r.month,
+    unconfirmed: r.n,
+    secondsToDeadline: (slipDeadline(r.month, r.time_zone, r.deadline).getTime() - now.getTime()) / 1000,
+  }));
 }

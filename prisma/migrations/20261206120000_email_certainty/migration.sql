@@ -53,3 +53,6 @@ CREATE TABLE "email_webhook_health" (
   "last_failure_at" TIMESTAMPTZ(3),
   "last_failure" TEXT
 );
+
+-- The settle job's scan for marks no process answered (a killed worker): the unknown ones only.
+CREATE INDEX "email_deliveries_unknown_idx" ON "email_deliveries" ("outcome_unknown_since") WHERE "outcome_unknown_since" IS NOT NULL;
