@@ -282,6 +282,8 @@ export async function resendUnconfirmed(
   deps: { pool: Pool; jobs: PayrollJobClient },
   input: { key: string; actor: string; companyId?: string },
 ): Promise<{ jobKey: string }> {
+  const owner = await deps.pool.query<{ company_id: string | null }>(`select company_id from email_deliveries where idempotency_key = $1`, [input.key]);
+  if (!owner.rows[0] || (input.companyId !== undefined && owner.rows[0].company_id !== input.companyId)) throw new NotFoundError('Email not found');
   return inTransaction(deps.pool, undefined, async (client) => {
     const { rows } = await client.query<{ n: number; payload: unknown; recipient: string; company_id: string | null }>(
       `with u as (select u.idempotency_key from email_unknown_outcomes u left join email_batches b on b.batch_id = u.batch_id
