@@ -97,13 +97,14 @@ export async function settleEmailOutcomes(deps: SettleDeps, options: SettleOptio
 /** Step 1: marks no process answered within the quiet time (a killed worker) become unknown outcomes. */
 async function collectAbandonedMarks(pool: Pool, quietMs: number): Promise<number> {
   const { rowCount } = await pool.query(
-    `insert into email_unknown_outcomes (idempotency_key, recipient, batch_id, evidence)
-     select d.idempotency_key, d.recipient, d.batch_id, 'no answer recorded: its worker stopped with the request possibly on the wire'
+    // (A settled row is reopened by a mark made after it was settled: the send made again since.)
+    `insert into email_unknown_outcomes (idempotency_key, recipient, batch_id, recorded_at, evidence)
+     select d.idempotency_key, d.recipient, d.batch_id, d.outcome_unknown_since, 'no answer recorded: its worker stopped with the request possibly on the wire'
      from email_deliveries d
      where d.outcome_unknown_since is not null and d.status = 'sending' and d.outcome_unknown_since < now() - make_interval(secs => $1::float8 / 1000)
-     on conflict (idempotency_key) do update set recipient = excluded.recipient, batch_id = excluded.batch_id, recorded_at = now(),
+     on conflict (idempotency_key) do update set recipient = excluded.recipient, batch_id = excluded.batch_id, recorded_at = excluded.recorded_at,
        lookups = 0, last_looked_up_at = null, lookup_error = null, settled_at = null, settled_by = null, evidence = excluded.evidence
-     where email_unknown_outcomes.settled_at is not null and email_unknown_outcomes.batch_id is distinct from excluded.batch_id`,
+     where email_unknown_outcomes.settled_at is not null and email_unknown_outcomes.settled_at < excluded.recorded_at`,
     [quietMs],
   );
   return rowCount ?? 0;
