@@ -43,6 +43,7 @@ import { startWebServer } from '../apps/web/test/server.ts';
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import { hangingRenders } from './lib/faults.ts';
+import { FAST_SCHEDULING } from './lib/fast-scheduling.ts';
 import {
   bar,
   exitHandling,
@@ -132,19 +133,20 @@ const T = FAST
       floodAt: 40,
     };
 /**
- * Issue 16: the Event Webhook posts every 1 s (SendGrid: 30 s), 5 % of events twice, batches
- * shuffled; it is unreachable for hookDownFor s and lags 3 s for hookLagFor s; the activity
- * feed lags 5 s. The settle window (EMAIL_SETTLE_MS) is longer than the webhook's worst delay
- * here, so no ambiguous send may be resent: zero duplicates.
+ * The Event Webhook posts every 1 s (SendGrid: 30 s), 5 % of events twice, batches shuffled; it
+ * is unreachable for hookDownFor s and lags 3 s for hookLagFor s; the activity feed lags 5 s. The
+ * slips are scheduled sends whose batches are cancelled and sent again on proof when an outcome
+ * stays unknown: the simulator's cancel cutoff is 1 s instead of SendGrid's 10 minutes, and the
+ * lead 30 s instead of 15 minutes (the quiet time 25 s: longer than a request's 20 s timeout).
  */
 const HOOK = {
   batchMs: FAST ? 500 : 1000,
   duplicateFraction: 0.05,
   lagMs: 3000,
   activityLagMs: 5000,
-  settleMs: FAST ? 20_000 : 60_000,
   flood: FAST ? 50 : 200,
 };
+const SCHEDULING_ENV = { ...FAST_SCHEDULING.env, EMAIL_SETTLE_QUIET_MS: '25000', EMAIL_SEND_LEAD_MS: '30000' };
 /** Share of employees whose (well-formed) address is unreachable: accepted, then bounced. */
 const UNREACHABLE_RATE = 0.005;
 /** R13: HR's resend pressed mid-run must arrive within this. */
@@ -205,6 +207,7 @@ async function main() {
     activityApi: true,
     activityDelayMs: HOOK.activityLagMs,
     eventDelays: { processedMs: 300, deliveredMs: 1500 },
+    scheduledSends: FAST_SCHEDULING.simulator,
   });
   exit.add(() => provider.close());
   // Some well-formed addresses are unreachable: SendGrid accepts them and the receiver bounces.
@@ -219,7 +222,7 @@ async function main() {
   const hookUrl = `${web.url}/api/email/events`;
   provider.configureWebhook({ url: hookUrl, batchMs: HOOK.batchMs, duplicateFraction: HOOK.duplicateFraction, shuffle: true });
   say(
-    `web app ${web.url} receives the Event Webhook (batches every ${HOOK.batchMs} ms, ${HOOK.duplicateFraction * 100} % duplicated, shuffled); activity feed lags ${HOOK.activityLagMs / 1000} s; settle window ${HOOK.settleMs / 1000} s + the request timeout`,
+    `web app ${web.url} receives the Event Webhook (batches every ${HOOK.batchMs} ms, ${HOOK.duplicateFraction * 100} % duplicated, shuffled); activity feed lags ${HOOK.activityLagMs / 1000} s; slips scheduled ${Number(SCHEDULING_ENV.EMAIL_SEND_LEAD_MS) / 1000} s after their ${Number(SCHEDULING_ENV.EMAIL_BATCH_WINDOW_MS) / 1000} s window, cancel cutoff ${FAST_SCHEDULING.simulator.cancelCutoffMs / 1000} s`,
   );
   // The run submits every salary to the bank; the bank credits each one a few seconds later.
   const bank = await startBankSimulator({ creditDelayMs: P.bankCreditMs, creditSpreadMs: P.bankSpreadMs });
@@ -254,7 +257,7 @@ async function main() {
     DB_BUDGET_PROCESSES: '7',
     EMAIL_RATE_LIMIT: String(P.emailRate),
     EMAIL_CONCURRENCY_LIMIT: '45',
-    EMAIL_SETTLE_MS: String(HOOK.settleMs),
+    ...SCHEDULING_ENV,
     EMAIL_ACTIVITY_API: 'on',
     EMAIL_PAUSE_PROBE_MS: '2000',
   };
@@ -705,7 +708,19 @@ async function main() {
     if (timelineDone && sent >= 0.9 * validCount) stopDbFaults = true;
     const strandedNow = await countStranded().catch(() => 0);
     maxStrandedSeen = Math.max(maxStrandedSeen, strandedNow);
-    if (timelineDone && dbFaultsDone && active === 0 && n('render-slip') === N && n('send-slip-email') >= n('render-slip', 'done')) {
+    // Settled also means no unknown outcome is open: each is settled by evidence, or its batch is
+    // cancelled and sent again (the resends are jobs again, counted above).
+    const unknownOpen = async () =>
+      (await db.pool.query<{ n: number }>(`select count(*)::int as n from email_unknown_outcomes where settled_at is null`).catch(() => ({ rows: [{ n: 1 }] })))
+        .rows[0]!.n;
+    if (
+      timelineDone &&
+      dbFaultsDone &&
+      active === 0 &&
+      n('render-slip') === N &&
+      n('send-slip-email') >= n('render-slip', 'done') &&
+      (await unknownOpen()) === 0
+    ) {
       settledAt = performance.now();
       break;
     }
@@ -735,11 +750,21 @@ async function main() {
   // late, retried after the webhook's outage, duplicated, out of order).
   const truth = async () =>
     (
-      await db.pool.query<{ delivered: number; bounced: number; dropped: number; spam: number; awaiting: number; resent: number }>(
+      await db.pool.query<{
+        delivered: number;
+        bounced: number;
+        dropped: number;
+        spam: number;
+        awaiting: number;
+        unconfirmed: number;
+        resentOnProof: number;
+        resentByPerson: number;
+      }>(
         `select count(*) filter (where event_state = 'delivered')::int as delivered, count(*) filter (where event_state = 'bounced')::int as bounced,
                 count(*) filter (where event_state = 'dropped')::int as dropped, count(*) filter (where event_state = 'spam_report')::int as spam,
                 count(*) filter (where status = 'sent' and (event_state is null or event_state in ('processed', 'deferred')) or outcome_unknown_since is not null)::int as awaiting,
-                coalesce(sum(resent_after_unknown), 0)::int as resent
+                (select count(*)::int from email_unknown_outcomes u where u.settled_at is null and u.idempotency_key like $1) as unconfirmed,
+                coalesce(sum(resent_on_proof), 0)::int as "resentOnProof", coalesce(sum(resent_by_person), 0)::int as "resentByPerson"
          from email_deliveries where idempotency_key like $1`,
         [`slip:${month}:%`],
       )
@@ -1111,8 +1136,13 @@ async function main() {
         wallSeconds,
         bounced: t.bounced,
         dropped: t.dropped,
-        unconfirmed: t.awaiting,
-        resentAfterUnknown: t.resent,
+        deliveredEvents: t.delivered,
+        awaitingEvents: t.awaiting,
+        unconfirmed: t.unconfirmed,
+        resentOnProof: t.resentOnProof,
+        resentByPerson: t.resentByPerson,
+        discardedByProvider: stats.scheduled.discarded,
+        batchesCancelled: stats.scheduled.cancellations,
         accountFaultFailedJobs,
         resendLatencySeconds,
         dbFaults,

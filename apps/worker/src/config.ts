@@ -13,7 +13,7 @@ import {
   ratePlaces,
 } from '@beton/jobs';
 import { jobQueues } from '@beton/dashboard/job-registry';
-import { DEFAULT_SETTLE_MS, DEVELOPMENT_SENDER } from '@beton/payroll';
+import { DEFAULT_SCHEDULING, DEVELOPMENT_SENDER, schedulingProblem } from '@beton/payroll';
 import { EMAIL_INTERACTIVE_SLOTS, EMAIL_PROVIDER_LIMITS, EMAIL_RATE_TOLERANCE_MS, EMAIL_RATE_WINDOW, pollBankJob, purgeHistoryJob } from '@beton/payroll/jobs';
 
 /**
@@ -103,16 +103,28 @@ export const EnvSchema = z.object({
   EMAIL_ACTIVITY_API: z.enum(['on', 'off']).default('off'),
   /** Activity API lookups per minute across all workers (SendGrid allows 6). Default 5. */
   EMAIL_ACTIVITY_PER_MINUTE: z.coerce.number().positive().default(5),
-  /**
-   * The provider's lag (ms): after a request left without an answer, how long its evidence (the
-   * Event Webhook's first event, the activity feed) may take; the settle window is
-   * EMAIL_REQUEST_TIMEOUT_MS + this, from when the request left. Default 300000 (see docs/exactly-once.md).
-   */
-  EMAIL_SETTLE_MS: nonNegativeInt.default(DEFAULT_SETTLE_MS),
   /** The mail send request's timeout (ms); must fit in the job's 30 s and in the shutdown grace. */
   EMAIL_REQUEST_TIMEOUT_MS: positiveInt.default(20_000),
-  /** How long an attempt waits in place for the evidence of an unknown outcome before deferring (ms). */
-  EMAIL_EVIDENCE_WAIT_MS: nonNegativeInt.default(10_000),
+  /**
+   * The bulk's scheduled sends (docs/exactly-once.md): the window whose slips share one SendGrid
+   * batch (ms, default 60000); send_at = the window's end + EMAIL_SEND_LEAD_MS (default 900000),
+   * which must exceed EMAIL_CANCEL_CUTOFF_MS (SendGrid's 10 minutes, default 600000) +
+   * EMAIL_CLOCK_SKEW_MS (default 30000) + the window's quiet time and two settle runs.
+   */
+  EMAIL_BATCH_WINDOW_MS: positiveInt.default(DEFAULT_SCHEDULING.windowMs),
+  EMAIL_SEND_LEAD_MS: positiveInt.default(DEFAULT_SCHEDULING.leadMs),
+  EMAIL_CANCEL_CUTOFF_MS: nonNegativeInt.default(DEFAULT_SCHEDULING.cancelCutoffMs),
+  EMAIL_CLOCK_SKEW_MS: nonNegativeInt.default(DEFAULT_SCHEDULING.clockSkewMs),
+  /** When the settle-email-outcomes job runs (cron, UTC; six fields for seconds). Default every minute. */
+  EMAIL_SETTLE_CRON: z.string().default('* * * * *'),
+  /** How often EMAIL_SETTLE_CRON fires, ms: a window's batch is decided two runs before its cutoff. Default 60000. */
+  EMAIL_SETTLE_EVERY_MS: positiveInt.default(DEFAULT_SCHEDULING.settleEveryMs),
+  /**
+   * After a window's end, how long until each of its sends has its answer or is an unknown outcome
+   * (ms): at least the email job's 30 s timeout, since a send takes its batch before its rate turn.
+   * Default 45000; tests with short requests lower it.
+   */
+  EMAIL_SETTLE_QUIET_MS: positiveInt.default(DEFAULT_SCHEDULING.quietMs),
   /** How often a paused send-email worker runs the account check to resume by itself (ms). */
   EMAIL_PAUSE_PROBE_MS: positiveInt.default(60_000),
   /** How often workers read the queue's pause flag (ms). */
@@ -196,7 +208,17 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
   } catch (error) {
     throw new ConfigError(`EMAIL_RATE_LIMIT / EMAIL_RATE_TOLERANCE_MS with EMAIL_RATE_WINDOW=${e.EMAIL_RATE_WINDOW}: ${(error as Error).message}`);
   }
-  for (const name of ['SWEEP_CRON', 'BANK_POLL_CRON', 'RETENTION_CRON'] as const) {
+  const scheduling = {
+    windowMs: e.EMAIL_BATCH_WINDOW_MS,
+    leadMs: e.EMAIL_SEND_LEAD_MS,
+    cancelCutoffMs: e.EMAIL_CANCEL_CUTOFF_MS,
+    clockSkewMs: e.EMAIL_CLOCK_SKEW_MS,
+    quietMs: e.EMAIL_SETTLE_QUIET_MS,
+    settleEveryMs: e.EMAIL_SETTLE_EVERY_MS,
+  };
+  const schedulingWrong = schedulingProblem(scheduling);
+  if (schedulingWrong) throw new ConfigError(schedulingWrong);
+  for (const name of ['SWEEP_CRON', 'BANK_POLL_CRON', 'RETENTION_CRON', 'EMAIL_SETTLE_CRON'] as const) {
     try {
       parseSchedule(e[name], 'UTC');
     } catch (error) {
@@ -222,6 +244,7 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     sweepCron: e.SWEEP_CRON,
     bankPollCron: e.BANK_POLL_CRON,
     retentionCron: e.RETENTION_CRON,
+    emailSettleCron: e.EMAIL_SETTLE_CRON,
     retention: { jobsMonths: e.RETENTION_JOBS_MONTHS, slipMonths: e.RETENTION_SLIP_MONTHS, batchSize: e.RETENTION_BATCH_SIZE },
     exportTtlHours: e.EXPORT_TTL_HOURS,
     importLimits: { maxInflatedBytes: e.IMPORT_MAX_INFLATED_BYTES, maxRows: e.IMPORT_MAX_ROWS },
@@ -236,9 +259,8 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
       from: { email: e.EMAIL_FROM ?? DEVELOPMENT_SENDER.email, name: e.EMAIL_FROM_NAME },
       activityApi: e.EMAIL_ACTIVITY_API === 'on',
       activityPerMinute: e.EMAIL_ACTIVITY_PER_MINUTE,
-      settleMs: e.EMAIL_SETTLE_MS,
       requestTimeoutMs: e.EMAIL_REQUEST_TIMEOUT_MS,
-      evidenceWaitMs: e.EMAIL_EVIDENCE_WAIT_MS,
+      scheduling,
       pauseProbeMs: e.EMAIL_PAUSE_PROBE_MS,
       pausePollMs: e.QUEUE_PAUSE_POLL_MS,
     },

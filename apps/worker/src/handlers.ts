@@ -7,6 +7,7 @@
 import type { BetonJobs } from '@beton/dashboard/job-registry';
 import { dashboardHandlers } from '@beton/dashboard/jobs/handlers';
 import { engineHandlers, type JobClient, type JobHandlers } from '@beton/jobs';
+import { createBatchSource } from '@beton/payroll';
 import { payrollHandlers, type PayrollHandlerDeps } from '@beton/payroll/jobs/handlers';
 import { peopleHandlers } from '@beton/people/jobs/handlers';
 import type { WorkerConfig } from './config.ts';
@@ -22,7 +23,11 @@ export function createHandlers(deps: WorkerHandlerDeps): JobHandlers<BetonJobs> 
   return {
     ...engineHandlers({ pool: deps.pool, stuckRunningMs: config.stuckRunningMs, staleHeartbeatMs: config.staleHeartbeatMs }),
     ...peopleHandlers({ pool: deps.pool, jobs: deps.jobs, limits: config.importLimits }),
-    ...payrollHandlers({ ...services, email: config.email, retention: config.retention }),
+    ...payrollHandlers({
+      ...services,
+      email: { scheduling: config.email.scheduling, batches: createBatchSource(deps, config.email.scheduling) },
+      retention: config.retention,
+    }),
     ...dashboardHandlers({ pool: deps.pool, exportTtlHours: config.exportTtlHours }),
   };
 }

@@ -35,6 +35,7 @@ import {
 } from '@beton/jobs';
 import { pgPoolStats } from '@beton/jobs/metrics';
 import { createBetonMetrics } from '@beton/dashboard/metrics';
+import { unconfirmedByRun } from '@beton/dashboard/delivery';
 import { openRunsSlack } from '@beton/dashboard/runs';
 import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
 import { jobDefinitions, type BetonJobs, type BetonJobSettings } from '@beton/dashboard/job-registry';
@@ -144,6 +145,7 @@ async function main() {
     ...(isScheduler
       ? {
           collectPayrollRunEta: () => openRunsSlack(pool),
+          collectUnconfirmed: () => unconfirmedByRun(pool),
           collectHeartbeats: () => workerHeartbeatAges(pool),
           collectRecurringFailing: () => recurringFailing(pool, definitions),
         }

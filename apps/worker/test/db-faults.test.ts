@@ -27,6 +27,7 @@ import { runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_SCHEDULING } from '../../../scripts/lib/fast-scheduling.ts';
 import { createWorkerRole, refuseWorkerConnections, terminateWorkerConnections, type WorkerRole } from '../../../scripts/lib/db-faults.ts';
 import { readyWorkerId, waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { repoRoot, spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
@@ -73,6 +74,7 @@ describe('the product survives its database (issue 17)', () => {
     await seedDatabase(pool, { employees: EMPLOYEES, companies: 2, invalidRate: 0, seed: 17 });
     role = await createWorkerRole(pool, url);
     provider = await startProviderSimulator({
+      scheduledSends: FAST_SCHEDULING.simulator,
       latencyMs: 150,
       latencySpreadMs: 50,
       ratePerSecond: 40,
@@ -91,8 +93,8 @@ describe('the product survives its database (issue 17)', () => {
       // Lost acks are resolved through the Activity API (no webhook receiver in this test).
       EMAIL_ACTIVITY_API: 'on',
       EMAIL_ACTIVITY_PER_MINUTE: '6000',
-      EMAIL_SETTLE_MS: '2000',
-      EMAIL_EVIDENCE_WAIT_MS: '500',
+      // Scheduled sends in seconds (the simulator's cancel cutoff shortened to match).
+      ...FAST_SCHEDULING.env,
       HEARTBEAT_MS: '500',
       EMAIL_RATE_LIMIT: '6', // a run lasts ~8 s: long enough for the faults to land in it
       // Few sends hold a rate-limit turn at a time: a fault stops the run (turns taken before it go out).

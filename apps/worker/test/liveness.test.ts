@@ -17,6 +17,7 @@ import { createJobClient, recoverStuckJobs, type JobClient } from '@beton/jobs';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_SCHEDULING } from '../../../scripts/lib/fast-scheduling.ts';
 import { readyWorkerId, waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
 import { lockWakeupRowsOf } from '@beton/jobs/wakeups';
@@ -51,7 +52,14 @@ describe('worker health tells the truth', () => {
     await admin.connect();
     await seedDatabase(db.pool, { employees: 4, companies: 1, invalidRate: 0, seed: 20 });
     employees = (await db.pool.query<{ id: number; company_id: string }>('select id, company_id from employees order by id')).rows;
-    provider = await startProviderSimulator({ latencyMs: 20, ratePerSecond: 40, activityDelayMs: 0, activityApi: true, activityPerMinute: 100_000 });
+    provider = await startProviderSimulator({
+      scheduledSends: FAST_SCHEDULING.simulator,
+      latencyMs: 20,
+      ratePerSecond: 40,
+      activityDelayMs: 0,
+      activityApi: true,
+      activityPerMinute: 100_000,
+    });
     jobs = createJobClient(db.pool, jobDefinitions);
     worker = spawnWorker({
       queue: 'send-email',
@@ -67,8 +75,8 @@ describe('worker health tells the truth', () => {
         // Lost acks are resolved through the Activity API (no webhook receiver in this test).
         EMAIL_ACTIVITY_API: 'on',
         EMAIL_ACTIVITY_PER_MINUTE: '6000',
-        EMAIL_SETTLE_MS: '2000',
-        EMAIL_EVIDENCE_WAIT_MS: '500',
+        // Scheduled sends in seconds (the simulator's cancel cutoff shortened to match).
+        ...FAST_SCHEDULING.env,
         RETRY_BASE_MS: '100',
       },
     });

@@ -19,6 +19,7 @@ import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { NoPayrollRunError, resendSlip, runCompanyPayroll, sendSlipCopy, SlipActionRefused } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_SCHEDULING } from '../../../scripts/lib/fast-scheduling.ts';
 import { jobStory, sleep, waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
 
@@ -102,6 +103,7 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
     employees = rows.map((r) => r.id).sort((a, b) => a - b);
     // Sends take a while (300 ± 250 ms), so HR's and the admin's actions land while attempts are in flight.
     provider = await startProviderSimulator({
+      scheduledSends: FAST_SCHEDULING.simulator,
       latencyMs: 300,
       latencySpreadMs: 250,
       activityDelayMs: 100,
@@ -119,8 +121,8 @@ describe('one slip per employee and month on every path (processes, HTTP, Postgr
       // Lost acks are resolved through the Activity API (no webhook receiver in this test).
       EMAIL_ACTIVITY_API: 'on',
       EMAIL_ACTIVITY_PER_MINUTE: '6000',
-      EMAIL_SETTLE_MS: '2000',
-      EMAIL_EVIDENCE_WAIT_MS: '500',
+      // Scheduled sends in seconds (the simulator's cancel cutoff shortened to match).
+      ...FAST_SCHEDULING.env,
       HEARTBEAT_MS: '500',
       DB_POOL_MAX: '5',
     };

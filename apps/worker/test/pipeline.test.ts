@@ -10,6 +10,7 @@ import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
 import { startBankSimulator, startProviderSimulator, type BankSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_SCHEDULING } from '../../../scripts/lib/fast-scheduling.ts';
 import { waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll, type Managed } from '../../../scripts/lib/processes.ts';
 
@@ -37,6 +38,7 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     db = await createTestDatabase('pipeline');
     await seedDatabase(db.pool, { employees: 90, companies: 3, invalidRate: 0.04, seed: 7 });
     provider = await startProviderSimulator({
+      scheduledSends: FAST_SCHEDULING.simulator,
       latencyMs: 40,
       latencySpreadMs: 20,
       ratePerSecond: 40,
@@ -56,8 +58,8 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
       // Lost acks are resolved through the Activity API here (no webhook receiver in this test).
       EMAIL_ACTIVITY_API: 'on',
       EMAIL_ACTIVITY_PER_MINUTE: '6000',
-      EMAIL_SETTLE_MS: '2000',
-      EMAIL_EVIDENCE_WAIT_MS: '500',
+      // Scheduled sends in seconds (the simulator's cancel cutoff shortened to match).
+      ...FAST_SCHEDULING.env,
       SHUTDOWN_GRACE_MS: '30000',
       HEARTBEAT_MS: '1000',
       SCHEDULE_TICK_MS: '500',

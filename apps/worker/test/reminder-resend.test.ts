@@ -11,6 +11,7 @@ import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { approvePayroll, resendSlip, runPayroll, sendSlipCopy, SlipActionRefused } from '@beton/payroll';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_SCHEDULING } from '../../../scripts/lib/fast-scheduling.ts';
 import { waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll } from '../../../scripts/lib/processes.ts';
 
@@ -41,7 +42,14 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
   beforeAll(async () => {
     db = await createTestDatabase('reminder-resend');
     await seedDatabase(db.pool, { employees: 15, companies: 3, invalidRate: 0, seed: 11 });
-    provider = await startProviderSimulator({ latencyMs: 40, latencySpreadMs: 20, ratePerSecond: 40, activityApi: true, activityPerMinute: 100_000 });
+    provider = await startProviderSimulator({
+      scheduledSends: FAST_SCHEDULING.simulator,
+      latencyMs: 40,
+      latencySpreadMs: 20,
+      ratePerSecond: 40,
+      activityApi: true,
+      activityPerMinute: 100_000,
+    });
     jobs = createJobClient(db.pool, jobDefinitions);
     const env = {
       DATABASE_URL: db.url,
@@ -52,8 +60,8 @@ describe('approval reminder and slip resend (processes, HTTP, PostgreSQL)', () =
       // Lost acks are resolved through the Activity API here (no webhook receiver in this test).
       EMAIL_ACTIVITY_API: 'on',
       EMAIL_ACTIVITY_PER_MINUTE: '6000',
-      EMAIL_SETTLE_MS: '2000',
-      EMAIL_EVIDENCE_WAIT_MS: '500',
+      // Scheduled sends in seconds (the simulator's cancel cutoff shortened to match).
+      ...FAST_SCHEDULING.env,
       HEARTBEAT_MS: '1000',
       DB_POOL_MAX: '6',
     };

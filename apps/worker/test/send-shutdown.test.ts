@@ -9,6 +9,7 @@ import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
 import { createJobClient, type JobClient } from '@beton/jobs';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_SCHEDULING } from '../../../scripts/lib/fast-scheduling.ts';
 import { sleep, waitUntil } from '../../../scripts/lib/drill-harness.ts';
 import { spawnWorker, stopAll } from '../../../scripts/lib/processes.ts';
 
@@ -22,7 +23,13 @@ describe('SIGTERM while a send is on the wire (processes, HTTP, PostgreSQL)', ()
     db = await createTestDatabase('send-shutdown');
     await seedDatabase(db.pool, { employees: 2, companies: 1, invalidRate: 0, seed: 16 });
     // A slow provider (4 s) whose activity feed lags a minute: "not found" proves nothing.
-    provider = await startProviderSimulator({ latencyMs: 4000, latencySpreadMs: 0, ratePerSecond: 40, activityDelayMs: 60_000 });
+    provider = await startProviderSimulator({
+      scheduledSends: FAST_SCHEDULING.simulator,
+      latencyMs: 4000,
+      latencySpreadMs: 0,
+      ratePerSecond: 40,
+      activityDelayMs: 60_000,
+    });
     jobs = createJobClient(db.pool, jobDefinitions);
     env = {
       DATABASE_URL: db.url,
@@ -30,7 +37,7 @@ describe('SIGTERM while a send is on the wire (processes, HTTP, PostgreSQL)', ()
       SENDGRID_API_KEY: 'SG.beton-dev',
       LOG_LEVEL: 'warn',
       RETRY_BASE_MS: '100',
-      EMAIL_SETTLE_MS: '1000',
+      ...FAST_SCHEDULING.env,
       HEARTBEAT_MS: '1000',
       DB_POOL_MAX: '4',
     };

@@ -6,9 +6,22 @@
 import type { Pool } from '@beton/db';
 import { queuePauses, resumeQueue } from '@beton/jobs/client';
 import { FINAL_STATES, webhookCounts } from '@beton/payroll/events';
+import { slipDeadline } from '@beton/payroll/month';
 import { z } from 'zod';
 import { notFound } from './errors.ts';
-import { addressToFixRows, employeeEventRows, employeeOfCompany, runDeliveryCountsRow, runOfCompany, unknownOutcomeSums } from './sql/deliveries.ts';
+import {
+  addressToFixRows,
+  batchesByState,
+  employeeEventRows,
+  employeeOfCompany,
+  resendSums,
+  runDeliveryCountsRow,
+  runOfCompany,
+  unconfirmedEmailRows,
+  unconfirmedRunRows,
+  unknownOutcomeCoverage,
+  webhookHealthRow,
+} from './sql/deliveries.ts';
 
 export const deliveryCountsOutput = z.object({
   delivered: z.number(),
@@ -16,6 +29,12 @@ export const deliveryCountsOutput = z.object({
   dropped: z.number(),
   spamReports: z.number(),
   awaiting: z.number(),
+  /** Sends whose outcome is unknown with no batch left to cancel and no evidence: a person decides. */
+  unconfirmed: z.number(),
+  /** Sent again because their batch was cancelled (proof the first send is discarded). */
+  resentOnProof: z.number(),
+  /** Sent again by an HR manager or admin while unconfirmed (may have arrived twice). */
+  resentByPerson: z.number(),
 });
 export type DeliveryCounts = z.infer<typeof deliveryCountsOutput>;
 
@@ -47,25 +66,100 @@ export async function employeeDeliveryEvents(pool: Pool, companyId: string, empl
   return employeeEventRows(pool, employeeId);
 }
 
+export const unconfirmedEmailOutput = z.object({
+  key: z.string(),
+  recipient: z.string(),
+  employeeId: z.number().nullable(),
+  companyId: z.string().nullable(),
+  recordedAt: z.date(),
+  /** The evidence gathered: Activity lookups made, the last one and its error, what is known. */
+  lookups: z.number(),
+  lastLookedUpAt: z.date().nullable(),
+  lookupError: z.string().nullable(),
+  evidence: z.string().nullable(),
+  /** Why no proof: 'none' (sent at once, no batch), or the batch's state (uncancellable, sealed). */
+  batch: z.string(),
+});
+export type UnconfirmedEmail = z.infer<typeof unconfirmedEmailOutput>;
+
+/** Unconfirmed emails (no batch left to cancel, no evidence), oldest first; of one company when given. */
+export async function unconfirmedEmails(pool: Pool, companyId?: string): Promise<UnconfirmedEmail[]> {
+  return unconfirmedEmailRows(pool, companyId);
+}
+
 export const emailAccountOutput = z.object({
   paused: z.object({ queue: z.string(), reason: z.string(), errorCode: z.string(), pausedAt: z.date(), pausedBy: z.string() }).nullable(),
-  resentAfterUnknown: z.number(),
-  unknownNow: z.number(),
+  /** Unknown outcomes being looked up: how many, the oldest, the last lookup (the coverage). */
+  unknown: z.object({ open: z.number(), oldest: z.date().nullable(), lastLookedUpAt: z.date().nullable(), neverLookedUp: z.number() }),
+  unconfirmed: z.array(unconfirmedEmailOutput),
+  resentOnProof: z.number(),
+  resentByPerson: z.number(),
+  /** SendGrid batches of the bulk by state (open, sealed, cancelled, uncancellable). */
+  batches: z.record(z.string(), z.number()),
   webhook: z.record(z.string(), z.number()),
+  /** The Event Webhook's health as received: last batch, newest event, how late, refusals. */
+  webhookHealth: z.object({
+    lastReceivedAt: z.date().nullable(),
+    lastEventAt: z.date().nullable(),
+    lastLagMs: z.number().nullable(),
+    maxLagMs: z.number(),
+    failures: z.number(),
+    lastFailureAt: z.date().nullable(),
+    lastFailure: z.string().nullable(),
+  }),
 });
 
-/** The admin's email panel: the queue's pause (why, since when), possible duplicates, the webhook's counters. */
+/** The admin's email panel: the queue's pause, unknown outcomes and their coverage, unconfirmed emails, the webhook's counters and health. */
 export async function emailAccountStatus(pool: Pool): Promise<z.infer<typeof emailAccountOutput>> {
-  const [pauses, counts, sums] = await Promise.all([queuePauses(pool), webhookCounts(pool), unknownOutcomeSums(pool)]);
+  const [pauses, counts, unknown, sums, batches, health, unconfirmed] = await Promise.all([
+    queuePauses(pool),
+    webhookCounts(pool),
+    unknownOutcomeCoverage(pool),
+    resendSums(pool),
+    batchesByState(pool),
+    webhookHealthRow(pool),
+    unconfirmedEmails(pool),
+  ]);
   return {
     paused: pauses.find((p) => p.queue === 'send-email') ?? null,
-    resentAfterUnknown: sums.resent,
-    unknownNow: sums.unknown,
+    unknown,
+    unconfirmed,
+    resentOnProof: sums.proof,
+    resentByPerson: sums.person,
+    batches,
     webhook: counts,
+    webhookHealth: health ?? {
+      lastReceivedAt: null,
+      lastEventAt: null,
+      lastLagMs: null,
+      maxLagMs: 0,
+      failures: 0,
+      lastFailureAt: null,
+      lastFailure: null,
+    },
   };
 }
 
 /** The admin's "resume": the send-email queue runs again (audited). */
 export async function resumeEmailQueue(pool: Pool, actor: string): Promise<{ resumed: boolean }> {
   return { resumed: (await resumeQueue(pool, 'send-email', actor)) !== null };
+}
+
+/**
+ * Each payroll run with unconfirmed slip emails: how many, and the seconds left until its deadline
+ * (09:00 on the 1st after the month, the company's zone): the metric
+ * beton_email_unconfirmed_deadline_seconds, whose alert fires as the deadline approaches with a
+ * person's decision still pending (docs/exactly-once.md).
+ */
+export async function unconfirmedByRun(
+  pool: Pool,
+  now = new Date(),
+): Promise<Array<{ company: string; run: string; unconfirmed: number; secondsToDeadline: number }>> {
+  const rows = await unconfirmedRunRows(pool);
+  return rows.map((r) => ({
+    company: r.company,
+    run: r.month,
+    unconfirmed: r.n,
+    secondsToDeadline: (slipDeadline(r.month, r.time_zone, r.deadline).getTime() - now.getTime()) / 1000,
+  }));
 }

@@ -16,6 +16,7 @@ import {
   sendBankStatusEmailJob,
   sendReminderEmailJob,
   sendSlipEmailJob,
+  settleEmailOutcomesJob,
   submitBankTransfersJob,
   type PayrollJobSettings,
 } from '@beton/payroll/jobs';
@@ -33,6 +34,7 @@ export const jobDefinitions = [
   pollBankJob,
   applyEmailEventsJob,
   purgeHistoryJob,
+  settleEmailOutcomesJob,
   importEmployeesJob,
   buildMonthExportJob,
   noopJob,

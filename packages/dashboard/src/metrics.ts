@@ -10,6 +10,7 @@ import { jobQueues } from './job-registry.ts';
 /** Beton's own metrics, beside the engine's. */
 export const PAYROLL_METRIC_NAMES = {
   payrollRunEtaSlack: 'beton_payroll_run_eta_slack_seconds',
+  emailUnconfirmedDeadline: 'beton_email_unconfirmed_deadline_seconds',
 } as const;
 
 /** Every metric a Beton process exposes (besides the default process metrics). */
@@ -27,6 +28,8 @@ export interface PayrollRunEta {
 export interface BetonMetricsOptions extends Omit<CreateMetricsOptions, 'queues' | 'gauges'> {
   /** Read at scrape time (typically only the scheduler process passes it): runs.ts openRunsSlack. */
   collectPayrollRunEta?: () => MaybePromise<ReadonlyArray<PayrollRunEta>>;
+  /** Read at scrape time (the schedulers): delivery.ts unconfirmedByRun. */
+  collectUnconfirmed?: () => MaybePromise<ReadonlyArray<{ company: string; run: string; secondsToDeadline: number }>>;
 }
 
 /**
@@ -42,7 +45,7 @@ export function etaSlackSeconds(input: { deadlineMs: number; nowMs: number; rema
 
 /** One registry per process, as every Beton process creates it. */
 export function createBetonMetrics(options: BetonMetricsOptions = {}): BetonMetrics {
-  const { collectPayrollRunEta, ...engine } = options;
+  const { collectPayrollRunEta, collectUnconfirmed, ...engine } = options;
   return createMetrics({
     ...engine,
     queues: jobQueues,
@@ -54,6 +57,15 @@ export function createBetonMetrics(options: BetonMetricsOptions = {}): BetonMetr
         collector: 'payroll_eta',
         ...(collectPayrollRunEta
           ? { collect: async () => (await collectPayrollRunEta()).map((r) => ({ labels: { company: r.company, run: r.run }, value: r.slackSeconds })) }
+          : {}),
+      },
+      {
+        name: PAYROLL_METRIC_NAMES.emailUnconfirmedDeadline,
+        help: 'Seconds until the deadline of each payroll run with unconfirmed slip emails (no proof, no evidence: a person decides whether to send again); reported by the schedulers.',
+        labelNames: ['company', 'run'],
+        collector: 'email_unconfirmed',
+        ...(collectUnconfirmed
+          ? { collect: async () => (await collectUnconfirmed()).map((r) => ({ labels: { company: r.company, run: r.run }, value: r.secondsToDeadline })) }
           : {}),
       },
     ],

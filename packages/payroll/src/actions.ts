@@ -1,6 +1,6 @@
 import { inTransaction, writeAudit, type Pool, type PoolClient } from '@beton/db';
 import { fairSharePriority, INTERACTIVE_PRIORITY, OPEN_STATUSES, promoteJobs, supersedeJobs } from '@beton/jobs/client';
-import { renderSlipJob, sendReminderEmailJob, slipKey, type PayrollJobClient } from './jobs/index.ts';
+import { renderSlipJob, sendReminderEmailJob, slipKey, slipPayload, type PayrollJobClient } from './jobs/index.ts';
 import { employeesPaidInMonth } from '@beton/people/salary';
 import { assertMonth } from './month.ts';
 import { attemptLabel, SLIP_TASKS, slipDelivery, SUPERSEDED_CODES } from './slip-attempts.ts';
@@ -271,4 +271,42 @@ export async function resendCorrectedSlip(
   }
   await writeAudit(deps.pool, input.requestedBy, 'resend-corrected-slip', { employeeId: input.employeeId, month: input.month, ...result });
   return result;
+}
+
+/**
+ * "Send again" on an unconfirmed email: an explicit, audited decision of an HR manager or an
+ * admin, who is told it may arrive twice (the first send may have been accepted). Only a slip
+ * whose outcome is unconfirmed — no batch left to cancel, no evidence — can be sent again so.
+ */
+export async function resendUnconfirmed(
+  deps: { pool: Pool; jobs: PayrollJobClient },
+  input: { key: string; actor: string; companyId?: string },
+): Promise<{ jobKey: string }> {
+  const owner = await deps.pool.query<{ company_id: string | null }>(`select company_id from email_deliveries where idempotency_key = $1`, [input.key]);
+  if (!owner.rows[0] || (input.companyId !== undefined && owner.rows[0].company_id !== input.companyId)) throw new NotFoundError('Email not found');
+  return inTransaction(deps.pool, undefined, async (client) => {
+    const { rows } = await client.query<{ n: number; payload: unknown; recipient: string; company_id: string | null }>(
+      `with u as (select u.idempotency_key from email_unknown_outcomes u left join email_batches b on b.batch_id = u.batch_id
+                  where u.idempotency_key = $1 and u.settled_at is null and b.state is distinct from 'open' for update of u)
+       , d as (update email_deliveries set status = 'sending', outcome_unknown_since = null, request_left_at = null, batch_id = null, send_at = null,
+                 resent_by_person = resent_by_person + 1, last_error = 'unconfirmed: sent again by ' || $2
+               where idempotency_key in (select idempotency_key from u) and ($3::uuid is null or company_id = $3::uuid)
+               returning idempotency_key, resent_by_person, recipient, company_id)
+       select d.resent_by_person as n, j.payload, d.recipient, d.company_id
+       from d left join jobs j on j.idempotency_key = d.idempotency_key || ':email' and j.task_name = 'send-slip-email'`,
+      [input.key, input.actor, input.companyId ?? null],
+    );
+    const row = rows[0];
+    if (!row) throw new SlipActionRefused(`${input.key} is not an unconfirmed email (settled, or its batch may still be cancelled)`);
+    const payload = slipPayload.safeParse(row.payload);
+    if (!payload.success) throw new SlipActionRefused(`${input.key} has no slip job to send again`);
+    await client.query(
+      `update email_unknown_outcomes set settled_at = now(), settled_by = 'person', evidence = coalesce(evidence, '') || ' — sent again by ' || $2 where idempotency_key = $1`,
+      [input.key, input.actor],
+    );
+    const jobKey = `${input.key}:email:person-${row.n}`;
+    await deps.jobs.enqueue('send-slip-email', { ...payload.data, immediate: true }, { idempotencyKey: jobKey, client, priority: INTERACTIVE_PRIORITY });
+    await writeAudit(client, input.actor, 'resend-unconfirmed-email', { key: input.key, recipient: row.recipient, mayDuplicate: true, jobKey });
+    return { jobKey };
+  });
 }

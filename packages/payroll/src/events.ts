@@ -12,6 +12,7 @@
 import type { Pool, PoolClient } from '@beton/db';
 import { z } from 'zod';
 import type { WebhookOutcome } from './webhook-outcomes.ts';
+import { BATCH_ARG } from './batch-arg.ts';
 
 /** Our delivery states, by rank, and the SendGrid event each comes from. */
 export const DELIVERY_STATES = ['processed', 'deferred', 'delivered', 'bounced', 'dropped', 'spam_report'] as const;
@@ -46,10 +47,20 @@ export interface StoredBatch {
   counts: Partial<Record<WebhookOutcome, number>>;
 }
 
+/** Requests refused whole: the webhook's failures (its health, shown to the admin). */
+const FAILURES: readonly WebhookOutcome[] = ['bad_signature', 'stale_timestamp', 'too_large', 'malformed', 'no_public_key'];
+
 /** Adds to the webhook's counters (shared by every web replica). */
 export async function countWebhook(db: Pool | PoolClient, counts: Partial<Record<WebhookOutcome, number>>): Promise<void> {
   const entries = Object.entries(counts).filter(([, n]) => (n ?? 0) > 0);
   if (entries.length === 0) return;
+  const failed = entries.filter(([k]) => FAILURES.includes(k as WebhookOutcome));
+  if (failed.length > 0)
+    await db.query(
+      `insert into email_webhook_health (id, failures, last_failure_at, last_failure) values (1, $1, now(), $2)
+       on conflict (id) do update set failures = email_webhook_health.failures + excluded.failures, last_failure_at = now(), last_failure = excluded.last_failure`,
+      [failed.reduce((a, [, n]) => a + (n ?? 0), 0), failed.map(([k]) => k).join(', ')],
+    );
   await db.query(
     `insert into email_webhook_counts (outcome, n) select * from unnest($1::text[], $2::bigint[])
      on conflict (outcome) do update set n = email_webhook_counts.n + excluded.n`,
@@ -134,6 +145,16 @@ export async function storeEventBatch(db: Pool | PoolClient, batch: unknown[]): 
   }
   ids = [...new Set(ids)];
   await countWebhook(db, counts);
+  if (rows.length > 0) {
+    // The webhook's health: when a batch last came, and how late its oldest event was.
+    const times = rows.map((r) => Date.parse(r.at));
+    await db.query(
+      `insert into email_webhook_health (id, last_received_at, last_event_at, last_lag_ms, max_lag_ms) values (1, now(), $1, $2, $2)
+       on conflict (id) do update set last_received_at = now(), last_event_at = greatest(email_webhook_health.last_event_at, excluded.last_event_at),
+         last_lag_ms = excluded.last_lag_ms, max_lag_ms = greatest(email_webhook_health.max_lag_ms, excluded.max_lag_ms)`,
+      [new Date(Math.max(...times)), Math.max(0, Date.now() - Math.min(...times))],
+    );
+  }
   return { ids, counts };
 }
 
@@ -155,7 +176,11 @@ const stateSql = (expr: string) =>
 export async function applyEmailEvents(db: Pool | PoolClient, ids: readonly string[]): Promise<{ applied: number; moved: number }> {
   if (ids.length === 0) return { applied: 0, moved: 0 };
   const { rows } = await db.query<{ applied: number; moved: number }>(
-    `with ev as (select idempotency_key as key, occurred_at, reason, ${stateSql('event')} as s from email_events where sg_event_id = any($1::text[]))
+    // Only events of the delivery's current send: a scheduled send's events carry its batch
+    // (BATCH_ARG), and those of a cancelled batch's copy, which SendGrid discards, are not its.
+    `with ev as (select e.idempotency_key as key, e.occurred_at, e.reason, ${stateSql('e.event')} as s
+                 from email_events e join email_deliveries d0 on d0.idempotency_key = e.idempotency_key
+                 where e.sg_event_id = any($1::text[]) and (e.payload->>'${BATCH_ARG}' is null or e.payload->>'${BATCH_ARG}' = d0.batch_id))
      , best as (select distinct on (key) key, s, reason, occurred_at, ${rankSql('s')} as rank from ev order by key, ${rankSql('s')} desc, occurred_at desc)
      , cur as (select d.idempotency_key as key, ${rankSql('d.event_state')} as rank from email_deliveries d join best on best.key = d.idempotency_key for update of d)
      , upd as (

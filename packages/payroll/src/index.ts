@@ -15,3 +15,5 @@ export * from './slip.ts';
 export * from './slip-password.ts';
 export * from './plan.ts';
 export * from './retention.ts';
+export * from './scheduling.ts';
+export * from './settle.ts';

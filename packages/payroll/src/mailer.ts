@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import https from 'node:https';
 import { MailService } from '@sendgrid/mail';
+import { BATCH_ARG } from './batch-arg.ts';
 import { AccountFaultError, errorFromHttpStatus, PermanentError, retryAfterFromHeaders, TransientError, classifyError } from '@beton/jobs/client';
 
 /** The sender when EMAIL_FROM is not set (development and tests only: production requires it). */
@@ -28,7 +29,22 @@ export interface OutgoingEmail {
   attachment?: { filename: string; content: Uint8Array; type: string };
   /** The company's HR, where replies go (optional). */
   replyTo?: string;
+  /**
+   * A scheduled send (SendGrid's `send_at` and `batch_id`): the message waits at the provider
+   * until sendAt, and is discarded if its batch is cancelled (scheduling.ts). The batch id also
+   * travels as the custom arg `beton_batch`, so events and Activity rows name the send they are of.
+   */
+  schedule?: { batchId: string; sendAt: Date };
 }
+
+export { BATCH_ARG } from './batch-arg.ts';
+
+/** What the provider said to a batch's cancellation (Cancel Scheduled Sends API). */
+export type CancelOutcome =
+  /** The batch is cancelled: SendGrid discards its messages at send_at. */
+  | { cancelled: true }
+  /** Refused with a definite answer (too close to send_at, 10 batches held, …): not cancelled. */
+  | { cancelled: false; refused: string };
 
 export interface SendOptions {
   /**
@@ -50,7 +66,17 @@ export interface Mailer {
    * the recipients of one query must differ (a row is matched to its key by `to_email`). Throws
    * when the feed cannot answer (403 without the add-on, 429…).
    */
-  findAccepted(emails: ReadonlyArray<{ key: string; to: string }>): Promise<Map<string, string>>;
+  findAccepted(emails: ReadonlyArray<{ key: string; to: string; batchId?: string | null | undefined }>): Promise<Map<string, string>>;
+  /** POST /v3/mail/batch: a new batch id. */
+  createBatch(): Promise<string>;
+  /**
+   * Cancels a batch (POST /v3/user/scheduled_sends, status cancel); a request with no answer is
+   * settled by reading the batch's status back (GET /v3/user/scheduled_sends/{batch_id}). Throws
+   * when neither answers (still unknown: try again).
+   */
+  cancelBatch(batchId: string): Promise<CancelOutcome>;
+  /** Deletes a batch's cancellation (DELETE /v3/user/scheduled_sends/{batch_id}) once its send_at passed: one of the 10 freed. */
+  deleteCancellation(batchId: string): Promise<void>;
   /** The account preflight: GET /v3/scopes, a sandbox send from the sender, the activity feed if asked. */
   checkAccount(options?: { activity?: boolean; beforeRequest?: () => Promise<void> }): Promise<AccountCheck>;
 }
@@ -185,8 +211,9 @@ export function mailSendBody(email: OutgoingEmail, from: { email: string; name: 
       { value: email.text, type: 'text/plain' },
       { value: email.html, type: 'text/html' },
     ],
-    custom_args: { idempotency_key: email.idempotencyKey },
+    custom_args: { idempotency_key: email.idempotencyKey, ...(email.schedule ? { [BATCH_ARG]: email.schedule.batchId } : {}) },
     ...(email.replyTo ? { reply_to: { email: email.replyTo } } : {}),
+    ...(email.schedule ? { send_at: Math.floor(email.schedule.sendAt.getTime() / 1000), batch_id: email.schedule.batchId } : {}),
   };
 }
 
@@ -227,6 +254,20 @@ export function createMailer(options: MailerOptions): Mailer {
     }
   }
 
+  /** The batch's cancellation or pause (GET /v3/user/scheduled_sends/{batch_id}); null when it has none (404). */
+  async function scheduledStatus(batchId: string): Promise<string | null> {
+    try {
+      const [, body] = (await gatedRequest(undefined, () =>
+        client.request({ method: 'GET', url: `/v3/user/scheduled_sends/${encodeURIComponent(batchId)}` }),
+      )) as [unknown, unknown];
+      const list = Array.isArray(body) ? (body as Array<{ status?: string }>) : [body as { status?: string }];
+      return list[0]?.status ?? null;
+    } catch (error) {
+      if ((error as { cause?: { code?: unknown } }).cause?.code === 404) return null;
+      throw error;
+    }
+  }
+
   return {
     requestTimeoutMs,
     from,
@@ -246,8 +287,16 @@ export function createMailer(options: MailerOptions): Mailer {
       if (emails.length === 0) return found;
       const byRecipient = new Map(emails.map((e) => [e.to.toLowerCase(), e.key]));
       if (byRecipient.size !== emails.length) throw new Error('findAccepted: one query needs distinct recipients');
-      // One query for many keys (the feed allows 6 requests a minute): k1 OR k2 OR …
-      const query = emails.map((e) => `unique_args['idempotency_key']="${e.key.replaceAll('"', '\\"')}"`).join(' OR ');
+      // One query for many keys (the feed allows 6 requests a minute): k1 OR k2 OR …; a scheduled
+      // send's row must be of its own batch (an earlier, cancelled copy carries the same key).
+      const quote = (v: string) => `"${v.replaceAll('"', '\\"')}"`;
+      const query = emails
+        .map((e) =>
+          e.batchId
+            ? `(unique_args['idempotency_key']=${quote(e.key)} AND unique_args['${BATCH_ARG}']=${quote(e.batchId)})`
+            : `unique_args['idempotency_key']=${quote(e.key)}`,
+        )
+        .join(' OR ');
       const [, body] = (await gatedRequest(undefined, () => client.request({ method: 'GET', url: '/v3/messages', qs: { limit: 1000, query } }))) as [
         unknown,
         unknown,
@@ -257,6 +306,38 @@ export function createMailer(options: MailerOptions): Mailer {
         if (key && m.msg_id) found.set(key, m.msg_id.split('.')[0]!);
       }
       return found;
+    },
+    async createBatch() {
+      const [, body] = (await gatedRequest(undefined, () => client.request({ method: 'POST', url: '/v3/mail/batch' }))) as [unknown, unknown];
+      const id = (body as { batch_id?: unknown }).batch_id;
+      if (typeof id !== 'string' || id === '') throw new TransientError('batch_id_missing', 'the provider answered POST /v3/mail/batch without a batch_id');
+      return id;
+    },
+    async cancelBatch(batchId) {
+      try {
+        await gatedRequest(undefined, () => client.request({ method: 'POST', url: '/v3/user/scheduled_sends', body: { batch_id: batchId, status: 'cancel' } }));
+        return { cancelled: true };
+      } catch (error) {
+        if (certainlyNotAccepted(error) && !(error instanceof TransientError)) {
+          // A definite refusal — unless the batch is cancelled already (an earlier request of ours
+          // whose answer was lost): read its status back.
+          const status = await scheduledStatus(batchId).catch(() => undefined);
+          if (status === 'cancel') return { cancelled: true };
+          return { cancelled: false, refused: (error as Error).message };
+        }
+        // No answer, or a 5xx/429: the status says whether it took effect.
+        const status = await scheduledStatus(batchId);
+        if (status === 'cancel') return { cancelled: true };
+        throw error;
+      }
+    },
+    async deleteCancellation(batchId) {
+      try {
+        await gatedRequest(undefined, () => client.request({ method: 'DELETE', url: `/v3/user/scheduled_sends/${encodeURIComponent(batchId)}` }));
+      } catch (error) {
+        if ((error as { cause?: { code?: unknown } }).cause?.code === 404) return; // gone already
+        throw error;
+      }
     },
     async checkAccount(check = {}) {
       const problems: AccountProblem[] = [];

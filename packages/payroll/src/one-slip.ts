@@ -75,6 +75,6 @@ export async function sendSlipOnce(deps: MailDeps, payload: RenderSlipPayload): 
     },
   };
   const result = await sendSlip(guarded, payload);
-  if (siblings) await supersedeOtherAttempts(deps.pool, { employeeId: payload.employeeId, month: payload.month, deliveredKey: key });
+  if (siblings && result.sent) await supersedeOtherAttempts(deps.pool, { employeeId: payload.employeeId, month: payload.month, deliveredKey: key });
   return result;
 }

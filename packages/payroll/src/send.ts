@@ -1,7 +1,6 @@
 import type { Pool } from '@beton/db';
 import { PermanentError } from '@beton/jobs/client';
 import { slipKey } from './jobs/slip-payload.ts';
-import type { ActivityLookup } from './activity.ts';
 import { deliverEmail, type DeliverOptions, type DeliveryResult } from './email.ts';
 import type { Mailer } from './mailer.ts';
 import { bankStatusEmail, reminderEmail, slipEmail } from './messages.ts';
@@ -10,7 +9,6 @@ import { loadSlipData, loadSlipToSend, type RenderSlipPayload } from './slip.ts'
 export interface MailDeps {
   pool: Pool;
   mailer: Mailer;
-  activity?: ActivityLookup | undefined;
   delivery?: DeliverOptions;
 }
 

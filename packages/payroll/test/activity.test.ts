@@ -34,10 +34,10 @@ describe('Activity API lookups take one turn each under the account limit', () =
   it('answers a lookup at its turn, the next one a turn later — not after ten more', async () => {
     const sent = await mailer.send(email(1));
     let t = performance.now();
-    expect(await activity.find({ key: email(1).idempotencyKey, to: email(1).to })).toBe(sent);
+    expect((await activity.lookup([{ key: email(1).idempotencyKey, to: email(1).to }])).get(email(1).idempotencyKey)).toBe(sent);
     const first = performance.now() - t;
     t = performance.now();
-    expect(await activity.find({ key: email(2).idempotencyKey, to: email(2).to })).toBeNull(); // never sent
+    expect((await activity.lookup([{ key: email(2).idempotencyKey, to: email(2).to }])).size).toBe(0); // never sent
     const second = performance.now() - t;
     // The first turn is free; the second waits for its place one second on (buggy: 10 and 11 s).
     expect(first).toBeLessThan(900);
@@ -45,12 +45,22 @@ describe('Activity API lookups take one turn each under the account limit', () =
     expect(second).toBeLessThan(2500);
   });
 
-  it('a lookup given up (the attempt\'s own bound) answers "unknown" at once instead of waiting for its turn', async () => {
+  it('a lookup given up (its signal) throws at once instead of waiting for its turn: still unknown, never "not sent"', async () => {
     // Another process has just taken the account's turn: this lookup's own is a second away.
     const other = createActivityLookup({ mailer, limiter: new PostgresLimiterStore(db.pool), perMinute: PER_MINUTE });
-    await other.find({ key: 'k-3', to: 'x3@acme.example' });
+    await other.lookup([{ key: 'k-3', to: 'x3@acme.example' }]);
     const t = performance.now();
-    expect(await activity.find({ key: email(6).idempotencyKey, to: email(6).to }, AbortSignal.timeout(200))).toBe('unknown');
+    await expect(activity.lookup([{ key: email(6).idempotencyKey, to: email(6).to }], AbortSignal.timeout(200))).rejects.toThrow();
     expect(performance.now() - t).toBeLessThan(700);
+  });
+
+  it("a scheduled send's row is matched to its own batch: an earlier copy of the key in a cancelled batch is not its evidence", async () => {
+    const batchA = await mailer.createBatch();
+    const batchB = await mailer.createBatch();
+    const sendAt = new Date(Date.now() + 3_600_000);
+    await mailer.send({ ...email(7), schedule: { batchId: batchA, sendAt } });
+    await new Promise((r) => setTimeout(r, 1100)); // the next turn
+    const found = await activity.lookup([{ key: email(7).idempotencyKey, to: email(7).to, batchId: batchB }]);
+    expect(found.size).toBe(0);
   });
 });

@@ -29,19 +29,24 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     const first = await deliverEmail({ pool: db.pool, mailer }, email('k:once'));
     const second = await deliverEmail({ pool: db.pool, mailer }, email('k:once'));
     expect(first).toMatchObject({ sent: true, alreadySent: false });
-    expect(second).toMatchObject({ sent: true, alreadySent: true, messageId: first.messageId });
+    expect(second).toMatchObject({ sent: true, alreadySent: true, messageId: first.sent ? first.messageId : 'none' });
     expect(provider.messages({ customArgs: { idempotency_key: 'k:once' } })).toHaveLength(1);
   });
 
-  it('a lost ack is resolved in the same attempt by the webhook events that reach it: delivered, not failed, not sent twice', async () => {
+  it('a lost ack ends the attempt as an unknown outcome (recorded, no slot held waiting); the webhook events that reach it settle it: delivered, not sent twice', async () => {
     provider.dropNextAcks(1);
+    const started = performance.now();
+    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'));
+    expect(result).toEqual({ sent: false, unknown: true });
+    expect(performance.now() - started).toBeLessThan(2_000); // no wait in place
+    const unknown = await db.pool.query(`select settled_at from email_unknown_outcomes where idempotency_key = 'k:lost-ack'`);
+    expect(unknown.rows).toEqual([{ settled_at: null }]);
+    // Another attempt meanwhile sends nothing.
+    expect(await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'))).toEqual({ sent: false, unknown: true });
     // The provider's events for the key, stored and applied as the webhook endpoint and its job do.
-    const relay = setInterval(() => {
-      const events = provider.events('k:lost-ack');
-      if (events.length) void storeEventBatch(db.pool, events).then((s) => applyEmailEvents(db.pool, s.ids));
-    }, 100);
-    const result = await deliverEmail({ pool: db.pool, mailer }, email('k:lost-ack'), { evidenceWaitMs: 5000 }).finally(() => clearInterval(relay));
-    expect(result).toMatchObject({ sent: true });
+    await new Promise((r) => setTimeout(r, 200));
+    const stored = await storeEventBatch(db.pool, provider.events('k:lost-ack'));
+    await applyEmailEvents(db.pool, stored.ids);
     expect(provider.messages({ customArgs: { idempotency_key: 'k:lost-ack' } })).toHaveLength(1);
     const row = await db.pool.query(`select status, event_state from email_deliveries where idempotency_key = 'k:lost-ack'`);
     expect(row.rows[0]).toEqual({ status: 'sent', event_state: 'delivered' });
@@ -112,7 +117,6 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     const started = performance.now();
     const result = await deliverEmail({ pool: db.pool, mailer }, email(key));
     expect(result).toMatchObject({ sent: true, alreadySent: false });
-    expect(result.resentAfterUnknown).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(provider.messages({ customArgs: { idempotency_key: key } })).toHaveLength(1);
   }
@@ -183,21 +187,22 @@ describe('exactly-once email delivery (R7) through @sendgrid/mail and the simula
     await expectNoUnknownOutcomeAndASendAtOnce('k:killed-waiting');
   });
 
-  it('an attempt that dies once its turn came (the request may be on the wire) leaves an unknown outcome: the next attempt waits for evidence', async () => {
+  it('an attempt that dies once its turn came (the request may be on the wire) leaves an unknown outcome: the next attempt records it and sends nothing', async () => {
     // The request leaves and its answer does not come within the attempt's life (a slow provider).
     provider.setFaults({ extraLatencyMs: 3_000 });
     const slow = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url, timeoutMs: 1_000 });
-    const hung = deliverEmail({ pool: db.pool, mailer: slow }, email('k:killed-sending'), { evidenceWaitMs: 0 }).catch((e: unknown) => e);
+    const hung = deliverEmail({ pool: db.pool, mailer: slow }, email('k:killed-sending'));
     await new Promise((r) => setTimeout(r, 300));
     const row = await db.pool.query(`select outcome_unknown_since is not null as unknown from email_deliveries where idempotency_key = 'k:killed-sending'`);
     expect(row.rows[0]).toEqual({ unknown: true });
-    // The sweeper's retry meanwhile: it may not send until the evidence comes or the window ends.
-    const next = await deliverEmail({ pool: db.pool, mailer: slow }, email('k:killed-sending'), { settleMs: 60_000, evidenceWaitMs: 0 }).catch(
-      (e: unknown) => e,
-    );
-    expect(next).toMatchObject({ name: 'DeferError' });
-    expect(await hung).toMatchObject({ name: 'DeferError' }); // its own answer never came either
+    // The sweeper's retry meanwhile: it records the unknown outcome and ends, sending nothing.
+    expect(await deliverEmail({ pool: db.pool, mailer: slow }, email('k:killed-sending'))).toEqual({ sent: false, unknown: true });
+    expect(await hung).toEqual({ sent: false, unknown: true }); // its own answer never came either
     expect(provider.stats().requests).toBe(1);
+    const unknown = await db.pool.query(
+      `select count(*)::int as n from email_unknown_outcomes where idempotency_key = 'k:killed-sending' and settled_at is null`,
+    );
+    expect(unknown.rows[0].n).toBe(1);
   });
 
   it('a 429 carries the provider reset time as the minimum wait', async () => {

@@ -223,6 +223,17 @@ export function validateMailSend(body: unknown): { ok: true; mail: ValidMail } |
   if (replyTo !== undefined && (!isObject(replyTo) || typeof replyTo['email'] !== 'string' || !isValidEmailSyntax(replyTo['email']))) {
     errors.push(err(MSG.replyTo, 'reply_to.email'));
   }
+  // Mail Send: reply_to_list "cannot be used if you are also using reply_to" (the two together: 400).
+  if (replyTo !== undefined && body['reply_to_list'] !== undefined) {
+    errors.push(err('The reply_to and reply_to_list fields cannot be used together.', 'reply_to_list'));
+  }
+  // Scheduled sends (the 72 hours and the batch's existence: scheduled-sends.ts).
+  if (body['send_at'] !== undefined && !(typeof body['send_at'] === 'number' && Number.isInteger(body['send_at']))) {
+    errors.push(err(`Invalid type. Expected: integer, given: ${typeName(body['send_at'])}.`, 'send_at'));
+  }
+  if (body['batch_id'] !== undefined && typeof body['batch_id'] !== 'string') {
+    errors.push(err(`Invalid type. Expected: string, given: ${typeName(body['batch_id'])}.`, 'batch_id'));
+  }
 
   // subject
   const subject = body['subject'];

@@ -50,6 +50,9 @@ export function RunDeliveryCounts({ runId }: { runId: string }) {
     ['bounced', c.bounced],
     ['dropped', c.dropped],
     ['awaiting', c.awaiting],
+    ['unconfirmed', c.unconfirmed],
+    ['resentOnProof', c.resentOnProof],
+    ['resentByPerson', c.resentByPerson],
   ] as const;
   return (
     <dl data-testid="run-delivery" className="grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
@@ -80,6 +83,57 @@ export function AddressesToFix() {
               {a.name}
             </Link>{' '}
             — <span className="break-all">{a.email}</span> — {reason(a.state)}
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}
+
+/**
+ * Emails whose first send is unconfirmed (no batch left to cancel, no evidence), with the evidence
+ * gathered and "Send again", which says first that the email may arrive twice. HR sees its
+ * company's (of one employee on the employee page); the admin sees all.
+ */
+export function UnconfirmedEmails({ employeeId, admin = false }: { employeeId?: number; admin?: boolean }) {
+  const t = useTranslations('delivery');
+  const { when, num } = useFmt();
+  const errorText = useErrorText();
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const hrList = useQuery({ ...trpc.delivery.unconfirmed.queryOptions(), refetchInterval: 15_000, enabled: !admin });
+  const adminList = useQuery({ ...trpc.admin.emailAccount.queryOptions(), refetchInterval: 5_000, enabled: admin });
+  const done = {
+    onSuccess: () => {
+      toast({ title: t('sentAgain'), variant: 'success' as const, testId: 'send-again-toast' });
+      return qc.invalidateQueries();
+    },
+    onError: (e: Parameters<typeof errorText>[0]) => toast({ title: errorText(e), variant: 'error' as const }),
+  };
+  const hrAgain = useMutation(trpc.delivery.sendAgain.mutationOptions(done));
+  const adminAgain = useMutation(trpc.admin.sendUnconfirmedAgain.mutationOptions(done));
+  const list = (admin ? adminList.data?.unconfirmed : hrList.data)?.filter((u) => employeeId === undefined || u.employeeId === employeeId);
+  if (!list?.length) return null;
+  const again = (key: string) =>
+    void confirmDialog({ title: t('sendAgainTitle'), description: t('sendAgainText'), confirmLabel: t('sendAgain') }).then(
+      (ok) => ok && (admin ? adminAgain : hrAgain).mutate({ key }),
+    );
+  return (
+    <Card>
+      <h2 className="mb-2 text-lg font-semibold">{t('unconfirmedTitle')}</h2>
+      <p className="mb-2 text-sm text-slate-700">{t('unconfirmedText')}</p>
+      <ul data-testid="unconfirmed-emails" className="space-y-2 text-sm">
+        {list.map((u) => (
+          <li key={u.key} data-key={u.key} className="break-words">
+            {t('unconfirmedItem', {
+              to: u.recipient,
+              since: when(u.recordedAt),
+              lookups: num(u.lookups),
+              last: u.lastLookedUpAt ? when(u.lastLookedUpAt) : 'none',
+            })}{' '}
+            <Button onClick={() => again(u.key)} disabled={hrAgain.isPending || adminAgain.isPending}>
+              {t('sendAgain')}
+            </Button>
           </li>
         ))}
       </ul>
@@ -181,7 +235,26 @@ export function EmailAccountPanel({ waiting }: { waiting: number }) {
           <p data-testid="email-running">{t('running')}</p>
         )}
       </div>
-      <p className="mt-2 text-sm">{t('unknown', { unknown: num(s.unknownNow), resent: num(s.resentAfterUnknown) })}</p>
+      <p data-testid="unknown-line" className="mt-2 text-sm">
+        {t('unknown', {
+          open: num(s.unknown.open),
+          oldest: s.unknown.oldest ? when(s.unknown.oldest) : t('never'),
+          last: s.unknown.lastLookedUpAt ? when(s.unknown.lastLookedUpAt) : t('never'),
+          never: num(s.unknown.neverLookedUp),
+          unconfirmed: num(s.unconfirmed.length),
+          proof: num(s.resentOnProof),
+          person: num(s.resentByPerson),
+        })}
+      </p>
+      <p data-testid="webhook-health" className="text-sm text-slate-700">
+        {t('webhookHealth', {
+          received: s.webhookHealth.lastReceivedAt ? when(s.webhookHealth.lastReceivedAt) : t('never'),
+          newest: s.webhookHealth.lastEventAt ? when(s.webhookHealth.lastEventAt) : t('never'),
+          lag: num(Math.round((s.webhookHealth.lastLagMs ?? 0) / 1000)),
+          maxLag: num(Math.round(s.webhookHealth.maxLagMs / 1000)),
+          failures: num(s.webhookHealth.failures),
+        })}
+      </p>
       <p data-testid="webhook-line" className="text-sm text-slate-700">
         {webhook ? t('webhook', { counts: webhook }) : t('webhookNone')}
       </p>

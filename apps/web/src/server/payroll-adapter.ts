@@ -14,6 +14,7 @@ import {
   NotFoundError,
   resendCorrectedSlip as corrected,
   resendSlip as resend,
+  resendUnconfirmed as unconfirmedAgain,
   sendSlipCopy as copy,
   SlipActionRefused,
   type ApprovalResult,
@@ -74,4 +75,14 @@ export function resendCorrectedSlip(opts: {
 }): Promise<CorrectedSlipResult> {
   const { pool, jobs, ...input } = opts;
   return mapped(() => corrected({ pool, jobs }, input));
+}
+
+/**
+ * "Send again" on an unconfirmed slip email: an HR manager's (their company's) or an admin's
+ * explicit, audited decision; the page says first that it may arrive twice. CONFLICT when the
+ * email is not unconfirmed (settled meanwhile, or its batch may still be cancelled).
+ */
+export function sendUnconfirmedAgain(opts: { pool: Pool; jobs: Jobs; key: string; actor: string; companyId?: string }): Promise<{ jobKey: string }> {
+  const { pool, jobs, ...input } = opts;
+  return mapped(() => unconfirmedAgain({ pool, jobs }, input));
 }

@@ -10,6 +10,7 @@ import { renderSlipHandler } from './render-slip/handler.ts';
 import { sendBankStatusEmailHandler } from './send-bank-status-email/handler.ts';
 import { sendReminderEmailHandler } from './send-reminder-email/handler.ts';
 import { sendSlipEmailHandler } from './send-slip-email/handler.ts';
+import { settleEmailOutcomesHandler } from './settle-email-outcomes/handler.ts';
 import { submitBankTransfersHandler } from './submit-bank-transfers/handler.ts';
 
 export type { PayrollHandlerDeps };
@@ -25,5 +26,6 @@ export function payrollHandlers(deps: PayrollHandlerDeps): JobHandlers<PayrollJo
     'poll-bank': pollBankHandler(deps),
     'send-bank-status-email': sendBankStatusEmailHandler(deps),
     'purge-history': purgeHistoryHandler(deps),
+    'settle-email-outcomes': settleEmailOutcomesHandler(deps),
   };
 }

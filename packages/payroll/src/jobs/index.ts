@@ -5,6 +5,7 @@
  *   payroll-fanout → render-slip → send-slip-email → apply-email-events (delivery events)
  *                  → submit-bank-transfers;  poll-bank → send-bank-status-email
  *   send-reminder-email (30 minutes after HR approves), purge-history (daily retention)
+ *   settle-email-outcomes (every minute: unknown outcomes settled by evidence or by proof)
  *
  * Side-effect-free (definitions only): the web app enqueues with these. The handlers, for worker
  * processes: ./handlers.ts.
@@ -19,6 +20,7 @@ import { renderSlipJob } from './render-slip/definition.ts';
 import { sendBankStatusEmailJob } from './send-bank-status-email/definition.ts';
 import { sendReminderEmailJob } from './send-reminder-email/definition.ts';
 import { sendSlipEmailJob } from './send-slip-email/definition.ts';
+import { settleEmailOutcomesJob, type SettleScheduleSettings } from './settle-email-outcomes/definition.ts';
 import { submitBankTransfersJob } from './submit-bank-transfers/definition.ts';
 
 export {
@@ -30,6 +32,7 @@ export {
   sendBankStatusEmailJob,
   sendReminderEmailJob,
   sendSlipEmailJob,
+  settleEmailOutcomesJob,
   submitBankTransfersJob,
 };
 export * from './email-policy.ts';
@@ -45,6 +48,7 @@ export const payrollJobs = [
   pollBankJob,
   sendBankStatusEmailJob,
   purgeHistoryJob,
+  settleEmailOutcomesJob,
 ] as const;
 export type PayrollJobs = typeof payrollJobs;
 
@@ -52,4 +56,4 @@ export type PayrollJobs = typeof payrollJobs;
 export type PayrollJobClient = JobEnqueuer<PayrollJobs>;
 
 /** The deployment settings payroll's jobs read in `configure` (the worker's config supplies them). */
-export type PayrollJobSettings = EmailJobSettings & BankPollSettings & RetentionScheduleSettings;
+export type PayrollJobSettings = EmailJobSettings & BankPollSettings & RetentionScheduleSettings & SettleScheduleSettings;

@@ -11,6 +11,11 @@ export const slipPayload = z.object({
   resend: z.number().int().positive().optional(),
   /** With `resend`: HR's "send another copy", a deliberate extra email, not an attempt at the month's slip. */
   copy: z.literal(true).optional(),
+  /**
+   * Sent at once, not as a scheduled send of the bulk's batch: an HR manager's or admin's "send
+   * again" of an unconfirmed slip (settle.ts). Absent: the monthly run's slip is scheduled.
+   */
+  immediate: z.literal(true).optional(),
 });
 
 /**

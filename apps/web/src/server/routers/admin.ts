@@ -31,6 +31,7 @@ import { daySchema } from '@beton/db/month';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
+import { sendUnconfirmedAgain } from '../payroll-adapter.ts';
 import { adminProcedure, jobs } from '../trpc.ts';
 
 const day = daySchema;
@@ -130,6 +131,11 @@ export const adminRouter = {
     .output(z.object({ resumed: z.boolean() }))
     .mutation(({ ctx, input }) => resumeQueueByAdmin(ctx.pool, input.queue, ctx.actor)),
   resumeEmail: adminProcedure.output(z.object({ resumed: z.boolean() })).mutation(({ ctx }) => resumeEmailQueue(ctx.pool, ctx.actor)),
+  /** "Send again" on an unconfirmed email (may arrive twice; audited). */
+  sendUnconfirmedAgain: adminProcedure
+    .input(z.object({ key: z.string().min(1).max(200) }))
+    .output(z.object({ jobKey: z.string() }))
+    .mutation(({ ctx, input }) => sendUnconfirmedAgain({ pool: ctx.pool, jobs: jobs(ctx), key: input.key, actor: ctx.actor })),
   /** Users with their company and live sessions; the companies a new HR manager can belong to. */
   users: adminProcedure
     .output(

@@ -1,5 +1,14 @@
 import { monthSchema } from '@beton/db/month';
-import { addressesToFix, addressToFixOutput, deliveryCountsOutput, deliveryEventOutput, employeeDeliveryEvents, runDeliveryCounts } from '@beton/dashboard';
+import {
+  addressesToFix,
+  addressToFixOutput,
+  deliveryCountsOutput,
+  deliveryEventOutput,
+  employeeDeliveryEvents,
+  runDeliveryCounts,
+  unconfirmedEmailOutput,
+  unconfirmedEmails,
+} from '@beton/dashboard';
 import {
   approvalPlan,
   approvalPlanOutput,
@@ -19,7 +28,7 @@ import {
 import { actorOutput, describeActor } from '@beton/db/actors';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { approvePayroll, resendSlip, sendSlipCopy } from '../payroll-adapter.ts';
+import { approvePayroll, resendSlip, sendSlipCopy, sendUnconfirmedAgain } from '../payroll-adapter.ts';
 import { hrProcedure, jobs } from '../trpc.ts';
 
 const month = monthSchema;
@@ -115,4 +124,11 @@ export const deliveryRouter = {
     .input(z.object({ id: employeeId }))
     .output(z.array(deliveryEventOutput))
     .query(({ ctx, input }) => employeeDeliveryEvents(ctx.pool, ctx.companyId, input.id)),
+  /** The company's unconfirmed emails (no proof, no evidence): a person decides. */
+  unconfirmed: hrProcedure.output(z.array(unconfirmedEmailOutput)).query(({ ctx }) => unconfirmedEmails(ctx.pool, ctx.companyId)),
+  /** "Send again" (may arrive twice; audited). */
+  sendAgain: hrProcedure
+    .input(z.object({ key: z.string().min(1).max(200) }))
+    .output(z.object({ jobKey: z.string() }))
+    .mutation(({ ctx, input }) => sendUnconfirmedAgain({ pool: ctx.pool, jobs: jobs(ctx), key: input.key, actor: ctx.actor, companyId: ctx.companyId })),
 } satisfies TRPCRouterRecord;

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslations } from 'next-intl';
 import { Button, Card, StatusBadge, StatusLabel, useStatusText } from '../../../components/ui.tsx';
-import { EmailAccountPanel } from '../../../components/delivery.tsx';
+import { EmailAccountPanel, UnconfirmedEmails } from '../../../components/delivery.tsx';
 import { confirmDialog } from '../../../components/ui/dialog.tsx';
 import { toast } from '../../../components/ui/toast.tsx';
 import { useErrorText } from '../../../lib/errors.ts';
@@ -102,6 +102,7 @@ export default function QueuesPage() {
         </p>
       )}
       <EmailAccountPanel waiting={d?.queues.find((q) => q.queue === 'send-email')?.counts.queued ?? 0} />
+      <UnconfirmedEmails admin />
       {d?.limits.length || d?.rates.length ? (
         <Card>
           <h2 className="font-semibold">{t('limits')}</h2>

@@ -4,7 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { isCalendarMonth } from '@beton/db/month';
 import { Button, Card, StatusBadge } from '../../../../components/ui.tsx';
-import { DeliveryEvents, usePlainReason } from '../../../../components/delivery.tsx';
+import { DeliveryEvents, UnconfirmedEmails, usePlainReason } from '../../../../components/delivery.tsx';
 import { MonthInput } from '../../../../components/inputs/month-input.tsx';
 import { SlipStateBadge } from '../../../../components/slip-state.tsx';
 import { confirmDialog } from '../../../../components/ui/dialog.tsx';
@@ -291,6 +291,7 @@ export function EmployeeView({ id }: { id: number }) {
       {e.months.map((m) => (
         <MonthHistory key={m.month} m={m} />
       ))}
+      <UnconfirmedEmails employeeId={id} />
       <DeliveryEvents employeeId={id} />
     </div>
   );
