@@ -21,11 +21,15 @@ describe('status machines of payroll runs and email deliveries', () => {
   afterAll(() => db?.drop());
 
   /** Every change between two statuses on a fresh row: done when the machine allows it, refused (check_violation) when not. */
-  async function holds<S extends string>(machine: StatusMachine<S>, insert: (status: S, n: number) => Promise<string>) {
+  async function holds<S extends string>(
+    machine: StatusMachine<S>,
+    insert: (status: S, n: number) => Promise<string>,
+    alsoSet: (from: S, to: S) => string = () => '',
+  ) {
     let n = 0;
     for (const { from, to, allowed } of statusChanges(machine)) {
       const id = await insert(from, n++);
-      const change = db.pool.query(`update ${machine.table} set status = $2 where id = $1`, [id, to]);
+      const change = db.pool.query(`update ${machine.table} set status = $2${alsoSet(from, to)} where id = $1`, [id, to]);
       if (allowed) await expect(change, `${from} → ${to}`).resolves.toMatchObject({ rowCount: 1 });
       else await expect(change, `${from} → ${to}`).rejects.toMatchObject({ code: '23514', message: expect.stringContaining(`${from} → ${to}`) });
     }
@@ -44,16 +48,24 @@ describe('status machines of payroll runs and email deliveries', () => {
     });
   });
 
-  it('email deliveries: the enum, the machine, the trigger; sent is final', async () => {
+  it('email deliveries: the enum, the machine, the trigger; sent goes back only with its resend on proof counted', async () => {
     expect([...deliveryStatus.statuses].sort()).toEqual(Object.values(DeliveryStatus).sort());
     expect((await heldStatusEdges(db.pool, 'email_deliveries')).sort()).toEqual(deliveryStatus.edges().sort());
-    expect(deliveryStatus.final()).toEqual(['sent']);
-    await holds(deliveryStatus, async (status, n) => {
+    expect(deliveryStatus.final()).toEqual([]);
+    const insert = async (status: string, n: number | string) => {
       const { rows } = await db.pool.query<{ id: string }>(
         `insert into email_deliveries (idempotency_key, recipient, status) values ($1, 'a@example.com', $2::"DeliveryStatus") returning id`,
         [`machine:${n}`, status],
       );
       return rows[0]!.id;
+    };
+    // The one way back from sent is its SendGrid batch cancelled (settle.ts), counted in the same statement.
+    await holds(deliveryStatus, insert, (from, to) => (from === 'sent' && to === 'sending' ? ', resent_on_proof = resent_on_proof + 1' : ''));
+    // A late attempt (nothing counted) cannot put a sent key back.
+    const sent = await insert('sent', 'late-attempt');
+    await expect(db.pool.query(`update email_deliveries set status = 'sending' where id = $1`, [sent])).rejects.toMatchObject({
+      code: '23514',
+      message: expect.stringContaining('sent → sending without its batch cancelled'),
     });
   });
 });
