@@ -33,6 +33,7 @@ import {
   type LockService,
   configureDefinitions,
 } from '@beton/jobs';
+import { jobTracing } from '@beton/jobs/tracing';
 import { pgPoolStats } from '@beton/jobs/metrics';
 import { createBetonMetrics } from '@beton/dashboard/metrics';
 import { openRunsSlack } from '@beton/dashboard/runs';
@@ -281,6 +282,8 @@ async function main() {
     redis?.disconnect();
     await pool.end();
     log.info({}, `exiting with code ${exitCode}`);
+    // The spans still buffered leave before the process exits (tracing on: docs/tracing.md).
+    await jobTracing()?.shutdown();
   };
   log.info(
     { workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' },
