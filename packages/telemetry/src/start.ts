@@ -57,7 +57,11 @@ export async function startTracing(settings: TracingSettings, options: StartTrac
     serviceName: settings.serviceName ?? options.defaultServiceName,
     sampler,
     spanProcessors,
-    // Only the standard W3C trace context; resource detectors beyond the process's own are not run.
+    // Traces only: the SDK would otherwise also start OTLP metric and log exporters from the
+    // environment (Beton's metrics are Prometheus', docs/metrics.md; its logs are pino's).
+    metricReaders: [],
+    logRecordProcessors: [],
+    // No resource detectors (host, OS, process) run at start: service.name and the SDK's own.
     autoDetectResources: false,
     instrumentations: [
       new HttpInstrumentation({
