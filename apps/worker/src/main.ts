@@ -37,6 +37,7 @@ import { jobTracing } from '@beton/jobs/tracing';
 import { pgPoolStats } from '@beton/jobs/metrics';
 import { createBetonMetrics } from '@beton/dashboard/metrics';
 import { openRunsSlack } from '@beton/dashboard/runs';
+import { webhookLagSeconds } from '@beton/dashboard/delivery';
 import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
 import { jobDefinitions, type BetonJobs, type BetonJobSettings } from '@beton/dashboard/job-registry';
 import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
@@ -147,6 +148,7 @@ async function main() {
           collectPayrollRunEta: () => openRunsSlack(pool),
           collectHeartbeats: () => workerHeartbeatAges(pool),
           collectRecurringFailing: () => recurringFailing(pool, definitions),
+          collectWebhookLag: () => webhookLagSeconds(pool),
         }
       : {}),
   });

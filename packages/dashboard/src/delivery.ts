@@ -92,6 +92,20 @@ export async function emailAccountStatus(pool: Pool): Promise<z.infer<typeof ema
   };
 }
 
+/**
+ * The Event Webhook's lag: seconds since the oldest email the provider accepted in the last 24
+ * hours that no webhook event has confirmed yet (0 when none). A receiver that is down, or a
+ * webhook SendGrid stopped posting, shows as a line that keeps rising. The schedulers report it
+ * as beton_email_webhook_lag_seconds.
+ */
+export async function webhookLagSeconds(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ seconds: number }>(
+    `select coalesce(extract(epoch from now() - min(sent_at)), 0)::float8 as seconds from email_deliveries
+     where created_at > now() - interval '1 day' and status = 'sent' and event_state is null and sent_at is not null`,
+  );
+  return Math.max(0, rows[0]!.seconds);
+}
+
 /** The admin's "resume": the send-email queue runs again (audited). */
 export async function resumeEmailQueue(pool: Pool, actor: string): Promise<{ resumed: boolean }> {
   return { resumed: (await resumeQueue(pool, 'send-email', actor)) !== null };

@@ -10,6 +10,7 @@ import { jobQueues } from './job-registry.ts';
 /** Beton's own metrics, beside the engine's. */
 export const PAYROLL_METRIC_NAMES = {
   payrollRunEtaSlack: 'beton_payroll_run_eta_slack_seconds',
+  emailWebhookLag: 'beton_email_webhook_lag_seconds',
 } as const;
 
 /** Every metric a Beton process exposes (besides the default process metrics). */
@@ -27,6 +28,8 @@ export interface PayrollRunEta {
 export interface BetonMetricsOptions extends Omit<CreateMetricsOptions, 'queues' | 'gauges'> {
   /** Read at scrape time (typically only the scheduler process passes it): runs.ts openRunsSlack. */
   collectPayrollRunEta?: () => MaybePromise<ReadonlyArray<PayrollRunEta>>;
+  /** Read at scrape time (the schedulers): delivery.ts webhookLagSeconds. */
+  collectWebhookLag?: () => MaybePromise<number>;
 }
 
 /**
@@ -42,7 +45,7 @@ export function etaSlackSeconds(input: { deadlineMs: number; nowMs: number; rema
 
 /** One registry per process, as every Beton process creates it. */
 export function createBetonMetrics(options: BetonMetricsOptions = {}): BetonMetrics {
-  const { collectPayrollRunEta, ...engine } = options;
+  const { collectPayrollRunEta, collectWebhookLag, ...engine } = options;
   return createMetrics({
     ...engine,
     queues: jobQueues,
@@ -55,6 +58,13 @@ export function createBetonMetrics(options: BetonMetricsOptions = {}): BetonMetr
         ...(collectPayrollRunEta
           ? { collect: async () => (await collectPayrollRunEta()).map((r) => ({ labels: { company: r.company, run: r.run }, value: r.slackSeconds })) }
           : {}),
+      },
+      {
+        name: PAYROLL_METRIC_NAMES.emailWebhookLag,
+        help: 'Seconds since the oldest email the provider accepted in the last 24 hours that no Event Webhook event has confirmed yet (0: none waiting); reported by the schedulers.',
+        labelNames: [],
+        collector: 'webhook_lag',
+        ...(collectWebhookLag ? { collect: async () => [{ labels: {}, value: await collectWebhookLag() }] } : {}),
       },
     ],
   });
