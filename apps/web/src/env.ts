@@ -1,4 +1,5 @@
 import { parseEnv, requiredInProduction } from '@beton/config';
+import { otelEnvShape } from '@beton/telemetry/settings';
 import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_INFLATED_BYTES, MAX_IMPORT_BYTES_CEILING } from '@beton/people/import/policy';
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -127,6 +128,12 @@ export const schema = z.object({
    * times the default upload limit).
    */
   IMPORT_MAX_INFLATED_BYTES: z.coerce.number().int().positive().default(DEFAULT_IMPORT_MAX_INFLATED_BYTES),
+  /**
+   * OpenTelemetry tracing of the web server's requests and the jobs they enqueue (HR's resend,
+   * the Event Webhook's batches), by the standard OTEL_* variables: off unless an exporter or
+   * an OTLP endpoint is set (docs/tracing.md). Started by src/instrumentation.ts.
+   */
+  ...otelEnvShape,
 });
 
 function isAddressOrRange(value: string): boolean {

@@ -69,8 +69,10 @@ export async function startTracing(settings: TracingSettings, options: StartTrac
         // An outgoing request outside any span (a readiness probe of a simulator, a scrape) is no trace of its own.
         requireParentforOutgoingSpans: true,
       }),
-      // Statements outside a job or a request (graphile-worker's polling, heartbeats) are not traced.
-      new PgInstrumentation({ requireParentSpan: true }),
+      // Statements outside a job or a request (graphile-worker's polling, heartbeats) are not
+      // traced, nor is taking a connection from the pool (a span per statement, doubling the
+      // spans of a slip for a wait the statement's own span already includes).
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
     ],
   });
   sdk.start();
