@@ -70,7 +70,7 @@ describe('tracing the web server', () => {
       () => {
         const byId = new Map(spans.map((s) => [s.spanId, s]));
         for (let s: WireSpan | undefined = producer; s; s = s.parentSpanId ? byId.get(s.parentSpanId) : undefined)
-          if (s.kind === 2 && String(s.attributes['url.path'] ?? s.attributes['http.target'] ?? s.name).includes('/api/trpc/')) return s;
+          if (s.kind === 2 && `${(s.attributes['url.path'] ?? s.attributes['http.target'] ?? s.name) as string}`.includes('/api/trpc/')) return s;
         return undefined;
       },
       30_000,

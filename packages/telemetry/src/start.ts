@@ -1,4 +1,4 @@
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { setJobTracing } from '@beton/jobs/tracing';
 import type { TracingSettings } from './settings.ts';
@@ -76,6 +76,11 @@ export async function startTracing(settings: TracingSettings, options: StartTrac
     ],
   });
   sdk.start();
+  // The HTTP instrumentation patches `http` when it is next required: a server made before
+  // (Next's, which runs this from its instrumentation hook) would otherwise stay untraced.
+  const require = createRequire(import.meta.url);
+  require('node:http');
+  require('node:https');
   const shutdown = async () => {
     setJobTracing(undefined);
     await sdk.shutdown();
