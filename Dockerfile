@@ -27,6 +27,7 @@ COPY packages/payroll/package.json packages/payroll/
 COPY packages/people/package.json packages/people/
 COPY packages/pdf/package.json packages/pdf/
 COPY packages/simulators/package.json packages/simulators/
+COPY packages/telemetry/package.json packages/telemetry/
 COPY prisma.config.ts ./
 COPY prisma ./prisma
 COPY tooling/prisma-engine ./tooling/prisma-engine

@@ -34,7 +34,8 @@ try {
     error?.code === 'ENOENT' ? 'Beton is not built (dist/manifest.json is missing)' : 'the build in dist/ is incomplete (dist/manifest.json is unreadable)',
   );
 }
-const names = Object.keys(manifest.entries ?? {});
+// `tracing` is the worker's preload (below), not a program.
+const names = Object.keys(manifest.entries ?? {}).filter((name) => name !== 'tracing');
 if (!program || !names.includes(program)) {
   process.stderr.write(`beton: usage: node bin/beton.mjs <${names.join('|')}> [arguments…]${program ? ` (unknown program "${program}")` : ''}\n`);
   process.exit(2);
@@ -52,6 +53,9 @@ for (const [file, expected] of Object.entries(manifest.files ?? {})) {
 }
 
 const entry = path.join(dist, `${program}.js`);
+// A worker's tracing (OTEL_* settings, docs/tracing.md) starts before its modules load, so
+// its HTTP and PostgreSQL calls are instrumented; with no OTEL_* set it loads nothing more.
+if (program === 'worker') await import(pathToFileURL(path.join(dist, 'tracing.js')).href);
 // The program reads its own arguments from process.argv.slice(2), as when started directly.
 process.argv = [process.argv[0], entry, ...args];
 await import(pathToFileURL(entry).href);

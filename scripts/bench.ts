@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- [--employees N] [--json] [--fanout-only] [--email-concurrency C] [--provider-rate R]
- *                   [--cpu-prof] [--no-web] [--costs FILE] [--explain [--explain-rate F]]` — the
+ *                   [--cpu-prof] [--no-web] [--costs FILE] [--explain [--explain-rate F]] [--trace-ratio F]` — the
  * story's night without faults at the provider's real parameters (40/s, 1.2 s ± 200 ms):
  * fan-out, render, send, through real worker processes (one pdf-render, one send-email);
  * then the story's naive loop (render then send, one at a time) on a small sample against
@@ -25,6 +25,10 @@
  * (PostgreSQL's auto_explain in the bench's embedded server, --explain-rate of them, default
  * 0.01, logged into the server's jsonlog file): per statement its samples' time, buffers, WAL
  * and plan (scripts/lib/explain.ts), and the plans into .beton/bench-explain/.
+ * --trace-ratio F: the workers trace (docs/tracing.md) with OTEL_TRACES_SAMPLER
+ * parentbased_traceidratio at F (1 = every slip, 0.01 = 1 %), exporting over OTLP/HTTP to a
+ * sink this script runs (it counts the spans); the report's CPU ms per slip is then tracing's
+ * cost against a run without the option.
  */
 // First: the slips this process renders are compiled as the render threads compile them.
 import './lib/liftoff-only.ts';
@@ -38,6 +42,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startWebServer } from '../apps/web/test/server.ts';
 import { bar, exitHandling, freshDatabase, median, round, sampleRss, sampleWorkerConnections, sleep, spawnWorkerSlowStart } from './lib/drill-harness.ts';
 import { backendPids, childPids, cpuMeter, localPostmaster, machineBusyMs, otherWork, POSTGRES_ROLES, postgresChildren, type PostgresRole } from './lib/cpu.ts';
@@ -60,8 +66,10 @@ const { values: args } = parseArgs({
     'render-jobs-per-thread': { type: 'string' },
     explain: { type: 'boolean', default: false },
     'explain-rate': { type: 'string', default: '0.01' },
+    'trace-ratio': { type: 'string' },
   },
 });
+const TRACE_RATIO = args['trace-ratio'] === undefined ? undefined : Number(args['trace-ratio']);
 const N = Number(args.employees);
 const RATE = Number(args['provider-rate']);
 const LATENCY = 1200;
@@ -82,6 +90,7 @@ async function main() {
   if (!Number.isInteger(RENDER_JOBS_PER_THREAD) || RENDER_JOBS_PER_THREAD < 1)
     throw new Error(`--render-jobs-per-thread must be a whole number >= 1 (got ${args['render-jobs-per-thread']})`);
   if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) throw new Error(`--email-concurrency must be a whole number >= 1 (got ${args['email-concurrency']})`);
+  if (TRACE_RATIO !== undefined && !(TRACE_RATIO >= 0 && TRACE_RATIO <= 1)) throw new Error(`--trace-ratio must be a ratio 0–1 (got ${args['trace-ratio']})`);
   const loadAtStart = os.loadavg();
   const companies = Math.min(60, N);
   say(`Beton end-to-end bench — ${N.toLocaleString('en')} employees, ${companies} companies${args['fanout-only'] ? ' (fan-out only)' : ''}`);
@@ -147,6 +156,28 @@ async function main() {
     RENDER_JOBS_PER_THREAD: String(RENDER_JOBS_PER_THREAD),
     BANK_API_URL: bank.url,
   };
+  // --trace-ratio: the workers export their spans to this sink (counted, then dropped).
+  const traces = { requests: 0, spans: 0, bytes: 0 };
+  if (TRACE_RATIO !== undefined) {
+    const sink = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        traces.requests++;
+        traces.bytes += Buffer.byteLength(body);
+        traces.spans += body.match(/"kind":/g)?.length ?? 0; // one per span (links and events have none)
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    exit.add(() => new Promise<void>((resolve) => sink.close(() => resolve())));
+    Object.assign(env, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: String(TRACE_RATIO),
+    });
+  }
   // --cpu-prof: each worker writes a V8 CPU profile (its threads' too) into .beton/bench-profiles on exit.
   const profileDir = path.join(repoRoot, '.beton/bench-profiles', new Date().toISOString().replace(/[:.]/g, '-'));
   const profEnv = (kind: string) =>
@@ -459,6 +490,12 @@ async function main() {
       `${round(renderSlotUse * 100)} % of ${renderSlots} · ${round(emailSlotUse * 100)} % of ${CONCURRENCY} · ${round(rateUse * 100)} % of ${RATE}/s`,
     ],
     ['binding stage', `${binding} — ${bindingWhy}`],
+    [
+      'tracing (workers, OTLP/HTTP to a local sink)',
+      TRACE_RATIO === undefined
+        ? 'off'
+        : `sampled ${round(TRACE_RATIO * 100, 2)} %: ${traces.spans} spans (${round(traces.spans / N, 1)} per slip) in ${traces.requests} exports, ${round(traces.bytes / 1e6, 1)} MB (so far)`,
+    ],
     ['CPU ms per slip (user + system, /proc), by process kind', `${cpuMsPerSlip} in all: ${kinds.map((k) => `${k} ${cpuPerSlip[k]}`).join(', ')}`],
     [
       "CPU per slip ÷ the PDF's own CPU (same run)",
@@ -619,6 +656,8 @@ async function main() {
         pdfCpuMs: round(pdfCpuMs, 2),
         cpuPerSlipOverPdf: round(pipelineOverPdf, 2),
         cpuMsPerSlipByKind: cpuPerSlip,
+        traceRatio: TRACE_RATIO ?? null,
+        tracedSpans: traces.spans,
         ...(postgresByRole ? { postgresCpuMsPerSlipByRole: postgresByRole } : {}),
         statementsPerSlip: sqlTop.length ? round(sqlCalls / N, 1) : null,
         loadAverage: round(loadAtStart[0]!, 2),

@@ -27,6 +27,8 @@ export const ENTRIES = {
   start: 'scripts/start.ts',
   'provider-simulator': 'packages/simulators/src/provider-main.ts',
   'bank-simulator': 'packages/simulators/src/bank-main.ts',
+  // Loaded by bin/beton.mjs before the worker: starts OpenTelemetry when OTEL_* ask for it.
+  tracing: 'packages/telemetry/src/register.ts',
 };
 
 /** Everything but Beton's own packages and relative imports stays an import of node_modules. */

@@ -3,7 +3,7 @@ import createNextIntlPlugin from 'next-intl/plugin';
 
 const config: NextConfig = {
   // The workspace packages export raw .ts and import each other with .ts extensions.
-  transpilePackages: ['@beton/config', '@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard', '@beton/people'],
+  transpilePackages: ['@beton/config', '@beton/db', '@beton/jobs', '@beton/payroll', '@beton/dashboard', '@beton/people', '@beton/telemetry'],
   // Native / Node-only dependencies stay outside the server bundle. The job engine's worker
   // runtime (graphile-worker, piscina, ioredis) is not reached at all: the web imports
   // @beton/jobs/client (test/import-graph.test.ts).
@@ -19,6 +19,15 @@ const config: NextConfig = {
     'exceljs',
     'yazl',
     'csv-stringify',
+    // Tracing (docs/tracing.md), loaded only when OTEL_* ask for it: Node's own require, so its
+    // instrumentations patch the `pg` and `http` every other module requires.
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-node',
+    '@opentelemetry/sdk-trace',
+    '@opentelemetry/exporter-trace-otlp-http',
+    '@opentelemetry/instrumentation',
+    '@opentelemetry/instrumentation-http',
+    '@opentelemetry/instrumentation-pg',
   ],
   typedRoutes: false,
   poweredByHeader: false,

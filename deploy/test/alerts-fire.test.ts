@@ -7,6 +7,8 @@
  * fires while a run cannot finish by its deadline (the provider down: nothing sent in the last
  * 5 minutes with slips left) and clears once slips flow at a rate that finishes in time; the
  * DLQ alert fires when invalid addresses fail; a SIGKILLed worker's heartbeat alert fires.
+ * The Grafana dashboard's queries (deploy/grafana/beton-jobs.json) are evaluated on the same
+ * scrapes: each panel's every query returns series at some point of the run.
  */
 import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
 import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
@@ -22,6 +24,9 @@ import { waitUntil } from '../../scripts/lib/drill-harness.ts';
 import { repoRoot, spawnWorker, stopAll, type Managed } from '../../scripts/lib/processes.ts';
 import { evaluate, SeriesStore } from './promql.ts';
 
+const dashboard = JSON.parse(readFileSync(path.join(repoRoot, 'deploy/grafana/beton-jobs.json'), 'utf8')) as {
+  panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+};
 const rules = (
   parse(readFileSync(path.join(repoRoot, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }
 ).groups.flatMap((g) => g.rules);
@@ -34,6 +39,7 @@ describe('alert rules on live worker processes', () => {
   let bank: { url: string; close(): Promise<void> };
   const targets = new Map<string, { proc: Managed; url: string }>();
   const store = new SeriesStore();
+  const scrapes: number[] = [];
 
   /** One scrape of every target, like Prometheus: `up` 1 or 0, the samples with the target's labels. */
   async function scrape(): Promise<number> {
@@ -51,6 +57,7 @@ describe('alert rules on live worker processes', () => {
         store.add(t, `# TYPE up gauge\nup ${text ? 1 : 0}\n${text}`, labels);
       }),
     );
+    scrapes.push(t);
     return t;
   }
   const firing = (alert: string, at: number) => evaluate(rules.find((r) => r.alert === alert)!.expr, store, at).samples;
@@ -202,4 +209,24 @@ describe('alert rules on live worker processes', () => {
         .sort(),
     ).toEqual(['worker-email', 'worker-pdf']);
   }, 300_000);
+
+  it("every query of the Grafana dashboard returns series on the live workers' scrapes, from metrics they emit with the labels it uses", () => {
+    expect(scrapes.length).toBeGreaterThan(3);
+    for (const panel of dashboard.panels) {
+      for (const { expr } of panel.targets) {
+        const answered = scrapes.some((at) => evaluate(expr, store, at).samples.length > 0);
+        expect(answered, `${panel.title}: ${expr} returns series`).toBe(true);
+        for (const use of evaluate(expr, store, scrapes.at(-1)!).uses) {
+          if (use.metric === 'up') continue;
+          const series = [...store.series.values()].filter((s) => s.labels.__name__ === use.metric);
+          expect(series.length, `${panel.title}: ${use.metric} emitted`).toBeGreaterThan(0);
+          for (const label of use.labels.filter((l) => !TARGET_LABELS.has(l)))
+            expect(
+              series.some((s) => s.labels[label] !== undefined),
+              `${panel.title}: ${use.metric} has label ${label}`,
+            ).toBe(true);
+        }
+      }
+    }
+  });
 });

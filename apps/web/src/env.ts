@@ -1,4 +1,5 @@
 import { parseEnv, requiredInProduction } from '@beton/config';
+import { otelEnvShape } from '@beton/telemetry/settings';
 import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_INFLATED_BYTES, MAX_IMPORT_BYTES_CEILING } from '@beton/people/import/policy';
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -82,6 +83,20 @@ export const schema = z.object({
   SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(10),
   /** Failed attempts at an account from one client (a known device, or an unknown one's address) before that client is slowed. Default: 5. */
   SIGN_IN_CLIENT_ATTEMPTS: z.coerce.number().int().positive().max(100).default(5),
+  /**
+   * A link to a job's trace in the operators' tracing tool, shown on the admin's job page
+   * (docs/tracing.md): a URL with `{traceId}` where the trace id goes, e.g. Jaeger's
+   * `https://jaeger.example.com/trace/{traceId}`. Unset: the trace id is shown without a link.
+   */
+  BETON_TRACE_LINK_TEMPLATE: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine((v) => /^https?:\/\//.test(v) && v.includes('{traceId}') && URL.canParse(v.replaceAll('{traceId}', '0')), {
+        message: 'BETON_TRACE_LINK_TEMPLATE must be an http(s) URL with {traceId} where the trace id goes, e.g. https://jaeger.example.com/trace/{traceId}',
+      })
+      .optional(),
+  ),
   /** pino level of the web server's JSON log. Default: info. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** 'json' (one object a line) or 'pretty' (for a terminal). Default: json. */
@@ -113,6 +128,12 @@ export const schema = z.object({
    * times the default upload limit).
    */
   IMPORT_MAX_INFLATED_BYTES: z.coerce.number().int().positive().default(DEFAULT_IMPORT_MAX_INFLATED_BYTES),
+  /**
+   * OpenTelemetry tracing of the web server's requests and the jobs they enqueue (HR's resend,
+   * the Event Webhook's batches), by the standard OTEL_* variables: off unless an exporter or
+   * an OTLP endpoint is set (docs/tracing.md). Started by src/instrumentation.ts.
+   */
+  ...otelEnvShape,
 });
 
 function isAddressOrRange(value: string): boolean {

@@ -5,13 +5,22 @@ import type { Instrumentation } from 'next';
  * the settings are checked (a missing or malformed one stops the server with one line per
  * problem and exit code 1 instead of failing requests later), then the request hook that
  * attributes each request to its client's address and gives it an id (server/request-meta.ts)
- * is installed. Not during `next build`, which loads the app without the runtime's settings.
+ * is installed, and OpenTelemetry started when the OTEL_* settings ask for it. Not during
+ * `next build`, which loads the app without the runtime's settings.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
   const [{ failFast }, { env }, { installRequestMeta }] = await Promise.all([import('@beton/config'), import('./env.ts'), import('./server/request-meta.ts')]);
   const settings = failFast('beton-web', env);
   installRequestMeta(settings.TRUSTED_PROXIES);
+  // Tracing (docs/tracing.md): only when OTEL_* ask for it; otherwise no OpenTelemetry module loads.
+  const { tracingSettings } = await import('@beton/telemetry/settings');
+  const tracing = tracingSettings(settings);
+  if (tracing) {
+    const { startTracing } = await import('@beton/telemetry/start');
+    const running = await startTracing(tracing, { defaultServiceName: 'beton-web' });
+    process.once('SIGTERM', () => void running.shutdown());
+  }
 }
 
 /**

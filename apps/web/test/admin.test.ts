@@ -11,7 +11,9 @@ import type { WebFixture } from './fixtures.ts';
 import { errorCode, webApiSuite } from './http-api.ts';
 
 const started: Managed[] = [];
-const t = webApiSuite();
+// The admin's job page links a job's trace to the operators' tracing tool (docs/tracing.md).
+const TRACE_LINK = 'https://jaeger.example.com/trace/{traceId}';
+const t = webApiSuite({ env: { BETON_TRACE_LINK_TEMPLATE: TRACE_LINK } });
 const { signIn, client } = t;
 
 // Registered after the suite's own, so it runs first (hooks stack): no worker outlives the database.
@@ -167,8 +169,14 @@ describe('admin console over HTTP', () => {
       attempts: [first, second],
     });
 
+    // Enqueued while tracing: the job row keeps the W3C traceparent of its enqueue.
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await t.fx.pool.query(`update jobs set traceparent = $2 where id = $1`, [id, `00-${traceId}-00f067aa0ba902b7-01`]);
+
     const job = await admin.admin.job.query({ id });
     expect(job).toMatchObject({
+      traceId,
+      traceUrl: TRACE_LINK.replace('{traceId}', traceId),
       id,
       taskName: 'render-slip',
       queue: 'pdf-render',
@@ -192,6 +200,7 @@ describe('admin console over HTTP', () => {
     expect(detail.payload).toMatchObject({ companyId: b.id, employeeId: other.employeeId });
     expect(detail.attemptLog).toHaveLength(1);
     expect(detail.attemptLog[0]!.errorStack).toContain('at send');
+    expect([detail.traceId, detail.traceUrl]).toEqual([null, null]); // enqueued with tracing off
     expect(await errorCode(admin.admin.job.query({ id: 999_999_999 }))).toBe('NOT_FOUND');
   });
 

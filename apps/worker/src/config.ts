@@ -1,5 +1,6 @@
 import { DEFAULT_IMPORT_MAX_INFLATED_BYTES, DEFAULT_IMPORT_MAX_ROWS } from '@beton/people/import/policy';
 import { parseEnv, requiredInProduction, SettingsError, testOnly } from '@beton/config';
+import { otelEnvShape, tracingSettings } from '@beton/telemetry/settings';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -176,6 +177,12 @@ export const EnvSchema = z.object({
    * render with apps/worker/test/fixtures/hanging-render-thread.mjs). Refused in production.
    */
   BETON_TEST_RENDER_THREAD: testOnly(z.string().optional()),
+  /**
+   * OpenTelemetry tracing, by the standard OTEL_* variables (docs/tracing.md): off unless
+   * OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT is set. Started before this module
+   * loads (bin/beton.mjs → @beton/telemetry/register); validated here with the rest.
+   */
+  ...otelEnvShape,
 });
 
 export type WorkerConfig = ReturnType<typeof loadConfig>;
@@ -277,5 +284,6 @@ export function loadConfig(argv: string[] = process.argv.slice(2), env: NodeJS.P
     logFormat: e.LOG_FORMAT,
     renderNice: e.RENDER_NICE,
     testRenderThread: e.BETON_TEST_RENDER_THREAD,
+    tracing: tracingSettings(e),
   };
 }

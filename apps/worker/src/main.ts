@@ -33,10 +33,12 @@ import {
   type LockService,
   configureDefinitions,
 } from '@beton/jobs';
+import { jobTracing } from '@beton/jobs/tracing';
 import { pgPoolStats } from '@beton/jobs/metrics';
 import { createBetonMetrics } from '@beton/dashboard/metrics';
 import { unconfirmedByRun } from '@beton/dashboard/delivery';
 import { openRunsSlack } from '@beton/dashboard/runs';
+import { webhookLagSeconds } from '@beton/dashboard/delivery';
 import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
 import { jobDefinitions, type BetonJobs, type BetonJobSettings } from '@beton/dashboard/job-registry';
 import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
@@ -148,6 +150,7 @@ async function main() {
           collectUnconfirmed: () => unconfirmedByRun(pool),
           collectHeartbeats: () => workerHeartbeatAges(pool),
           collectRecurringFailing: () => recurringFailing(pool, definitions),
+          collectWebhookLag: () => webhookLagSeconds(pool),
         }
       : {}),
   });
@@ -283,6 +286,8 @@ async function main() {
     redis?.disconnect();
     await pool.end();
     log.info({}, `exiting with code ${exitCode}`);
+    // The spans still buffered leave before the process exits (tracing on: docs/tracing.md).
+    await jobTracing()?.shutdown();
   };
   log.info(
     { workerId, queue: config.queue, concurrency: config.concurrency, dbPoolMax: config.dbPoolMax, health: health.url, limiter: redis ? 'redis' : 'postgres' },

@@ -185,7 +185,17 @@ export function redactPayload(payload: unknown): unknown {
 }
 
 /** One job for the admin's console: metadata, errors and attempts; the payload redacted (redactPayload). */
-export async function failedJobDetail(pool: Pool, jobId: number) {
+/**
+ * The trace a job belongs to (docs/tracing.md): the trace id of its stored traceparent, and a
+ * link to it in the operators' tracing tool when a template is set (BETON_TRACE_LINK_TEMPLATE,
+ * `{traceId}` replaced). Null when the job was enqueued while tracing was off or unsampled.
+ */
+export function jobTrace(traceparent: string | null, linkTemplate: string | undefined): { traceId: string | null; traceUrl: string | null } {
+  const traceId = traceparent ? (/^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent)?.[1] ?? null) : null;
+  return { traceId, traceUrl: traceId && linkTemplate ? linkTemplate.replaceAll('{traceId}', traceId) : null };
+}
+
+export async function failedJobDetail(pool: Pool, jobId: number, options: { traceLinkTemplate?: string | undefined } = {}) {
   const { rows } = await pool.query<{
     id: number;
     task_name: string;
@@ -204,8 +214,9 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
     employee_id: number | null;
     payroll_run_id: string | null;
     superseded_by: string | null;
+    traceparent: string | null;
   }>(
-    `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id, superseded_by from jobs where id = $1`,
+    `select id, task_name, queue, status, payload, attempts, max_attempts, idempotency_key, run_at, finished_at, last_error, last_error_code, last_error_kind, company_id, employee_id, payroll_run_id, superseded_by, traceparent from jobs where id = $1`,
     [jobId],
   );
   const j = rows[0];
@@ -244,6 +255,7 @@ export async function failedJobDetail(pool: Pool, jobId: number) {
     employeeId: j.employee_id,
     payrollRunId: j.payroll_run_id,
     supersededBy: j.superseded_by ? { key: j.superseded_by, ...attemptOf(j.superseded_by), code: j.last_error_code } : null,
+    ...jobTrace(j.traceparent, options.traceLinkTemplate),
     attemptLog: attempts.rows.map((a) => ({
       attempt: a.attempt,
       workerId: a.worker_id,

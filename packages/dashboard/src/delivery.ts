@@ -14,6 +14,7 @@ import {
   batchesByState,
   employeeEventRows,
   employeeOfCompany,
+  oldestUnconfirmedByWebhookSeconds,
   resendSums,
   runDeliveryCountsRow,
   runOfCompany,
@@ -138,6 +139,16 @@ export async function emailAccountStatus(pool: Pool): Promise<z.infer<typeof ema
       lastFailure: null,
     },
   };
+}
+
+/**
+ * The Event Webhook's lag: seconds since the oldest email the provider accepted in the last 24
+ * hours that no webhook event has confirmed yet (0 when none). A receiver that is down, or a
+ * webhook SendGrid stopped posting, shows as a line that keeps rising. The schedulers report it
+ * as beton_email_webhook_lag_seconds.
+ */
+export async function webhookLagSeconds(pool: Pool): Promise<number> {
+  return Math.max(0, await oldestUnconfirmedByWebhookSeconds(pool));
 }
 
 /** The admin's "resume": the send-email queue runs again (audited). */

@@ -11,6 +11,7 @@ import { jobQueues } from './job-registry.ts';
 export const PAYROLL_METRIC_NAMES = {
   payrollRunEtaSlack: 'beton_payroll_run_eta_slack_seconds',
   emailUnconfirmedDeadline: 'beton_email_unconfirmed_deadline_seconds',
+  emailWebhookLag: 'beton_email_webhook_lag_seconds',
 } as const;
 
 /** Every metric a Beton process exposes (besides the default process metrics). */
@@ -30,6 +31,8 @@ export interface BetonMetricsOptions extends Omit<CreateMetricsOptions, 'queues'
   collectPayrollRunEta?: () => MaybePromise<ReadonlyArray<PayrollRunEta>>;
   /** Read at scrape time (the schedulers): delivery.ts unconfirmedByRun. */
   collectUnconfirmed?: () => MaybePromise<ReadonlyArray<{ company: string; run: string; secondsToDeadline: number }>>;
+  /** Read at scrape time (the schedulers): delivery.ts webhookLagSeconds. */
+  collectWebhookLag?: () => MaybePromise<number>;
 }
 
 /**
@@ -45,7 +48,7 @@ export function etaSlackSeconds(input: { deadlineMs: number; nowMs: number; rema
 
 /** One registry per process, as every Beton process creates it. */
 export function createBetonMetrics(options: BetonMetricsOptions = {}): BetonMetrics {
-  const { collectPayrollRunEta, collectUnconfirmed, ...engine } = options;
+  const { collectPayrollRunEta, collectUnconfirmed, collectWebhookLag, ...engine } = options;
   return createMetrics({
     ...engine,
     queues: jobQueues,
@@ -67,6 +70,13 @@ export function createBetonMetrics(options: BetonMetricsOptions = {}): BetonMetr
         ...(collectUnconfirmed
           ? { collect: async () => (await collectUnconfirmed()).map((r) => ({ labels: { company: r.company, run: r.run }, value: r.secondsToDeadline })) }
           : {}),
+      },
+      {
+        name: PAYROLL_METRIC_NAMES.emailWebhookLag,
+        help: 'Seconds since the oldest email the provider accepted in the last 24 hours that no Event Webhook event has confirmed yet (0: none waiting); reported by the schedulers.',
+        labelNames: [],
+        collector: 'webhook_lag',
+        ...(collectWebhookLag ? { collect: async () => [{ labels: {}, value: await collectWebhookLag() }] } : {}),
       },
     ],
   });

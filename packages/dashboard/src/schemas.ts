@@ -179,6 +179,10 @@ export const jobDetailOutput = z.object({
   employeeId: z.number().nullable(),
   payrollRunId: z.string().nullable(),
   supersededBy: supersededBy.nullable(),
+  /** The job's trace (docs/tracing.md): null when it was enqueued with tracing off. */
+  traceId: z.string().nullable(),
+  /** The trace in the operators' tracing tool, when BETON_TRACE_LINK_TEMPLATE is set. */
+  traceUrl: z.string().nullable(),
   attemptLog: z.array(
     z.object({
       attempt: z.number(),

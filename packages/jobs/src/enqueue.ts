@@ -4,6 +4,7 @@ import { linkColumnsOf, linkValues } from './links.ts';
 import { prepared, type Pool, type PoolClient } from '@beton/db';
 import { BULK_ENQUEUE_ANALYZE_ROWS, insertWakeupsSql, refreshWakeupStatistics } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
+import { jobTracing } from './tracing.ts';
 
 export interface EnqueueOptions {
   /** Not before this time (a delayed job). Default: now. */
@@ -82,6 +83,20 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     db: Pool | PoolClient,
     extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'> = {},
   ) {
+    const tracing = jobTracing();
+    if (!tracing) return writeTraced(name, items, db, extra, undefined);
+    const def = definition(name);
+    return tracing.produce({ task: def.name, queue: def.queue, count: items.length }, (traceparent) => writeTraced(name, items, db, extra, traceparent));
+  }
+
+  /** write(), the new jobs storing `traceparent` (a string or null: tracing on; undefined: off, the column left out). */
+  async function writeTraced<N extends Defs[number]['name']>(
+    name: N,
+    items: ReadonlyArray<Item<N>>,
+    db: Pool | PoolClient,
+    extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'>,
+    traceparent: string | null | undefined,
+  ) {
     const def = definition(name);
     const rows = items.map((item) => {
       const payload = def.schema.parse(item.payload); // bad input is refused before anything is written
@@ -106,12 +121,17 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const linkValuesFrom = links.map((l) => `, t.${l.column}`).join('');
     const priority =
       extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(8 + links.length)}), t.priority)`;
+    // The trace context (tracing.ts), the last parameter; only while tracing, so the statement is unchanged without.
+    const traced = traceparent !== undefined;
+    const trace = traced
+      ? { column: ', traceparent', value: `, ${$(8 + links.length + (extra.priorityOf === undefined ? 0 : 1))}::text` }
+      : { column: '', value: '' };
     // Prepared (@beton/db prepared): the text is fixed per job, links and call site (`alongside`
     // is a caller's fixed statement, its values parameters), and the render job runs it per slip.
     const { rows: inserted } = await db.query<{ id: number }>({
       ...prepared(`with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
-         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at)
-         select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, coalesce(t.run_at, now()), t.key${linkValuesFrom}, ${priority}, now()
+         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at${trace.column})
+         select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, coalesce(t.run_at, now()), t.key${linkValuesFrom}, ${priority}, now()${trace.value}
          from unnest(array(select p.e from jsonb_array_elements(${$(4)}::jsonb) with ordinality as p(e, i) order by p.i),
                      ${$(5)}::text[], ${$(6)}::timestamptz[], ${$(7)}::int[]${linkParams})
            as t(payload, key, run_at, priority${linkColumns})
@@ -133,6 +153,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
         rows.map((r) => r.priority),
         ...links.map((_, i) => rows.map((r) => r.links[i])),
         ...(extra.priorityOf === undefined ? [] : [extra.priorityOf]),
+        ...(traced ? [traceparent] : []),
       ],
     });
     return { keys, insertedIds: inserted.map((r) => r.id) };
@@ -158,20 +179,33 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     options: { client?: PoolClient } = {},
   ): Promise<{ created: number; existing: number }> {
     const def = definition(name);
+    const tracing = jobTracing();
+    if (!tracing) return enqueueFromTraced(def, source, options, undefined);
+    return tracing.produce({ task: def.name, queue: def.queue, count: undefined }, (traceparent) => enqueueFromTraced(def, source, options, traceparent));
+  }
+
+  async function enqueueFromTraced(
+    def: AnyJobDefinition,
+    source: { sql: string; params: unknown[] },
+    options: { client?: PoolClient },
+    traceparent: string | null | undefined,
+  ): Promise<{ created: number; existing: number }> {
     const db = options.client ?? pool;
     const maxAttempts = def.retry?.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
     const $ = (n: number) => `$${n + source.params.length}`;
     const linkColumns = links.map((l) => `, ${l.column}`).join('');
     const linkValuesFrom = links.map((l) => `, t.${l.column}`).join('');
+    // Every job of the batch stores the batch's producer span (tracing.ts); left out while tracing is off.
+    const traced = traceparent !== undefined;
     const { rows } = await db.query<{ rows: number; created: number }>({
       ...prepared(`with t as (${source.sql}), ins as (
-         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at)
-         select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, now(), t.key${linkValuesFrom}, t.priority, now() from t
+         insert into jobs (task_name, queue, payload, status, max_attempts, run_at, idempotency_key${linkColumns}, priority, updated_at${traced ? ', traceparent' : ''})
+         select ${$(1)}, ${$(2)}, t.payload, 'queued', ${$(3)}, now(), t.key${linkValuesFrom}, t.priority, now()${traced ? `, ${$(4)}::text` : ''} from t
          on conflict (idempotency_key) do nothing
          returning id, run_at, priority)
        , ${insertWakeupsSql('woken', 'select ins.id, 0, ins.run_at, ins.priority from ins', `${$(1)}::text`)}
        select (select count(*) from t)::int as rows, (select n from woken) as created`),
-      values: [...source.params, def.name, def.queue, maxAttempts],
+      values: [...source.params, def.name, def.queue, maxAttempts, ...(traced ? [traceparent] : [])],
     });
     const { rows: offered, created } = rows[0]!;
     if (!options.client && created >= BULK_ENQUEUE_ANALYZE_ROWS) await refreshWakeupStatistics(pool, created);

@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { jobTracing } from './tracing.ts';
 
 export type { Logger };
 
@@ -11,8 +12,13 @@ export interface LoggerOptions {
   format?: 'json' | 'pretty';
 }
 
-/** Structured logs: one JSON object a line in production, readable lines in development. */
+/**
+ * Structured logs: one JSON object a line in production, readable lines in development. In a
+ * process that traces (tracing.ts, registered before the logger is made), every line written
+ * inside a span carries its `trace_id` and `span_id`; otherwise no per-line hook at all.
+ */
 export function createLogger({ level = 'info', name, format = 'json' }: LoggerOptions = {}): Logger {
-  const options = { level, base: name ? { name } : {} };
+  const tracing = jobTracing();
+  const options = { level, base: name ? { name } : {}, ...(tracing ? { mixin: () => tracing.logFields() } : {}) };
   return format === 'pretty' ? pino(options, pretty({ colorize: true, sync: true })) : pino(options);
 }

@@ -172,3 +172,12 @@ export async function webhookHealthRow(db: Db): Promise<WebhookHealthRow | undef
   );
   return rows[0];
 }
+
+/** Seconds since the oldest email accepted in the last 24 hours that no webhook event has confirmed (0 when none). */
+export async function oldestUnconfirmedByWebhookSeconds(db: Db): Promise<number> {
+  const { rows } = await db.query<{ seconds: number }>(
+    `select coalesce(extract(epoch from now() - min(sent_at)), 0)::float8 as seconds from email_deliveries
+     where created_at > now() - interval '1 day' and status = 'sent' and event_state is null and sent_at is not null`,
+  );
+  return rows[0]!.seconds;
+}

@@ -23,6 +23,8 @@ export interface ActiveJob {
   /** Holds in force (HandlerContext.hold): a graceful shutdown does not hand the job back. */
   held: number;
   settle: (value: 'handed_back') => void;
+  /** This attempt's span as a traceparent (tracing.ts), or null: not traced. */
+  traceparent: string | null;
 }
 
 /** How a handler's run ended (attempt.ts); what it means for the job is outcome.ts's. */

@@ -104,6 +104,7 @@ export function createOutcomes(ctx: WorkerContext, deps: { handBacks: HandBacks;
         // A pause or a deferral is not the job's attempt: the count goes back.
         free: decision.kind === 'paused' || decision.kind === 'deferred',
         supersededBy: decision.kind === 'superseded' ? (error.supersededBy ?? null) : null,
+        attemptTraceparent: job.traceparent,
       });
       if (delayMs !== null && row) await addWakeups(client, job.def.name, [{ jobId: job.jobId, seq: row.wakeup_seq, runAt: row.run_at }]);
     });

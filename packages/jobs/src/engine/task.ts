@@ -9,6 +9,7 @@ import type { ActiveJob, WorkerContext } from './context.ts';
 import type { HandBacks } from './hand-back.ts';
 import type { Outcomes } from './outcome.ts';
 import type { JobHandler } from './types.ts';
+import { jobTracing } from '../tracing.ts';
 
 const wakeupSchema = z.object({ jobId: z.number().int(), seq: z.number().int() });
 
@@ -97,36 +98,63 @@ export function trackedTask(
         handedBack: false,
         held: 0,
         settle,
+        traceparent: null,
       };
       ctx.active.set(jobId, job);
+      // The attempt's span (tracing.ts), when this process traces: the handler runs inside it.
+      const span = jobTracing()?.startAttempt({
+        task: def.name,
+        queue,
+        jobId,
+        attempt: job.attempt,
+        idempotencyKey: claimed.idempotency_key,
+        payload: claimed.payload,
+        traceparent: claimed.traceparent,
+        firstAttempt: claimed.first_attempt_traceparent,
+      });
+      job.traceparent = span?.traceparent ?? null;
+      const inSpan = <T>(fn: () => Promise<T>): Promise<T> => (span ? span.run(fn) : fn());
       const log = logger.child({ jobId, task: def.name, attempt: job.attempt });
-      log.info({ queue, event: 'start' }, 'job started');
-      events.onStart?.({ task: def.name, queue, jobId, attempt: job.attempt });
 
       // 3. The attempt.
-      const result = await runAttempt(ctx, { def, handler, job, claimed, handedBack, log, handBacks });
+      const result = await inSpan(() => {
+        log.info({ queue, event: 'start' }, 'job started');
+        events.onStart?.({ task: def.name, queue, jobId, attempt: job.attempt });
+        return runAttempt(ctx, { def, handler, job, claimed, handedBack, log, handBacks });
+      });
+      const endedAt = span && Date.now();
       ctx.active.delete(jobId);
-      if (result === 'handed_back' || job.handedBack) return;
+      if (result === 'handed_back' || job.handedBack) {
+        span?.end('handed_back');
+        return;
+      }
       const durationMs = performance.now() - job.startedAt;
       // 4. Pipelined: the wake-up's slot takes the next job while this outcome is written (the
       // `jobs` row, not the wake-up, is the truth). A crash before the write commits leaves the
       // job `running` with a silent heartbeat, which the sweeper queues again — the same as a
       // crash a moment earlier. stop() waits for every outcome in flight.
       outcomes.track(
-        outcomes.recordOutcome(job, result, durationMs).then(
-          (outcome) => {
-            const fields = {
-              queue,
-              event: 'finish',
-              outcome,
-              durationMs: Math.round(durationMs),
-              ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }),
-            };
-            if (outcome === 'done' || outcome === 'superseded') log.info(fields, `job ${outcome}`);
-            else log.warn(fields, `job ${outcome}`);
-            events.onFinish?.({ task: def.name, queue, jobId, attempt: job.attempt, outcome, durationMs, ...(result.ok ? {} : { error: result.error }) });
-          },
-          (error) => log.error({ err: error }, 'could not record the job outcome; the stuck-job sweeper will queue it again'),
+        // In the span: its log line carries the trace, its statements are the span's.
+        inSpan(() =>
+          outcomes.recordOutcome(job, result, durationMs).then(
+            (outcome) => {
+              span?.end(outcome, result.ok ? undefined : result.error, endedAt);
+              const fields = {
+                queue,
+                event: 'finish',
+                outcome,
+                durationMs: Math.round(durationMs),
+                ...(result.ok ? {} : { errorKind: result.error.kind, errorCode: result.error.code, error: result.error.message }),
+              };
+              if (outcome === 'done' || outcome === 'superseded') log.info(fields, `job ${outcome}`);
+              else log.warn(fields, `job ${outcome}`);
+              events.onFinish?.({ task: def.name, queue, jobId, attempt: job.attempt, outcome, durationMs, ...(result.ok ? {} : { error: result.error }) });
+            },
+            (error) => {
+              span?.end('unrecorded', result.ok ? undefined : result.error, endedAt);
+              log.error({ err: error }, 'could not record the job outcome; the stuck-job sweeper will queue it again');
+            },
+          ),
         ),
       );
     } finally {

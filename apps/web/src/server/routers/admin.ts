@@ -28,6 +28,7 @@ import {
 import { AppError, companyNames, companyOutput, createCompany, listCompanies, newCompanyInput, setProtectSlips } from '@beton/dashboard';
 import { listQueuePauses, pauseQueueByAdmin, queuePauseOutput, resumeQueueByAdmin } from '@beton/dashboard';
 import { daySchema } from '@beton/db/month';
+import { env } from '../../env.ts';
 import { createUser, listUsers, newUserInput, UserInputError } from '@beton/db/users';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
@@ -83,7 +84,7 @@ export const adminRouter = {
   job: adminProcedure
     .input(z.object({ id: z.number().int().positive() }))
     .output(jobDetailOutput)
-    .query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id)),
+    .query(({ ctx, input }) => failedJobDetail(ctx.pool, input.id, { traceLinkTemplate: env().BETON_TRACE_LINK_TEMPLATE })),
   /** What retrying these failed jobs (by ids, or all matching a filter) would do: how many, per task, and how many email someone. */
   retryImpact: adminProcedure
     .input(z.union([ids, z.object({ filter })]))

@@ -13,6 +13,9 @@ export interface ClaimedRow {
   payload: unknown;
   idempotency_key: string;
   attempt_id: number;
+  /** The job's trace context (tracing.ts): where it was enqueued, and its first failed attempt. */
+  traceparent: string | null;
+  first_attempt_traceparent: string | null;
 }
 
 export interface ClaimStatement {
@@ -36,15 +39,15 @@ export function claimStatement(links: JobLinkColumns): ClaimStatement {
          , c as (
            update jobs j set status = 'running', attempts = j.attempts + 1, worker_id = $3, started_at = now(), heartbeat_at = now(), updated_at = now()
            from req, ${ASYNC_COMMIT} where j.id = req.id and j.id in (select id from locked) and j.wakeup_seq = req.seq and j.status in ${CLAIMABLE}
-           returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key, j.task_name${copied.map((c) => `, j.${c}`).join('')})
+           returning j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key, j.task_name, j.traceparent, j.first_attempt_traceparent${copied.map((c) => `, j.${c}`).join('')})
          , a as (insert into job_attempts (job_id, attempt, worker_id, task_name${cols})
                  select id, attempts, $3, task_name${cols} from c returning id, job_id)
          , mine as (
-           select j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key, o.id as attempt_id
+           select j.id, j.attempts, j.max_attempts, j.payload, j.idempotency_key, o.id as attempt_id, j.traceparent, j.first_attempt_traceparent
            from jobs j join req on req.id = j.id and j.wakeup_seq = req.seq
            join job_attempts o on o.job_id = j.id and o.attempt = j.attempts and o.finished_at is null
            where $4::boolean and j.status = 'running' and j.worker_id = $3)
-         select c.id, c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id from c join a on a.job_id = c.id
+         select c.id, c.attempts, c.max_attempts, c.payload, c.idempotency_key, a.id as attempt_id, c.traceparent, c.first_attempt_traceparent from c join a on a.job_id = c.id
          union all select * from mine`,
   };
 }

@@ -58,6 +58,7 @@ const OUTCOME_JOB = {
                 finished_at = case when $7::int is null then now() else null end,
                 attempts = attempts - case when $8 then 1 else 0 end,
                 superseded_by = coalesce($9, superseded_by),
+                first_attempt_traceparent = coalesce(first_attempt_traceparent, $10),
                 worker_id = null, updated_at = now()
          where id = $1 and status in ${OUTCOME_FROM_SQL} and attempts = $2
          returning wakeup_seq, run_at`,
@@ -84,6 +85,8 @@ export interface FailureRow {
   /** The attempt is not counted (a pause, a deferral). */
   free: boolean;
   supersededBy: string | null;
+  /** The attempt's span (tracing.ts), kept as the first failed attempt's for its retries' link; null when not traced. */
+  attemptTraceparent: string | null;
 }
 
 /**
@@ -94,7 +97,7 @@ export interface FailureRow {
 export async function writeFailure(client: PoolClient, f: FailureRow): Promise<{ wakeup_seq: number; run_at: Date } | undefined> {
   const { rows } = await client.query<{ wakeup_seq: number; run_at: Date }>({
     ...OUTCOME_JOB,
-    values: [f.jobId, f.attempt, f.status, f.message, f.errorKind, f.errorCode, f.delayMs, f.free, f.supersededBy],
+    values: [f.jobId, f.attempt, f.status, f.message, f.errorKind, f.errorCode, f.delayMs, f.free, f.supersededBy, f.attemptTraceparent],
   });
   await client.query({
     ...OUTCOME_ATTEMPT,

@@ -122,6 +122,20 @@ export function JobView({ id, backHref }: { id: number; backHref: string }) {
           <dd>{when(j.runAt)}</dd>
           <dt className="font-medium text-slate-700">{t('finishedAt')}</dt>
           <dd>{when(j.finishedAt)}</dd>
+          {j.traceId && (
+            <>
+              <dt className="font-medium text-slate-700">{t('trace')}</dt>
+              <dd data-testid="job-trace" className="font-mono break-all" translate="no">
+                {j.traceUrl ? (
+                  <a href={j.traceUrl} target="_blank" rel="noreferrer" className="text-indigo-700 underline" title={t('openTrace')}>
+                    {j.traceId}
+                  </a>
+                ) : (
+                  j.traceId
+                )}
+              </dd>
+            </>
+          )}
           {j.lastError && !j.supersededBy && (
             <>
               <dt className="font-medium text-slate-700">{t('lastError')}</dt>
