@@ -1,7 +1,7 @@
 /**
  * graphile-worker's tables, where Beton's wake-ups live: the one module that names them
  * (`graphile_worker._private_jobs`, `_private_tasks`, `_private_job_queues`, the `jobs:insert`
- * notification; and migration 20261209090000's `beton_wakeup_task_id`). They are
+ * notification; and migration 20261206063500's `beton_wakeup_task_id`). They are
  * graphile-worker's private schema, not its API: everything else calls the functions here, and
  * test/graphile-contract.test.ts checks, against the installed graphile-worker's migrations on a
  * real PostgreSQL, that every table and column named here exists as {@link GRAPHILE_CONTRACT}
@@ -69,7 +69,7 @@ const WAKEUP_MAX_ATTEMPTS = 25;
  * statement must reference it, or the notification is not sent.
  *
  * What add_jobs did besides (0.18.0, sql/000018.sql) Beton does not use: named queues, job keys,
- * flags. Its task row: beton_wakeup_task_id (migration 20261209090000).
+ * flags. Its task row: beton_wakeup_task_id (migration 20261206063500).
  */
 export const insertWakeupsSql = (name: string, rows: string, task: string) => `${name}_rows as (
     insert into ${JOBS} (${GRAPHILE_CONTRACT.insertedColumns.join(', ')})
