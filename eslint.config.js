@@ -29,6 +29,17 @@ export default tseslint.config(
     },
   },
   {
+    // The job engine is a library: it knows no application. Its source imports nothing of
+    // Beton's (the application hands it a pg pool, an audit port, a logger, a metric prefix).
+    files: ['packages/jobs/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@beton/*'], message: 'The job engine imports nothing of the application (docs/engine.md).' }] },
+      ],
+    },
+  },
+  {
     // Tests read JSON bodies and database rows as they come (`any` from res.json() / pg) and pass
     // async fakes where the engine expects async functions; the source keeps the strict rules.
     files: ['apps/*/test/**/*.{ts,tsx}', 'packages/*/{test,bench}/**/*.{ts,tsx}'],

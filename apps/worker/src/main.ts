@@ -17,6 +17,7 @@ import {
   createLogger,
   definitionSchedules,
   ensureWakeupIndexes,
+  migrateEngineSchema,
   firstSeenDueTimes,
   PostgresLimiterStore,
   queueDepth,
@@ -98,7 +99,7 @@ async function main() {
     ...(isScheduler ? {} : { settings: { plan_cache_mode: 'force_generic_plan' } }),
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
-  const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);
+  const limiter: LimiterStore = redis ? new RedisLimiterStore(redis, 'beton:limit:') : new PostgresLimiterStore(pool);
   const lock: LockService = redis ? new RedisLock(redis) : new PostgresLock(pool);
   // Each definition applies the deployment's settings it reads (its `configure`): limits, crons.
   const definitions = configureDefinitions(jobDefinitions, config satisfies BetonJobSettings, { retryBaseMs: config.retryBaseMs });
@@ -189,6 +190,10 @@ async function main() {
   // Exported from the start (0 = running), so the paused alert's series exists before any fault.
   metrics.queuePausedSet(config.queue, false);
 
+  // The engine's own schema (packages/jobs/sql), brought up to this release before any job is
+  // taken, as graphile-worker installs its own in run(): normally a read of one row (the migrate
+  // job applied it), a migration only when a worker of a newer release starts first.
+  await retryOnConnectionError(() => migrateEngineSchema({ pool }), { deadlineMs: config.dbRetryDeadlineMs });
   const worker = await startWorker({
     pool,
     definitions,

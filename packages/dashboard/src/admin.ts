@@ -1,4 +1,4 @@
-import { describeActor, inTransaction, writeAudit, type Actor } from '@beton/db';
+import { describeActor, inTransaction, writeAudit, writeAuditEntry, type Actor } from '@beton/db';
 import { prismaFor } from '@beton/db/client';
 import {
   DEFAULT_STALE_HEARTBEAT_MS,
@@ -294,7 +294,7 @@ export async function retryJobs(pool: Pool, target: JobsTarget, actor: string): 
     }
     checkExpected(target, ids.length);
     if (ids.length === 0) return { retried: 0 };
-    const retried = await retryFailedJobs(pool, { ids }, actor, client);
+    const retried = await retryFailedJobs(pool, { ids }, { actor, audit: writeAuditEntry, client });
     return { retried: retried.length };
   });
 }

@@ -1,7 +1,7 @@
 import type { AnyJobDefinition, DefinitionNamed, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { linkColumnsOf, linkValues } from './links.ts';
-import { prepared, type Pool, type PoolClient } from '@beton/db';
+import { prepared, type Pool, type PoolClient } from './db.ts';
 import { BULK_ENQUEUE_ANALYZE_ROWS, insertWakeupsSql, refreshWakeupStatistics } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
 
@@ -106,7 +106,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const linkValuesFrom = links.map((l) => `, t.${l.column}`).join('');
     const priority =
       extra.priorityOf === undefined ? 't.priority' : `coalesce((select j.priority from jobs j where j.id = ${$(8 + links.length)}), t.priority)`;
-    // Prepared (@beton/db prepared): the text is fixed per job, links and call site (`alongside`
+    // Prepared (db.ts prepared): the text is fixed per job, links and call site (`alongside`
     // is a caller's fixed statement, its values parameters), and the render job runs it per slip.
     const { rows: inserted } = await db.query<{ id: number }>({
       ...prepared(`with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import type { AnyJobDefinition } from './definition.ts';
-import { inTransaction, type Pool, type PoolClient } from '@beton/db';
+import { inTransaction, type Pool, type PoolClient } from './db.ts';
 import type { EnqueuedJob, EnqueueOptions } from './enqueue.ts';
 import { coerceError } from './errors.ts';
 

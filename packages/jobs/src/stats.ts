@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import type { Pool } from './db.ts';
 import { groupColumn, type JobLinkColumns } from './links.ts';
 import { delayedWakeups, oldestDueWakeups } from './wakeups.ts';
 import { JOB_STATUSES, type JobStatus } from './transitions.ts';
