@@ -1,7 +1,24 @@
-import { pino, type Logger } from 'pino';
+import { pino } from 'pino';
 import pretty from 'pino-pretty';
 
-export type { Logger };
+/** One log call: structured fields and a message, or a message alone. */
+export interface LogFn {
+  (fields: object, message?: string): void;
+  (message: string): void;
+}
+
+/**
+ * The engine's logging port: what it logs through (a worker's `logger` option). Any logger with
+ * these levels and `child` fits (pino's does); `createLogger` makes one.
+ */
+export interface Logger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  fatal: LogFn;
+  child(bindings: Record<string, unknown>): Logger;
+}
 
 export interface LoggerOptions {
   /** pino level; 'silent' in tests. Default: 'info'. */
@@ -11,8 +28,8 @@ export interface LoggerOptions {
   format?: 'json' | 'pretty';
 }
 
-/** Structured logs: one JSON object a line in production, readable lines in development. */
-export function createLogger({ level = 'info', name, format = 'json' }: LoggerOptions = {}): Logger {
+/** Structured logs (pino): one JSON object a line in production, readable lines in development. */
+export function createLogger({ level = 'info', name, format = 'json' }: LoggerOptions = {}): pino.Logger {
   const options = { level, base: name ? { name } : {} };
   return format === 'pretty' ? pino(options, pretty({ colorize: true, sync: true })) : pino(options);
 }
