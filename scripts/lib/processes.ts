@@ -61,8 +61,8 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
     }
     onLine?.(line);
   };
-  createInterface({ input: child.stdout! }).on('line', take);
-  createInterface({ input: child.stderr! }).on('line', take);
+  createInterface({ input: child.stdout }).on('line', take);
+  createInterface({ input: child.stderr }).on('line', take);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => {
       running = false;

@@ -29,7 +29,6 @@ import {
   startWorker,
   workerHeartbeatAges,
   type AnyJobDefinition,
-  type JobClient,
   type LimiterStore,
   type LockService,
   configureDefinitions,
@@ -38,7 +37,7 @@ import { pgPoolStats } from '@beton/jobs/metrics';
 import { createBetonMetrics } from '@beton/dashboard/metrics';
 import { openRunsSlack } from '@beton/dashboard/runs';
 import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
-import { jobDefinitions, type BetonJobs, type BetonJobSettings } from '@beton/dashboard/job-registry';
+import { jobDefinitions, type BetonJobSettings } from '@beton/dashboard/job-registry';
 import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
 import { EMAIL_PROVIDER_LIMITS } from '@beton/payroll/jobs';
 import { Redis } from 'ioredis';
@@ -103,7 +102,7 @@ async function main() {
   const lock: LockService = redis ? new RedisLock(redis) : new PostgresLock(pool);
   // Each definition applies the deployment's settings it reads (its `configure`): limits, crons.
   const definitions = configureDefinitions(jobDefinitions, config satisfies BetonJobSettings, { retryBaseMs: config.retryBaseMs });
-  const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
+  const jobs = createJobClient(pool, definitions);
   // Threads inherit the nice value of the thread that creates them: set it before the pool.
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
   const renderPool =

@@ -685,7 +685,7 @@ export type RunNowResult =
  */
 export async function runScheduleNow(
   pool: Pool,
-  jobs: Pick<JobClient<BetonJobs>, 'enqueue'>,
+  jobs: Pick<JobClient<BetonJobs>, 'enqueue' | 'enqueueByName'>,
   scheduleId: string,
   actor: string,
   now = new Date(),
@@ -703,7 +703,7 @@ export async function runScheduleNow(
   } else {
     const entry = definitionSchedules(jobDefinitions).find((s) => s.id === scheduleId);
     if (!entry) throw notFound('Schedule');
-    const job = await jobs.enqueue(entry.job as never, entry.payload(now) as never, { idempotencyKey: `schedule:${entry.id}:manual:${now.toISOString()}` });
+    const job = await jobs.enqueueByName(entry.job, entry.payload(now), { idempotencyKey: `schedule:${entry.id}:manual:${now.toISOString()}` });
     result = { outcome: job.created ? 'enqueued' : 'already-enqueued', jobId: job.id, month: null };
   }
   await writeAudit(

@@ -123,12 +123,13 @@ export function defineJob<
  * (limits and retry replaced, schedule merged); `retryBaseMs` (tests, drills) shortens every
  * job's backoff.
  */
-export function configureDefinitions<Settings>(
-  definitions: readonly JobDefinition<string, z.ZodType, NoInfer<Settings>>[],
+export function configureDefinitions<Settings, const Defs extends readonly JobDefinition<string, z.ZodType, NoInfer<Settings>>[]>(
+  definitions: Defs,
   settings: Settings,
   engine: { retryBaseMs?: number | undefined } = {},
-): AnyJobDefinition[] {
-  return definitions.map((def) => {
+): Defs {
+  // The same definitions, some of their policy replaced: each keeps its name, schema and type.
+  const configured: readonly AnyJobDefinition[] = definitions.map((def) => {
     const o = def.configure?.(settings) ?? {};
     let out: AnyJobDefinition = {
       ...def,
@@ -140,6 +141,7 @@ export function configureDefinitions<Settings>(
       out = { ...out, retry: { ...out.retry, baseMs: engine.retryBaseMs, capMs: Math.max(engine.retryBaseMs, out.retry?.capMs ?? 300_000) } };
     return out;
   });
+  return configured as Defs;
 }
 
 export type AnyJobDefinition = JobDefinition<string, z.ZodType>;

@@ -76,9 +76,9 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
    * statement: atomic without a transaction of its own, or part of the caller's. Returns every
    * item's key and the ids of the rows written (an existing key writes nothing).
    */
-  async function write<N extends Defs[number]['name']>(
-    name: N,
-    items: ReadonlyArray<Item<N>>,
+  async function write(
+    name: string,
+    items: ReadonlyArray<{ payload: unknown; runAt?: Date; idempotencyKey?: string; priority?: number }>,
     db: Pool | PoolClient,
     extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'> = {},
   ) {
@@ -195,11 +195,12 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     return { created, existing: keys.length - created, ids, keys };
   }
 
-  async function enqueue<N extends Defs[number]['name']>(
-    name: N,
-    payload: PayloadOf<DefinitionNamed<Defs, N>>,
-    options: EnqueueOptions = {},
-  ): Promise<EnqueuedJob> {
+  /**
+   * One job of a definition named at run time (a schedule's job, a command's argument): the name
+   * is looked up in the registry (UnknownJobError) and the payload parsed by its schema, as
+   * every enqueue does; only the compile-time check of `enqueue` is missing.
+   */
+  async function enqueueByName(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<EnqueuedJob> {
     const item = {
       payload,
       ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
@@ -218,7 +219,15 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     return { id: row.id, idempotencyKey: key, status: row.status, created: false };
   }
 
-  return { enqueue, enqueueMany, enqueueFrom, definition, definitions };
+  async function enqueue<N extends Defs[number]['name']>(
+    name: N,
+    payload: PayloadOf<DefinitionNamed<Defs, N>>,
+    options: EnqueueOptions = {},
+  ): Promise<EnqueuedJob> {
+    return enqueueByName(name, payload, options);
+  }
+
+  return { enqueue, enqueueByName, enqueueMany, enqueueFrom, definition, definitions };
 }
 
 export type JobClient<Defs extends readonly AnyJobDefinition[]> = ReturnType<typeof createJobClient<Defs>>;

@@ -3,7 +3,7 @@ import pretty from 'pino-pretty';
 
 /** One log call: structured fields and a message, or a message alone. */
 export interface LogFn {
-  (fields: object, message?: string): void;
+  (fields: Record<string, unknown>, message?: string): void;
   (message: string): void;
 }
 
