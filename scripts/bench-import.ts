@@ -14,7 +14,7 @@ import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient } from '@beton/jobs';
 import type { HandlerContext, Logger } from '@beton/jobs';
 import { createImport, importView, requestApply, type EnqueueImportJob, type ImportEmployeesPayload } from '@beton/people';
-import { importEmployeesHandler } from '@beton/people/jobs/handlers';
+import { importEmployeesHandler } from '@beton/people/jobs/import-employees/handler';
 import { parseArgs } from 'node:util';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 import { employeeRows, toCsv, toXlsx } from './lib/employee-file.ts';

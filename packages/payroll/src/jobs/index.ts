@@ -7,7 +7,7 @@
  *   send-reminder-email (30 minutes after HR approves), purge-history (daily retention)
  *
  * Side-effect-free (definitions only): the web app enqueues with these. The handlers, for worker
- * processes: ./handlers.ts.
+ * processes: each job folder's handler.ts, wired by the worker (apps/worker/src/handlers.ts).
  */
 import type { JobEnqueuer } from '@beton/jobs/client';
 import { applyEmailEventsJob } from './apply-email-events/definition.ts';
