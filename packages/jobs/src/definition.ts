@@ -86,7 +86,7 @@ export interface JobDefinition<
    * not go to the dead-letter queue, which is for work a person must look at: it ends `done`,
    * its error kept on the job and its attempts (`last_error` starts with "superseded by the next
    * run"). If the job has not succeeded for longer than `alertAfterMs`, that is logged as an
-   * error and shown by `beton_recurring_job_failing_seconds` (alert BetonRecurringJobFailing).
+   * error and shown by `<prefix>_recurring_job_failing_seconds` (metrics.ts; Beton alerts on it).
    * Permanent errors still fail it.
    */
   supersededByNextRun?: { alertAfterMs: number };
