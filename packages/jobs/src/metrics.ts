@@ -33,7 +33,7 @@ const METRIC_SUFFIXES = {
 } as const;
 
 /** The metric prefix when the application names none. */
-export const DEFAULT_METRIC_PREFIX = 'jobs';
+export const DEFAULT_METRIC_PREFIX = 'engine';
 
 export type MetricNames<Prefix extends string = string> = { readonly [K in keyof typeof METRIC_SUFFIXES]: `${Prefix}_${(typeof METRIC_SUFFIXES)[K]}` };
 
@@ -112,7 +112,7 @@ type MaybePromise<T> = T | Promise<T>;
 export interface CreateMetricsOptions {
   /**
    * The application's metric prefix: every engine metric is named `<prefix>_…` (e.g.
-   * `<prefix>_jobs_finished_total`, see metricNames). Default: 'jobs'.
+   * `<prefix>_jobs_finished_total`, see metricNames). Default: 'engine'.
    */
   prefix?: string;
   /** Registry to register into (default: a new one; never prom-client's global). */
