@@ -76,6 +76,8 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=prod-deps /app/package.json /app/package-lock.json ./
 COPY --from=prod-deps /app/apps ./apps
 COPY --from=prod-deps /app/packages ./packages
+# The job engine's own migrations (read by `beton migrate` through @beton/jobs/sql/*).
+COPY packages/jobs/sql ./packages/jobs/sql
 COPY prisma.config.ts ./
 COPY prisma ./prisma
 COPY tooling/prisma-engine/config.ts ./tooling/prisma-engine/

@@ -74,7 +74,7 @@ async function main() {
     const started = performance.now();
     let lastLog = 0;
     sql.on();
-    const summary = await runPayroll(deps, values.month!, {
+    const summary = await runPayroll(deps, values.month, {
       parallel: PARALLEL,
       onProgress: (done, total) => {
         const now = performance.now();

@@ -12,8 +12,8 @@
  * Slip rows carry a 64-byte stand-in for the PDF (a real one is ~16 KB: 9.6 GB at this size).
  */
 import { seedDatabase } from '@beton/db';
-import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
-import { createJobClient, PostgresLock, queueDepth, queueStats, type JobClient } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, queueDepth, queueStats } from '@beton/jobs';
 import { listRunProgress, queuesOverview } from '@beton/dashboard';
 import { purgeHistory, runPayroll } from '@beton/payroll';
 import os from 'node:os';
@@ -93,7 +93,7 @@ async function main() {
   say(`history built in ${round((performance.now() - started) / 1000)} s`);
 
   // This month's run, as the 02:00 fan-out leaves it: 50,000 render jobs waiting.
-  const jobs = createJobClient(pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
+  const jobs = createJobClient(pool, jobDefinitions);
   const currentMonth = now.toISOString().slice(0, 7);
   await runPayroll({ pool, jobs, lock: new PostgresLock(pool), by: 'bench' }, currentMonth);
   await pool.query('vacuum analyze');
@@ -137,7 +137,7 @@ async function main() {
   const cutoffNow = new Date();
   const t = performance.now();
   let passes = 0;
-  let deleted: Record<string, number> = {};
+  const deleted: Record<string, number> = {};
   for (;;) {
     const r = await purgeHistory(pool, { now: cutoffNow, jobsMonths: KEEP, slipMonths: KEEP, batchSize: 5000 });
     passes++;

@@ -12,9 +12,9 @@
 import { createPool } from '@beton/db';
 import { jobDefinitions } from '@beton/dashboard/job-registry';
 import { createJobClient } from '@beton/jobs';
-import type { HandlerContext } from '@beton/jobs';
+import type { HandlerContext, Logger } from '@beton/jobs';
 import { createImport, importView, requestApply, type EnqueueImportJob, type ImportEmployeesPayload } from '@beton/people';
-import { importEmployeesHandler } from '@beton/people/jobs/handlers';
+import { importEmployeesHandler } from '@beton/people/jobs/import-employees/handler';
 import { parseArgs } from 'node:util';
 import { openScratchDatabase } from '../apps/worker/src/cli/database.ts';
 import { employeeRows, toCsv, toXlsx } from './lib/employee-file.ts';
@@ -37,11 +37,12 @@ if (values.help) {
   process.exit(0);
 }
 const N = Number(values.rows);
-const format = values.format === 'xlsx' ? 'xlsx' : values.format === 'csv' ? 'csv' : null;
-if (!Number.isInteger(N) || N < 1 || !format) {
+const formatGiven = values.format === 'xlsx' ? 'xlsx' : values.format === 'csv' ? 'csv' : null;
+if (!Number.isInteger(N) || N < 1 || !formatGiven) {
   console.error('bench:import: --rows must be a whole number >= 1 and --format csv or xlsx');
   process.exit(2);
 }
+const format: 'csv' | 'xlsx' = formatGiven;
 const TARGET_S = 30 * (N / 50_000);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -76,11 +77,29 @@ async function main() {
     const runQueued = async () => {
       while (queued.length) await handler(queued.shift()!, ctx);
     };
-    // The handler reads only the context's signal and log.
-    const ctx = {
+    // The handler's context as a worker gives it, its info lines printed here.
+    const quiet = () => {};
+    const benchLog: Logger = {
+      debug: quiet,
+      warn: quiet,
+      error: quiet,
+      fatal: quiet,
+      info: (fields: unknown, msg?: string) => log(`  ${msg ?? ''} ${JSON.stringify(fields)}`),
+      child: () => benchLog,
+    };
+    const ctx: HandlerContext = {
+      jobId: 0,
+      attempt: 1,
+      maxAttempts: 1,
+      idempotencyKey: 'bench-import',
+      workerId: 'bench-import',
       signal: new AbortController().signal,
-      log: { info: (o: object, msg: string) => log(`  ${msg} ${JSON.stringify(o)}`) },
-    } as unknown as HandlerContext;
+      log: benchLog,
+      rateLimit: async () => {},
+      rateTurnOnTime: () => true,
+      timeLeftMs: () => Number.POSITIVE_INFINITY,
+      hold: () => quiet,
+    };
 
     sql.on();
     const t0 = performance.now();

@@ -26,8 +26,8 @@
  */
 import { seedDatabase } from '@beton/db';
 import { countFailedJobs, failedFacets, listEmployees, listFailedJobs, listRunProgress, listWorkers, queuesOverview, runProgress } from '@beton/dashboard';
-import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
-import { createJobClient, PostgresLock, recoverStuckJobs, type JobClient } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock, recoverStuckJobs } from '@beton/jobs';
 import { createBankClient, loadSlipData, pollBankCredits, runPayroll, submitSalaryTransfers } from '@beton/payroll';
 import { createSlipRenderer } from '@beton/pdf';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
@@ -115,7 +115,7 @@ async function measure(employees: number, companies: number): Promise<Figures> {
     await pool.query('analyze');
     say(`  seeded in ${seedSeconds} s`);
 
-    const jobs = createJobClient(pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
+    const jobs = createJobClient(pool, jobDefinitions);
     t = performance.now();
     const fanout = await runPayroll({ pool, jobs, lock: new PostgresLock(pool), by: 'bench' }, MONTH);
     const fanoutSeconds = round((performance.now() - t) / 1000, 2);

@@ -33,8 +33,8 @@
 // First: the slips this process renders are compiled as the render threads compile them.
 import './lib/liftoff-only.ts';
 import { seedDatabase } from '@beton/db';
-import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
-import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
+import { jobDefinitions } from '@beton/dashboard/job-registry';
+import { createJobClient, PostgresLock } from '@beton/jobs';
 import { createMailer, loadSlipData, runPayroll, slipEmail } from '@beton/payroll';
 import { createSlipRenderer } from '@beton/pdf';
 import { startBankSimulator, startProviderSimulator } from '@beton/simulators';
@@ -121,7 +121,7 @@ async function main() {
   say(`database: ${db.where}`);
   const seeded = await seedDatabase(db.pool, { employees: N, companies, invalidRate: 0, seed: 20261101 });
   say(`seeded in ${round(seeded.ms / 1000)} s`);
-  const jobs = createJobClient(db.pool, jobDefinitions) as unknown as JobClient<BetonJobs>;
+  const jobs = createJobClient(db.pool, jobDefinitions);
 
   if (args['fanout-only']) {
     const t = performance.now();
@@ -265,8 +265,10 @@ async function main() {
     // No progress for 90 s: report the jobs that never finished instead of waiting forever
     // (the sweeper, not running in the bench, would put them back after STUCK_RUNNING_MS).
     const total = sent + failed + n('render-slip', 'done');
-    if (total !== lastTotal) ((lastTotal = total), (lastProgressAt = now));
-    else if (now - lastProgressAt > 90_000) {
+    if (total !== lastTotal) {
+      lastTotal = total;
+      lastProgressAt = now;
+    } else if (now - lastProgressAt > 90_000) {
       stuck = rows.filter((r) => ['queued', 'running', 'retrying'].includes(r.status)).reduce((a, r) => a + r.n, 0);
       say(
         `no progress for 90 s: ${stuck} job(s) still open (${rows
@@ -623,7 +625,9 @@ async function main() {
       let files: string[] = [];
       try {
         files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-      } catch {}
+      } catch {
+        // the folder is gone (the run ended): nothing to read
+      }
       for (const f of files) {
         const sum = summarizeCpuProfile(path.join(dir, f));
         if (sum.totalMs < 200) continue;

@@ -391,7 +391,7 @@ async function main() {
       provider.configureWebhook({ lagMs: 0 });
     })(),
   );
-  let flood = { sent: 0, refused: 0, other: 0 };
+  const flood = { sent: 0, refused: 0, other: 0 };
   timeline.push(
     (async () => {
       await at0(T.floodAt);

@@ -34,15 +34,15 @@ type ModelCtor = new (data?: never) => Validatable;
 
 /** apiVersion/kind -> model class carrying the published JSON schema. */
 const MODELS: Record<string, ModelCtor> = {
-  'apps/v1/Deployment': Deployment as unknown as ModelCtor,
-  'batch/v1/Job': Job as unknown as ModelCtor,
-  'policy/v1/PodDisruptionBudget': PodDisruptionBudget as unknown as ModelCtor,
-  'v1/ConfigMap': ConfigMap as unknown as ModelCtor,
-  'v1/Namespace': Namespace as unknown as ModelCtor,
-  'v1/Secret': Secret as unknown as ModelCtor,
-  'v1/Service': Service as unknown as ModelCtor,
-  'keda.sh/v1alpha1/ScaledObject': ScaledObject as unknown as ModelCtor,
-  'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication as unknown as ModelCtor,
+  'apps/v1/Deployment': Deployment,
+  'batch/v1/Job': Job,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Namespace': Namespace,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'keda.sh/v1alpha1/ScaledObject': ScaledObject,
+  'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
 };
 
 /** Throws with a readable message when the object is not a valid, known Kubernetes resource. */
@@ -62,6 +62,7 @@ interface K8sObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; labels?: Record<string, string> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects of many kinds, read field by field in the tests
   spec?: any;
   data?: Record<string, string>;
   stringData?: Record<string, string>;
@@ -334,7 +335,7 @@ function composeConfig(text: string, env: Record<string, string>): { errors: str
       if (bare) return env[bare] ?? '';
       const v = env[name as string];
       const unset = v === undefined || (colon === ':' && v === '');
-      if (op === '-') return unset ? (arg as string) : v!;
+      if (op === '-') return unset ? (arg as string) : v;
       if (op === '?') {
         if (unset) errors.push(`required variable ${name} is missing a value: ${arg}`);
         return v ?? '';

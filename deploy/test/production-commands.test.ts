@@ -35,6 +35,7 @@ const k8s = [
   'deploy/k8s/migrate-job.yaml',
 ]
   .flatMap((f) => parseAllDocuments(read(f)).map((d) => d.toJS()))
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects of many kinds, read field by field
   .filter(Boolean) as Array<{ kind: string; metadata: { name: string }; data?: Record<string, string>; spec: any }>;
 const configMap = k8s.find((o) => o.kind === 'ConfigMap')!.data!;
 const podContainer = (name: string) =>

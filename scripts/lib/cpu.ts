@@ -179,7 +179,7 @@ export function backendPids(pool: Pool, everyMs = 1000) {
       .then(({ rows }) => rows.forEach((r) => pids.add(r.pid)))
       .catch(() => {});
   void poll();
-  const timer = setInterval(poll, everyMs);
+  const timer = setInterval(() => void poll(), everyMs);
   timer.unref();
   return { pids: () => [...pids], stop: () => clearInterval(timer) };
 }

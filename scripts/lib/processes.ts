@@ -61,8 +61,8 @@ export function spawnNode({ name, args, env = {}, readyWhen, readyTimeoutMs = 60
     }
     onLine?.(line);
   };
-  createInterface({ input: child.stdout! }).on('line', take);
-  createInterface({ input: child.stderr! }).on('line', take);
+  createInterface({ input: child.stdout }).on('line', take);
+  createInterface({ input: child.stderr }).on('line', take);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => {
       running = false;
@@ -126,7 +126,7 @@ export const WORKER_COMMAND = ['node', '--max-semi-space-size=2', '--heap-growin
 export const WORKER_PROCESS_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' } as const;
 
 /** The image's other production command lines (compose, Kubernetes), checked the same way. */
-export const MIGRATE_COMMAND = ['node', 'node_modules/prisma/build/index.js', 'migrate', 'deploy'] as const;
+export const MIGRATE_COMMAND = ['node', 'bin/beton.mjs', 'cli', 'migrate'] as const;
 export const WEB_COMMAND = ['node', 'node_modules/next/dist/bin/next', 'start', 'apps/web'] as const;
 export const SIMULATOR_COMMANDS = { provider: ['node', 'bin/beton.mjs', 'provider-simulator'], bank: ['node', 'bin/beton.mjs', 'bank-simulator'] } as const;
 

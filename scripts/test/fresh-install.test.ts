@@ -58,7 +58,8 @@ interface Run {
 /** Runs npm (the machine's, or the given npm-cli.js) on the project's Node, in `cwd`, as a newcomer's shell would. */
 function npm(cli: string | null, args: string[], cwd: string): Promise<Run> {
   const t0 = performance.now();
-  const options = { cwd, env: newcomerEnv(), stdio: ['ignore', 'pipe', 'pipe'] as const };
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  const options = { cwd, env: newcomerEnv(), stdio };
   const child = cli ? spawn(process.execPath, [cli, ...args], options) : spawn('npm', args, options);
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));

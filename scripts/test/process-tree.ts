@@ -28,7 +28,11 @@ export function descendants(pid: number): number[] {
   }
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [child, ppid] of parent) if (ppid === p) (out.push(child), walk(child));
+    for (const [child, ppid] of parent) {
+      if (ppid !== p) continue;
+      out.push(child);
+      walk(child);
+    }
   };
   walk(pid);
   return out;

@@ -53,7 +53,7 @@ async function startOnce() {
   );
   let onReady!: (line: string) => void;
   const ready = new Promise<string>((resolve) => (onReady = resolve));
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
       lines.push(line);
       if (line.includes('"msg":"beton ready"')) onReady(line);

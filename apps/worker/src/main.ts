@@ -17,6 +17,7 @@ import {
   createLogger,
   definitionSchedules,
   ensureWakeupIndexes,
+  migrateEngineSchema,
   firstSeenDueTimes,
   PostgresLimiterStore,
   queueDepth,
@@ -28,7 +29,6 @@ import {
   startWorker,
   workerHeartbeatAges,
   type AnyJobDefinition,
-  type JobClient,
   type LimiterStore,
   type LockService,
   configureDefinitions,
@@ -40,7 +40,7 @@ import { unconfirmedByRun } from '@beton/dashboard/delivery';
 import { openRunsSlack } from '@beton/dashboard/runs';
 import { webhookLagSeconds } from '@beton/dashboard/delivery';
 import { MANUAL_PAUSE_CODE } from '@beton/dashboard/queue-pause';
-import { jobDefinitions, type BetonJobs, type BetonJobSettings } from '@beton/dashboard/job-registry';
+import { jobDefinitions, type BetonJobSettings } from '@beton/dashboard/job-registry';
 import { companyPayrollSchedules, createActivityLookup, createBankClient, createMailer, type Mailer } from '@beton/payroll';
 import { EMAIL_PROVIDER_LIMITS } from '@beton/payroll/jobs';
 import { Redis } from 'ioredis';
@@ -101,11 +101,11 @@ async function main() {
     ...(isScheduler ? {} : { settings: { plan_cache_mode: 'force_generic_plan' } }),
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false }) : undefined;
-  const limiter: LimiterStore = redis ? new RedisLimiterStore(redis) : new PostgresLimiterStore(pool);
+  const limiter: LimiterStore = redis ? new RedisLimiterStore(redis, 'beton:limit:') : new PostgresLimiterStore(pool);
   const lock: LockService = redis ? new RedisLock(redis) : new PostgresLock(pool);
   // Each definition applies the deployment's settings it reads (its `configure`): limits, crons.
   const definitions = configureDefinitions(jobDefinitions, config satisfies BetonJobSettings, { retryBaseMs: config.retryBaseMs });
-  const jobs = createJobClient(pool, definitions) as unknown as JobClient<BetonJobs>;
+  const jobs = createJobClient(pool, definitions);
   // Threads inherit the nice value of the thread that creates them: set it before the pool.
   if (config.queue === 'pdf-render' && config.renderNice > 0) os.setPriority(config.renderNice);
   const renderPool =
@@ -194,6 +194,10 @@ async function main() {
   // Exported from the start (0 = running), so the paused alert's series exists before any fault.
   metrics.queuePausedSet(config.queue, false);
 
+  // The engine's own schema (packages/jobs/sql), brought up to this release before any job is
+  // taken, as graphile-worker installs its own in run(): normally a read of one row (the migrate
+  // job applied it), a migration only when a worker of a newer release starts first.
+  await retryOnConnectionError(() => migrateEngineSchema({ pool }), { deadlineMs: config.dbRetryDeadlineMs });
   const worker = await startWorker({
     pool,
     definitions,

@@ -54,7 +54,7 @@ describe('worker configuration', () => {
   });
 
   it('names what is wrong', () => {
-    expect(() => loadConfig([], env)).toThrow(/--queue is required and must be one of: pdf-render, send-email, maintenance \(got nothing\)/);
+    expect(() => loadConfig([], env)).toThrow(/--queue is required and must be one of: maintenance, pdf-render, send-email \(got nothing\)/);
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_WINDOW: 'rolling' })).toThrow(SettingsError);
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_WINDOW: 'rolling' })).toThrow(/EMAIL_RATE_WINDOW/);
     expect(() => loadConfig(['--queue', 'send-email'], { ...env, EMAIL_RATE_LIMIT: '2.5' })).toThrow(

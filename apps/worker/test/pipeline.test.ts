@@ -4,7 +4,7 @@
  * real PostgreSQL. Faults: a 503 window, lost acks, invalid addresses, two schedulers. The
  * bank poll: bank-poll.test.ts.
  */
-import { createTestDatabase, seedDatabase, type TestDatabase } from '@beton/db';
+import { createTestDatabase, seedDatabase, writeAuditEntry, type TestDatabase } from '@beton/db';
 import { jobDefinitions, type BetonJobs } from '@beton/dashboard/job-registry';
 import { createJobClient, PostgresLock, type JobClient } from '@beton/jobs';
 import { runPayroll } from '@beton/payroll';
@@ -214,7 +214,7 @@ describe('payroll pipeline (processes, HTTP, PostgreSQL)', () => {
     const job = failed.rows[0]!;
     await db.pool.query(`update employees set email = 'fixed.' || id || '@beton-fixed.example.com' where id = $1`, [job.employee_id]);
     const { retryFailedJobs } = await import('@beton/jobs');
-    expect(await retryFailedJobs(db.pool, { ids: [job.id] }, 'test')).toEqual([job.id]);
+    expect(await retryFailedJobs(db.pool, { ids: [job.id] }, { actor: 'test', audit: writeAuditEntry })).toEqual([job.id]);
     await waitUntil('retried job done', async () => (await db.pool.query(`select status from jobs where id = $1`, [job.id])).rows[0].status === 'done', 90_000);
     expect(provider.messages({ customArgs: { idempotency_key: `slip:${MONTH}:emp-${job.employee_id}` } })).toHaveLength(1);
     expect(provider.messages({ to: `fixed.${job.employee_id}@beton-fixed.example.com` })).toHaveLength(1);

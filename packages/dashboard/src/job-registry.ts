@@ -2,43 +2,18 @@
  * Every job Beton runs, assembled from the package of each domain (each job is a folder
  * `src/jobs/<job>/` with its definition and handler, docs/architecture.md "Where each job lives"). The engine (@beton/jobs)
  * knows none of them; this list is the registry the web app enqueues with and each worker runs
- * (its handlers: apps/worker/src/handlers.ts, checked by the compiler to cover every name). It
+ * (its handlers: apps/worker/src/handlers.ts, checked by the compiler to cover every name). A new
+ * job is added to its domain's list, its handler to the worker's map. It
  * lives here, in the one domain package that sees all the others. Side-effect-free: definitions
  * only.
  */
-import { noopJob, sweepStuckJobsJob, type EngineJobSettings } from '@beton/jobs/client';
-import {
-  applyEmailEventsJob,
-  payrollFanoutJob,
-  pollBankJob,
-  purgeHistoryJob,
-  renderSlipJob,
-  sendBankStatusEmailJob,
-  sendReminderEmailJob,
-  sendSlipEmailJob,
-  settleEmailOutcomesJob,
-  submitBankTransfersJob,
-  type PayrollJobSettings,
-} from '@beton/payroll/jobs';
-import { importEmployeesJob } from '@beton/people/jobs';
-import { buildMonthExportJob } from './jobs/index.ts';
+import { engineJobs, type EngineJobSettings } from '@beton/jobs/client';
+import { payrollJobs, type PayrollJobSettings } from '@beton/payroll/jobs';
+import { peopleJobs } from '@beton/people/jobs';
+import { dashboardJobs } from './jobs/index.ts';
 
-export const jobDefinitions = [
-  renderSlipJob,
-  sendSlipEmailJob,
-  sendReminderEmailJob,
-  sendBankStatusEmailJob,
-  payrollFanoutJob,
-  submitBankTransfersJob,
-  sweepStuckJobsJob,
-  pollBankJob,
-  applyEmailEventsJob,
-  purgeHistoryJob,
-  settleEmailOutcomesJob,
-  importEmployeesJob,
-  buildMonthExportJob,
-  noopJob,
-] as const;
+/** Each domain's list (its `src/jobs/index.ts`, the one place a job is listed), joined. */
+export const jobDefinitions = [...payrollJobs, ...peopleJobs, ...dashboardJobs, ...engineJobs] as const;
 
 export type BetonJobs = typeof jobDefinitions;
 /**

@@ -4,8 +4,11 @@
  * process (the workers, the web app) creates its registry here; `BETON_METRIC_NAMES` is every
  * name docs/metrics.md documents and deploy/prometheus/alerts.yml may use.
  */
-import { createMetrics, METRIC_NAMES, type BetonMetrics, type CreateMetricsOptions } from '@beton/jobs/metrics';
+import { createMetrics, metricNames, type JobMetrics, type CreateMetricsOptions } from '@beton/jobs/metrics';
 import { jobQueues } from './job-registry.ts';
+
+/** Beton's metric prefix: the engine's metrics are `beton_…` (metricNames). */
+export const BETON_METRIC_PREFIX = 'beton';
 
 /** Beton's own metrics, beside the engine's. */
 export const PAYROLL_METRIC_NAMES = {
@@ -15,7 +18,7 @@ export const PAYROLL_METRIC_NAMES = {
 } as const;
 
 /** Every metric a Beton process exposes (besides the default process metrics). */
-export const BETON_METRIC_NAMES = { ...METRIC_NAMES, ...PAYROLL_METRIC_NAMES } as const;
+export const BETON_METRIC_NAMES = { ...metricNames(BETON_METRIC_PREFIX), ...PAYROLL_METRIC_NAMES } as const;
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -26,7 +29,7 @@ export interface PayrollRunEta {
   slackSeconds: number;
 }
 
-export interface BetonMetricsOptions extends Omit<CreateMetricsOptions, 'queues' | 'gauges'> {
+export interface BetonMetricsOptions extends Omit<CreateMetricsOptions, 'queues' | 'gauges' | 'prefix'> {
   /** Read at scrape time (typically only the scheduler process passes it): runs.ts openRunsSlack. */
   collectPayrollRunEta?: () => MaybePromise<ReadonlyArray<PayrollRunEta>>;
   /** Read at scrape time (the schedulers): delivery.ts unconfirmedByRun. */
@@ -47,10 +50,11 @@ export function etaSlackSeconds(input: { deadlineMs: number; nowMs: number; rema
 }
 
 /** One registry per process, as every Beton process creates it. */
-export function createBetonMetrics(options: BetonMetricsOptions = {}): BetonMetrics {
+export function createBetonMetrics(options: BetonMetricsOptions = {}): JobMetrics {
   const { collectPayrollRunEta, collectUnconfirmed, collectWebhookLag, ...engine } = options;
   return createMetrics({
     ...engine,
+    prefix: BETON_METRIC_PREFIX,
     queues: jobQueues,
     gauges: [
       {

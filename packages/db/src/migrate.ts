@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import pg from 'pg';
+import { RENAMED_MIGRATIONS } from './migration-renames.ts';
 import type { Pool } from './pool.ts';
 
 const run = promisify(execFile);
@@ -29,10 +31,12 @@ function findRepoRoot(from: string): string {
 }
 
 /**
- * Applies the committed Prisma migrations (`prisma migrate deploy`) to `url`.
- * Idempotent: already-applied migrations are skipped.
+ * Applies the committed Prisma migrations (`prisma migrate deploy`) to `url`, after renaming the
+ * rows of migrations renamed since (migration-renames.ts). Idempotent: already-applied
+ * migrations are skipped. The job engine's own migrations (`@beton/jobs` migrate) run after it.
  */
 export async function migrateDatabase(url: string): Promise<void> {
+  await renameAppliedMigrations(url);
   const cli = createRequire(path.join(repoRoot, 'package.json')).resolve('prisma/build/index.js');
   try {
     await run(process.execPath, [cli, 'migrate', 'deploy'], {
@@ -60,5 +64,29 @@ export async function migrationsApplied(pool: Pick<Pool, 'query'>): Promise<bool
     return wanted.every((m) => applied.has(m));
   } catch {
     return false; // no _prisma_migrations table yet: a fresh database
+  }
+}
+
+/**
+ * Renames the `_prisma_migrations` rows of migrations applied under a name they no longer have
+ * (RENAMED_MIGRATIONS), in one statement; nothing on a fresh database (no table yet). Returns
+ * how many rows it renamed.
+ */
+export async function renameAppliedMigrations(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ present: boolean }>(`select to_regclass('_prisma_migrations') is not null as present`);
+    if (!rows[0]?.present) return 0;
+    const result = await client.query(
+      `update _prisma_migrations m set migration_name = r.new_name
+         from unnest($1::text[], $2::text[]) as r(old_name, new_name)
+        where m.migration_name = r.old_name`,
+      [Object.keys(RENAMED_MIGRATIONS), Object.values(RENAMED_MIGRATIONS)],
+    );
+    return result.rowCount ?? 0;
+  } finally {
+    await client.end().catch(() => {});
   }
 }

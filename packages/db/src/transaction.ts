@@ -38,3 +38,11 @@ export async function writeAuditMany(db: Pick<PoolClient, 'query'>, actor: strin
     details.map((d) => JSON.stringify(d)),
   ]);
 }
+
+/**
+ * Beton's audit trail as the job engine's audit port (@beton/jobs AuditPort): the engine reports
+ * a person's action on its jobs (an admin's retry) and it is written to `audit_log` here.
+ */
+export function writeAuditEntry(db: Pick<PoolClient, 'query'>, entry: { actor: string; action: string; details: Record<string, unknown> }): Promise<void> {
+  return writeAudit(db, entry.actor, entry.action, entry.details);
+}

@@ -26,3 +26,4 @@ export * from './stats.ts';
 export * from './supersede.ts';
 export * from './sweeper.ts';
 export * from './transitions.ts';
+export * from './db.ts';

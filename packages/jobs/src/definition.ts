@@ -86,7 +86,7 @@ export interface JobDefinition<
    * not go to the dead-letter queue, which is for work a person must look at: it ends `done`,
    * its error kept on the job and its attempts (`last_error` starts with "superseded by the next
    * run"). If the job has not succeeded for longer than `alertAfterMs`, that is logged as an
-   * error and shown by `beton_recurring_job_failing_seconds` (alert BetonRecurringJobFailing).
+   * error and shown by `<prefix>_recurring_job_failing_seconds` (metrics.ts; Beton alerts on it).
    * Permanent errors still fail it.
    */
   supersededByNextRun?: { alertAfterMs: number };
@@ -123,12 +123,13 @@ export function defineJob<
  * (limits and retry replaced, schedule merged); `retryBaseMs` (tests, drills) shortens every
  * job's backoff.
  */
-export function configureDefinitions<Settings>(
-  definitions: readonly JobDefinition<string, z.ZodType, NoInfer<Settings>>[],
+export function configureDefinitions<Settings, const Defs extends readonly JobDefinition<string, z.ZodType, NoInfer<Settings>>[]>(
+  definitions: Defs,
   settings: Settings,
   engine: { retryBaseMs?: number | undefined } = {},
-): AnyJobDefinition[] {
-  return definitions.map((def) => {
+): Defs {
+  // The same definitions, some of their policy replaced: each keeps its name, schema and type.
+  const configured: readonly AnyJobDefinition[] = definitions.map((def) => {
     const o = def.configure?.(settings) ?? {};
     let out: AnyJobDefinition = {
       ...def,
@@ -140,6 +141,7 @@ export function configureDefinitions<Settings>(
       out = { ...out, retry: { ...out.retry, baseMs: engine.retryBaseMs, capMs: Math.max(engine.retryBaseMs, out.retry?.capMs ?? 300_000) } };
     return out;
   });
+  return configured as Defs;
 }
 
 export type AnyJobDefinition = JobDefinition<string, z.ZodType>;

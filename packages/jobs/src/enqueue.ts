@@ -1,7 +1,7 @@
 import type { AnyJobDefinition, DefinitionNamed, PayloadOf } from './definition.ts';
 import { DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { linkColumnsOf, linkValues } from './links.ts';
-import { prepared, type Pool, type PoolClient } from '@beton/db';
+import { prepared, type Pool, type PoolClient } from './db.ts';
 import { BULK_ENQUEUE_ANALYZE_ROWS, insertWakeupsSql, refreshWakeupStatistics } from './wakeups.ts';
 import type { JobStatus } from './transitions.ts';
 import { jobTracing } from './tracing.ts';
@@ -77,9 +77,9 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
    * statement: atomic without a transaction of its own, or part of the caller's. Returns every
    * item's key and the ids of the rows written (an existing key writes nothing).
    */
-  async function write<N extends Defs[number]['name']>(
-    name: N,
-    items: ReadonlyArray<Item<N>>,
+  async function write(
+    name: string,
+    items: ReadonlyArray<{ payload: unknown; runAt?: Date; idempotencyKey?: string; priority?: number }>,
     db: Pool | PoolClient,
     extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'> = {},
   ) {
@@ -90,9 +90,9 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
   }
 
   /** write(), the new jobs storing `traceparent` (a string or null: tracing on; undefined: off, the column left out). */
-  async function writeTraced<N extends Defs[number]['name']>(
-    name: N,
-    items: ReadonlyArray<Item<N>>,
+  async function writeTraced(
+    name: string,
+    items: ReadonlyArray<{ payload: unknown; runAt?: Date; idempotencyKey?: string; priority?: number }>,
     db: Pool | PoolClient,
     extra: Pick<EnqueueOptions, 'alongside' | 'priorityOf'>,
     traceparent: string | null | undefined,
@@ -126,7 +126,7 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     const trace = traced
       ? { column: ', traceparent', value: `, ${$(8 + links.length + (extra.priorityOf === undefined ? 0 : 1))}::text` }
       : { column: '', value: '' };
-    // Prepared (@beton/db prepared): the text is fixed per job, links and call site (`alongside`
+    // Prepared (db.ts prepared): the text is fixed per job, links and call site (`alongside`
     // is a caller's fixed statement, its values parameters), and the render job runs it per slip.
     const { rows: inserted } = await db.query<{ id: number }>({
       ...prepared(`with ${extra.alongside ? `alongside as (${extra.alongside.sql}), ` : ''}ins as (
@@ -229,11 +229,12 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     return { created, existing: keys.length - created, ids, keys };
   }
 
-  async function enqueue<N extends Defs[number]['name']>(
-    name: N,
-    payload: PayloadOf<DefinitionNamed<Defs, N>>,
-    options: EnqueueOptions = {},
-  ): Promise<EnqueuedJob> {
+  /**
+   * One job of a definition named at run time (a schedule's job, a command's argument): the name
+   * is looked up in the registry (UnknownJobError) and the payload parsed by its schema, as
+   * every enqueue does; only the compile-time check of `enqueue` is missing.
+   */
+  async function enqueueByName(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<EnqueuedJob> {
     const item = {
       payload,
       ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
@@ -252,7 +253,15 @@ export function createJobClient<const Defs extends readonly AnyJobDefinition[]>(
     return { id: row.id, idempotencyKey: key, status: row.status, created: false };
   }
 
-  return { enqueue, enqueueMany, enqueueFrom, definition, definitions };
+  async function enqueue<N extends Defs[number]['name']>(
+    name: N,
+    payload: PayloadOf<DefinitionNamed<Defs, N>>,
+    options: EnqueueOptions = {},
+  ): Promise<EnqueuedJob> {
+    return enqueueByName(name, payload, options);
+  }
+
+  return { enqueue, enqueueByName, enqueueMany, enqueueFrom, definition, definitions };
 }
 
 export type JobClient<Defs extends readonly AnyJobDefinition[]> = ReturnType<typeof createJobClient<Defs>>;

@@ -6,8 +6,8 @@ import { isDatabaseConnectionError } from './connection-retry.ts';
  */
 
 /** transient | permanent: the database enum (prisma/schema.prisma), one list. */
-export type { ErrorKind } from '@beton/db/enums';
-import type { ErrorKind } from '@beton/db/enums';
+export type { ErrorKind } from './statuses.ts';
+import type { ErrorKind } from './statuses.ts';
 
 /** Machine-readable reason, stored on the job and shown to HR and admins. */
 export type ErrorCode =

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { retryOnConnectionError } from './connection-retry.ts';
-import type { Pool } from '@beton/db';
+import type { Pool } from './db.ts';
 
 /**
  * A distributed lock in a place every server sees (SPEC R11): taken only if absent or

@@ -1,37 +1,47 @@
-import type { AttemptOutcome } from '@beton/db/enums';
+import type { AttemptOutcome } from './statuses.ts';
 /**
- * Beton's Prometheus metrics: one Registry per process, created by `createMetrics()`.
+ * The engine's Prometheus metrics: one Registry per process, created by `createMetrics()`.
  *
  * Self-contained building block: it knows nothing about graphile-worker, Prisma or pg.
  * The engine calls the typed recorders (`jobStarted`, `jobFinished`, …) and passes
  * callbacks for the values that are read at scrape time (queue depth from the `jobs`
  * table, DB pool usage, heartbeats). The application names its queues (`queues`) and adds
  * gauges of its own to the same registry (`gauges`; Beton's payroll-run ETA:
- * @beton/dashboard/metrics). Every engine name is listed in `METRIC_NAMES`; with the
+ * @beton/dashboard/metrics). Every engine name is listed by `metricNames(prefix)`; with the
  * application's, documented in docs/metrics.md; deploy/prometheus/alerts.yml may only use
  * these names (a test checks it).
  */
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export const METRIC_NAMES = {
-  jobsStarted: 'beton_jobs_started_total',
-  jobsFinished: 'beton_jobs_finished_total',
-  jobDuration: 'beton_job_duration_seconds',
-  queueDepth: 'beton_queue_depth',
-  queueOldestJobAge: 'beton_queue_oldest_job_age_seconds',
-  jobRetries: 'beton_job_retries_total',
-  limiterWait: 'beton_limiter_wait_seconds',
-  providerRateLimited: 'beton_provider_rate_limited_total',
-  dbPoolConnections: 'beton_db_pool_connections',
-  workerHeartbeatAge: 'beton_worker_heartbeat_age_seconds',
-  collectErrors: 'beton_metrics_collect_errors_total',
-  queuePaused: 'beton_queue_paused',
-  recurringFailing: 'beton_recurring_job_failing_seconds',
-  recurringAlertAfter: 'beton_recurring_job_alert_after_seconds',
+/** The engine's metrics, each name after the application's prefix (`createMetrics({ prefix })`). */
+const METRIC_SUFFIXES = {
+  jobsStarted: 'jobs_started_total',
+  jobsFinished: 'jobs_finished_total',
+  jobDuration: 'job_duration_seconds',
+  queueDepth: 'queue_depth',
+  queueOldestJobAge: 'queue_oldest_job_age_seconds',
+  jobRetries: 'job_retries_total',
+  limiterWait: 'limiter_wait_seconds',
+  providerRateLimited: 'provider_rate_limited_total',
+  dbPoolConnections: 'db_pool_connections',
+  workerHeartbeatAge: 'worker_heartbeat_age_seconds',
+  collectErrors: 'metrics_collect_errors_total',
+  queuePaused: 'queue_paused',
+  recurringFailing: 'recurring_job_failing_seconds',
+  recurringAlertAfter: 'recurring_job_alert_after_seconds',
 } as const;
 
-export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
+/** The metric prefix when the application names none. */
+export const DEFAULT_METRIC_PREFIX = 'engine';
+
+export type MetricNames<Prefix extends string = string> = { readonly [K in keyof typeof METRIC_SUFFIXES]: `${Prefix}_${(typeof METRIC_SUFFIXES)[K]}` };
+
+/** Every engine metric's name under `prefix` (a Prometheus name: letters, digits, underscores). */
+export function metricNames<const Prefix extends string>(prefix: Prefix): MetricNames<Prefix> {
+  if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(prefix)) throw new Error(`"${prefix}" is not a metric name prefix`);
+  return Object.freeze(Object.fromEntries(Object.entries(METRIC_SUFFIXES).map(([k, v]) => [k, `${prefix}_${v}`]))) as MetricNames<Prefix>;
+}
 
 /**
  * How one job attempt ended. `handed_back`: released unfinished during graceful shutdown;
@@ -40,7 +50,7 @@ export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
 export const JOB_OUTCOMES = ['done', 'retrying', 'failed', 'superseded', 'handed_back'] as const satisfies readonly AttemptOutcome[];
 export type JobOutcome = (typeof JOB_OUTCOMES)[number];
 
-/** Statuses reported by `beton_queue_depth` (`done` is history, not depth). */
+/** Statuses reported by `<prefix>_queue_depth` (`done` is history, not depth). */
 export const DEPTH_STATUSES = ['queued', 'running', 'retrying', 'failed'] as const;
 export type DepthStatus = (typeof DEPTH_STATUSES)[number];
 
@@ -70,7 +80,7 @@ export interface DbPoolStats {
 
 /**
  * A gauge of the application's, in the same registry as the engine's: read at scrape time by
- * `collect` (a throw counts in beton_metrics_collect_errors_total under `collector` and leaves
+ * `collect` (a throw counts in <prefix>_metrics_collect_errors_total under `collector` and leaves
  * the gauge empty for that scrape, never stale); without `collect`, values set on it directly
  * (`metrics.gauge(name).set(…)`) stay.
  */
@@ -78,7 +88,7 @@ export interface ApplicationGauge {
   name: string;
   help: string;
   labelNames: readonly string[];
-  /** Its label in beton_metrics_collect_errors_total. */
+  /** Its label in <prefix>_metrics_collect_errors_total. */
   collector: string;
   collect?: () => MaybePromise<ReadonlyArray<{ labels: Record<string, string>; value: number }>>;
 }
@@ -100,6 +110,11 @@ export interface WorkerHeartbeat {
 type MaybePromise<T> = T | Promise<T>;
 
 export interface CreateMetricsOptions {
+  /**
+   * The application's metric prefix: every engine metric is named `<prefix>_…` (e.g.
+   * `<prefix>_jobs_finished_total`, see metricNames). Default: 'engine'.
+   */
+  prefix?: string;
   /** Registry to register into (default: a new one; never prom-client's global). */
   registry?: Registry;
   /** Collect prom-client's default process metrics (CPU, memory, event loop lag, GC). Default true. */
@@ -124,7 +139,7 @@ export interface CreateMetricsOptions {
   now?: () => number;
 }
 
-export interface BetonMetrics {
+export interface JobMetrics {
   readonly registry: Registry;
   /** Prometheus exposition content type, for the /metrics response. */
   readonly contentType: string;
@@ -180,7 +195,8 @@ export function pgPoolStats(pool: string, p: { totalCount: number; idleCount: nu
   return { pool, inUse: Math.max(0, p.totalCount - p.idleCount), idle: p.idleCount, waiting: p.waitingCount };
 }
 
-export function createMetrics(options: CreateMetricsOptions = {}): BetonMetrics {
+export function createMetrics(options: CreateMetricsOptions = {}): JobMetrics {
+  const METRIC_NAMES = metricNames(options.prefix ?? DEFAULT_METRIC_PREFIX);
   const registry = options.registry ?? new Registry();
   const now = options.now ?? Date.now;
   const queues = options.queues ?? [];

@@ -1,4 +1,4 @@
-import type { PoolClient } from '@beton/db';
+import type { PoolClient } from './db.ts';
 import { addWakeups } from './wakeups.ts';
 import { INTERACTIVE_PRIORITY } from './lanes.ts';
 

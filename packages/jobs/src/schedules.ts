@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import type { AnyJobDefinition } from './definition.ts';
-import { inTransaction, type Pool, type PoolClient } from '@beton/db';
+import { inTransaction, type Pool, type PoolClient } from './db.ts';
 import type { EnqueuedJob, EnqueueOptions } from './enqueue.ts';
 import { coerceError } from './errors.ts';
 
@@ -100,8 +100,8 @@ export async function runningScheduleCrons(pool: Pool): Promise<{ crons: Record<
 
 export interface TickOptions {
   pool: Pool;
-  /** Any job client; schedules name their job at run time. */
-  jobs: { enqueue(name: never, payload: never, options?: EnqueueOptions): Promise<EnqueuedJob> };
+  /** Any job client; schedules name their job at run time (checked by the registry then). */
+  jobs: { enqueueByName(name: string, payload: unknown, options?: EnqueueOptions): Promise<EnqueuedJob> };
   sources: ScheduleSource[];
   /** The tick's time. Default: now (tests inject a clock). */
   now?: Date;
@@ -162,7 +162,7 @@ export async function runScheduleTick({ pool, jobs, sources, now = new Date(), l
           if (other !== undefined && other !== by) taken.push({ scheduleId: entry.id, dueAt, by: other });
           return;
         }
-        const job = await jobs.enqueue(entry.job as never, entry.payload(dueAt) as never, {
+        const job = await jobs.enqueueByName(entry.job, entry.payload(dueAt), {
           client,
           idempotencyKey: entry.idempotencyKey?.(dueAt) ?? `schedule:${entry.id}:${dueAt.toISOString()}`,
         });

@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import type { Pool } from './db.ts';
 import { groupColumn, type JobLinkColumns } from './links.ts';
 import { delayedWakeups, oldestDueWakeups } from './wakeups.ts';
 import { JOB_STATUSES, type JobStatus } from './transitions.ts';
@@ -26,7 +26,7 @@ export async function queueStats(pool: Pool): Promise<QueueStats> {
  * Seconds the oldest due job of each queue has waited for a worker: the oldest wake-up in
  * graphile-worker's job table that no worker has taken and whose time has come. That table
  * holds only pending wake-ups (a finished job's is deleted), so it stays as small as the work
- * left, and Beton's index on it (task, run_at) answers each task with one probe.
+ * left, and the engine's index on it (task, run_at) answers each task with one probe.
  */
 export async function oldestDueJobAges(
   pool: Pool,
@@ -45,7 +45,7 @@ export async function oldestDueJobAges(
 /**
  * Jobs waiting on purpose for a later time (a delayed job, e.g. the approval reminders 30
  * minutes later), by queue, task and the minute they are due: the future wake-ups in
- * graphile-worker's table (only pending work, Beton's (task, run_at) index) whose job is
+ * graphile-worker's table (only pending work, the engine's (task, run_at) index) whose job is
  * `queued` — a `retrying` job's wake-up is a backoff, not a delay.
  */
 export async function delayedJobs(
@@ -81,7 +81,7 @@ export const HEARTBEAT_REPORT_WINDOW_S = 3600;
 /**
  * Seconds since each worker process that did not stop cleanly last wrote its heartbeat, by
  * the database's clock, for the last HEARTBEAT_REPORT_WINDOW_S: the schedulers report them as
- * beton_worker_heartbeat_age_seconds, so a worker that died (no heartbeat, no clean stop)
+ * <prefix>_worker_heartbeat_age_seconds, so a worker that died (no heartbeat, no clean stop)
  * shows up however it died — an alert for up to an hour, not forever.
  */
 export async function workerHeartbeatAges(pool: Pool): Promise<Array<{ worker: string; ageSeconds: number }>> {

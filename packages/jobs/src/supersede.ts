@@ -1,4 +1,4 @@
-import type { PoolClient } from '@beton/db';
+import type { PoolClient } from './db.ts';
 import { transitionSql } from './transitions.ts';
 
 const SUPERSEDE_FROM = transitionSql('supersede', ['queued', 'retrying', 'failed'], 'superseded');

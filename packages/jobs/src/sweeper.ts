@@ -1,5 +1,5 @@
 import { retryOnConnectionError } from './connection-retry.ts';
-import { inTransaction, type Pool } from '@beton/db';
+import { inTransaction, type Pool } from './db.ts';
 import { addWakeups, deleteWakeupsOf, releaseAbandonedWakeups } from './wakeups.ts';
 import {
   DEFAULT_STUCK_RUNNING_MS,

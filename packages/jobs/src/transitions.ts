@@ -24,7 +24,7 @@
  * have throws when that module loads, so the SQL cannot drift from this table unnoticed
  * (test/transitions.test.ts checks each statement's edges and that no other statement sets a status).
  */
-import { JOB_STATUSES, type JobStatus } from '@beton/db/enums';
+import { JOB_STATUSES, type JobStatus } from './statuses.ts';
 
 export { JOB_STATUSES, type JobStatus };
 

@@ -1,7 +1,7 @@
 /**
  * graphile-worker's tables, where Beton's wake-ups live: the one module that names them
  * (`graphile_worker._private_jobs`, `_private_tasks`, `_private_job_queues`, the `jobs:insert`
- * notification; and migration 20261209090000's `beton_wakeup_task_id`). They are
+ * notification; and the engine's `jobs_wakeup_task_id`, sql/000001.sql). They are
  * graphile-worker's private schema, not its API: everything else calls the functions here, and
  * test/graphile-contract.test.ts checks, against the installed graphile-worker's migrations on a
  * real PostgreSQL, that every table and column named here exists as {@link GRAPHILE_CONTRACT}
@@ -14,7 +14,7 @@
  *
  * Side-effect free (no graphile-worker import): the web's client entry loads it.
  */
-import type { Pool, PoolClient } from '@beton/db';
+import type { Pool, PoolClient } from './db.ts';
 
 /** The graphile-worker version whose private schema this module was written against (package-lock pins it). */
 export const GRAPHILE_WORKER_VERSION = '0.18.0';
@@ -69,11 +69,11 @@ const WAKEUP_MAX_ATTEMPTS = 25;
  * statement must reference it, or the notification is not sent.
  *
  * What add_jobs did besides (0.18.0, sql/000018.sql) Beton does not use: named queues, job keys,
- * flags. Its task row: beton_wakeup_task_id (migration 20261209090000).
+ * flags. Its task row: jobs_wakeup_task_id (sql/000001.sql).
  */
 export const insertWakeupsSql = (name: string, rows: string, task: string) => `${name}_rows as (
     insert into ${JOBS} (${GRAPHILE_CONTRACT.insertedColumns.join(', ')})
-    select (select beton_wakeup_task_id(${task})), json_build_object('jobId', r.job_id, 'seq', r.seq), coalesce(r.run_at, now()),
+    select (select jobs_wakeup_task_id(${task})), json_build_object('jobId', r.job_id, 'seq', r.seq), coalesce(r.run_at, now()),
            ${WAKEUP_MAX_ATTEMPTS}, r.priority
     from (${rows}) as r(job_id, seq, run_at, priority)
     returning 1),
@@ -263,11 +263,11 @@ export async function refreshWakeupStatistics(pool: Pool, added: number): Promis
  * admin's queues page) instead of reading every pending wake-up — 50,000 at a run's start.
  * Partial on available wake-ups, like graphile-worker's own main index.
  */
-export const WAKEUP_AGE_INDEX = 'beton_wakeups_task_run_at_idx';
+export const WAKEUP_AGE_INDEX = 'jobs_wakeups_task_run_at_idx';
 /** The locked wake-ups (as many as the workers hold: fetched or running), for strandedWakeupsFrom. */
-export const WAKEUP_LOCKED_INDEX = 'beton_wakeups_locked_at_idx';
+export const WAKEUP_LOCKED_INDEX = 'jobs_wakeups_locked_at_idx';
 /** The wake-ups graphile-worker's own retries wore out (none, normally), for strandedWakeupsFrom. */
-export const WAKEUP_WORN_OUT_INDEX = 'beton_wakeups_worn_out_idx';
+export const WAKEUP_WORN_OUT_INDEX = 'jobs_wakeups_worn_out_idx';
 
 /**
  * Beton's indexes on graphile-worker's wake-up table (graphile-worker's migrations create the

@@ -102,10 +102,10 @@ describe('declared links', () => {
   });
 
   it('the claim copies only the columns the attempts carry, under a name of its own', () => {
-    expect(claimStatement(NO_LINKS).name).toBe('beton_claim');
+    expect(claimStatement(NO_LINKS).name).toBe('jobs_claim');
     expect(claimStatement(NO_LINKS).text).not.toMatch(/payroll_run_id|company_id/);
     const withLinks = claimStatement(fixtureLinks);
-    expect(withLinks.name).toBe('beton_claim_payroll_run_id');
+    expect(withLinks.name).toBe('jobs_claim_payroll_run_id');
     expect(withLinks.text).toMatch(/insert into job_attempts \(job_id, attempt, worker_id, task_name, payroll_run_id\)/);
     expect(withLinks.text).not.toMatch(/company_id/);
   });

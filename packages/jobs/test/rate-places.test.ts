@@ -1,6 +1,6 @@
 /**
  * The 'fixed' window's places (a provider that counts per clock second): where they are, and
- * that the three implementations — nextPlaceInSecond (TypeScript), beton_rate_next_place
+ * that the three implementations — nextPlaceInSecond (TypeScript), jobs_rate_next_place
  * (PostgreSQL) and the Redis store's script — place every instant at the same place.
  */
 import { createTestDatabase, type TestDatabase } from '@beton/db';
@@ -90,9 +90,9 @@ describe("the 'fixed' window's places", () => {
       await db?.drop();
     });
 
-    it('PostgreSQL: beton_rate_next_place', async () => {
+    it('PostgreSQL: jobs_rate_next_place', async () => {
       const { rows } = await db.pool.query<{ place: string }>(
-        `select beton_rate_next_place(us, $2, $3, $4)::text as place from unnest($1::bigint[]) with ordinality as t(us, n) order by n`,
+        `select jobs_rate_next_place(us, $2, $3, $4)::text as place from unnest($1::bigint[]) with ordinality as t(us, n) order by n`,
         [instants, places.perSecond, places.leadUs, places.spacingUs],
       );
       expect(rows.map((r) => Number(r.place))).toEqual(instants.map((us) => nextPlaceInSecond(us, places)));

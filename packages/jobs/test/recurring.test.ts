@@ -91,8 +91,8 @@ describe('a recurring job superseded by its next run', () => {
       collectRecurringFailing: async () => [{ task: 'test-poll', failingSeconds: failing, alertAfterSeconds: 0.3 }],
     });
     const text = await metrics.metrics();
-    expect(text).toMatch(/beton_recurring_job_failing_seconds\{task="test-poll"\} 0\.[3-9]|beton_recurring_job_failing_seconds\{task="test-poll"\} [1-9]/);
-    expect(text).toContain('beton_recurring_job_alert_after_seconds{task="test-poll"} 0.3');
+    expect(text).toMatch(/engine_recurring_job_failing_seconds\{task="test-poll"\} 0\.[3-9]|engine_recurring_job_failing_seconds\{task="test-poll"\} [1-9]/);
+    expect(text).toContain('engine_recurring_job_alert_after_seconds{task="test-poll"} 0.3');
 
     // The bank is back: the next poll succeeds and the gauge falls to 0.
     bankDown = false;

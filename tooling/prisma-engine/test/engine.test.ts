@@ -198,7 +198,7 @@ describe('prisma CLI over the WASM schema-engine stand-in', () => {
     expect(dev.code).toBe(0);
     const created = fs.readdirSync(path.join(project, 'prisma/migrations')).filter((n) => n.endsWith('_probe'));
     expect(created).toHaveLength(1);
-    expect(fs.readFileSync(path.join(project, 'prisma/migrations', created[0], 'migration.sql'), 'utf8')).toContain('CREATE TABLE "pe_probe"');
+    expect(fs.readFileSync(path.join(project, 'prisma/migrations', created[0]!, 'migration.sql'), 'utf8')).toContain('CREATE TABLE "pe_probe"');
   });
 
   it('leaves no shadow databases behind', async () => {

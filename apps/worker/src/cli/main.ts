@@ -47,6 +47,7 @@ const commands: Entry[] = [
     summary: 'one slip PDF to a file, audited: --slip ID --reason TEXT --out FILE',
     load: async () => (await import('./commands/slips.ts')).slipsExport,
   },
+  { path: ['migrate'], summary: "apply Beton's migrations, then the job engine's", load: async () => (await import('./commands/migrate.ts')).migrate },
   { path: ['seed'], summary: 'demo companies, employees and logins [--employees N] [--reset]', load: async () => (await import('./commands/seed.ts')).seed },
   {
     path: ['email', 'check'],

@@ -1,5 +1,5 @@
 import { DEFAULT_DB_RETRY_DEADLINE_MS, isRetryableConflict, retryOnConnectionError } from '../connection-retry.ts';
-import type { Pool } from '@beton/db';
+import type { Pool } from '../db.ts';
 import type { AnyJobDefinition } from '../definition.ts';
 import type { ClassifiedError } from '../errors.ts';
 import type { LimiterStore } from '../limits.ts';

@@ -1,5 +1,5 @@
 import { isConnectionError, type DbFaultListener } from '../connection-retry.ts';
-import type { Pool } from '@beton/db';
+import type { Pool } from '../db.ts';
 
 /**
  * Whether this process can reach its database now — the readiness probe's answer (issue 20).

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from '@beton/db';
+import type { Pool, PoolClient } from '../db.ts';
 import { isConnectionError, isRetryableConflict, retryOnConnectionError, type DbFaultListener } from '../connection-retry.ts';
 
 /**
@@ -107,7 +107,7 @@ type QueryConfig = { text: string; values?: unknown[]; name?: string };
  * for the email tasks (fetch-plan.test.ts). A process's task ids are the same for every fetch:
  * written into the statement as a constant (one named statement per task list), its plan is
  * made for those tasks from the table's statistics — the task's index
- * (beton_wakeups_task_run_at_idx) when few of its wake-ups are due, the main index when many
+ * (jobs_wakeups_task_run_at_idx) when few of its wake-ups are due, the main index when many
  * are. `$2` stays bound, unused.
  *
  * A queue whose wake-ups are always few (`sortedFetch`: the maintenance queue) orders by

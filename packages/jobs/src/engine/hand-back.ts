@@ -1,4 +1,4 @@
-import { inTransaction } from '@beton/db';
+import { inTransaction } from '../db.ts';
 import type { AnyJobDefinition } from '../definition.ts';
 import { addWakeups } from '../wakeups.ts';
 import type { ActiveJob, WorkerContext } from './context.ts';

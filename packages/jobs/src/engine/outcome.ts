@@ -1,6 +1,6 @@
 import { canRetry, retryDelayMs, retryPolicy } from '../backoff.ts';
 import { isConnectionError } from '../connection-retry.ts';
-import { inTransaction } from '@beton/db';
+import { inTransaction } from '../db.ts';
 import type { AnyJobDefinition } from '../definition.ts';
 import type { ClassifiedError } from '../errors.ts';
 import { recurringFailingSeconds } from '../stats.ts';

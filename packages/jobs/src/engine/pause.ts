@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import type { Pool } from '../db.ts';
 import { LimitWaitAborted } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 

@@ -1,6 +1,6 @@
 import type { Task } from 'graphile-worker';
-import type { AttemptOutcome as DbAttemptOutcome } from '@beton/db/enums';
-import type { Pool } from '@beton/db';
+import type { AttemptOutcome as DbAttemptOutcome } from '../statuses.ts';
+import type { Pool } from '../db.ts';
 import type { AnyJobDefinition } from '../definition.ts';
 import type { ClassifiedError } from '../errors.ts';
 import type { LimiterStore } from '../limits.ts';

@@ -91,8 +91,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     const connection =
       level === 'error' &&
       isConnectionError((meta as { error?: unknown; fatalError?: unknown } | undefined)?.error ?? (meta as { fatalError?: unknown } | undefined)?.fatalError);
-    const fn = level === 'error' && !connection ? logger.error : level === 'error' || level === 'warning' ? logger.warn : logger.debug;
-    fn.call(logger, { graphile: meta }, message);
+    if (level === 'error' && !connection) logger.error({ graphile: meta }, message);
+    else if (level === 'error' || level === 'warning') logger.warn({ graphile: meta }, message);
+    else logger.debug({ graphile: meta }, message);
   });
   const loop = startLoopMonitor({ thresholdMs: eventLoopBlockedMs });
   const heartbeat = createHeartbeat(ctx, { heartbeatMs, stallAfterMs, concurrency, tasks: () => Object.keys(taskList) });

@@ -1,10 +1,10 @@
-import { ASYNC_COMMIT, prepared, type Pool } from '@beton/db';
+import { ASYNC_COMMIT, prepared, type Pool } from '../db.ts';
 import { StoreClock } from './clock.ts';
 import type { RatePlaces } from './places.ts';
 import type { LimiterStore, RateReservation } from './store.ts';
 
-// Every job of a limited key runs these: prepared once per connection (@beton/db prepared).
-// Committed asynchronously (@beton/db ASYNC_COMMIT): a slot or a place lost in a server crash was
+// Every job of a limited key runs these: prepared once per connection (db.ts prepared).
+// Committed asynchronously (db.ts ASYNC_COMMIT): a slot or a place lost in a server crash was
 // one no request had used yet — an email's unknown mark, a synchronous commit after them, makes
 // them durable before its request leaves (email.ts). Lost, a slot is taken twice or a place given
 // twice only by attempts whose requests had not left before the crash. The rate reservation was
@@ -26,14 +26,14 @@ const RESERVE_INTERVAL = prepared(
              (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
 );
 // `tat` = the place taken + one spacing (the earliest the next can be); the place itself is
-// computed in whole microseconds by beton_rate_next_place (migration rate_limit_fixed_window;
+// computed in whole microseconds by jobs_rate_next_place (the engine's migration sql/000001.sql;
 // nextPlaceInSecond is the same in TypeScript).
 const RESERVE_FIXED = prepared(
   `insert into rate_limits as r (key, tat)
-   select $1, 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from clock_timestamp()) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
+   select $1, 'epoch'::timestamptz + (jobs_rate_next_place((extract(epoch from clock_timestamp()) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
    from ${ASYNC_COMMIT}
    on conflict (key) do update
-     set tat = 'epoch'::timestamptz + (beton_rate_next_place((extract(epoch from greatest(r.tat, clock_timestamp())) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
+     set tat = 'epoch'::timestamptz + (jobs_rate_next_place((extract(epoch from greatest(r.tat, clock_timestamp())) * 1000000)::bigint, $2, $3, $4) + $4) * interval '1 microsecond'
    returning ((extract(epoch from tat) * 1000000)::bigint - $4)::float8 / 1000 as reserved_ms,
              (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
 );

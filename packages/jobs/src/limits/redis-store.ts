@@ -39,12 +39,15 @@ if i < per then place = second * 1000000 + lead + i * spacing else place = (seco
 redis.call('SET', KEYS[1], string.format('%d', place + spacing), 'PX', math.ceil((place - now) / 1000) + 2000)
 return { string.format('%d', place), string.format('%d', now) }`;
 
-/** The same limits in Redis (used when REDIS_URL is set): a sorted set of leases and a GCRA key. */
+/**
+ * The same limits in Redis (used when REDIS_URL is set): a sorted set of leases and a GCRA key,
+ * under the application's key prefix (Default: 'jobs:limit:').
+ */
 export class RedisLimiterStore implements LimiterStore {
   private readonly clock = new StoreClock();
   constructor(
     private readonly redis: Redis,
-    private readonly prefix = 'beton:limit:',
+    private readonly prefix = 'jobs:limit:',
   ) {}
 
   async tryAcquireSlot(key: string, max: number, holder: string, ttlMs: number): Promise<number | null> {

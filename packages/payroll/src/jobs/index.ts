@@ -8,7 +8,7 @@
  *   settle-email-outcomes (every minute: unknown outcomes settled by evidence or by proof)
  *
  * Side-effect-free (definitions only): the web app enqueues with these. The handlers, for worker
- * processes: ./handlers.ts.
+ * processes: each job folder's handler.ts, wired by the worker (apps/worker/src/handlers.ts).
  */
 import type { JobEnqueuer } from '@beton/jobs/client';
 import { applyEmailEventsJob } from './apply-email-events/definition.ts';

@@ -1,6 +1,6 @@
 /**
  * People's jobs, each a folder here with its definition and its handler: the employee import.
- * Side-effect-free (definitions only); the handlers, for worker processes: ./handlers.ts.
+ * Side-effect-free (definitions only); the handlers: each job folder's handler.ts, wired by the worker (apps/worker/src/handlers.ts).
  */
 import { importEmployeesJob } from './import-employees/definition.ts';
 

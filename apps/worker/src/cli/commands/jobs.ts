@@ -1,4 +1,5 @@
 import { JOB_STATUSES, queueStats, retryFailedJobs, supersededJobs, type JobStatus } from '@beton/jobs';
+import { writeAuditEntry } from '@beton/db';
 import { listJobsInStatus } from '@beton/dashboard/admin';
 import { cliActor, numberFlag, parse, UsageError, type Command } from '../args.ts';
 import { usingDatabase } from '../database.ts';
@@ -110,7 +111,7 @@ export const jobsRetry: Command = {
     const actor = cliActor();
     const { retried, superseded } = await usingDatabase(
       async (db) => ({
-        retried: await retryFailedJobs(db.pool, all ? { allFailed: true } : { ids }, actor),
+        retried: await retryFailedJobs(db.pool, all ? { allFailed: true } : { ids }, { actor, audit: writeAuditEntry }),
         // A superseded job (its slip was delivered by another attempt, R13) is never retried: say why.
         superseded: all ? new Map<number, string>() : await supersededJobs(db.pool, ids),
       }),

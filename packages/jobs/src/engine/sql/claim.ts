@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT, type Pool } from '@beton/db';
+import { ASYNC_COMMIT, type Pool } from '../../db.ts';
 import { attemptColumns, type JobLinkColumns } from '../../links.ts';
 import { transitionSql } from '../../transitions.ts';
 
@@ -33,7 +33,7 @@ export function claimStatement(links: JobLinkColumns): ClaimStatement {
   const copied = attemptColumns(links);
   const cols = copied.map((c) => `, ${c}`).join('');
   return {
-    name: ['beton_claim', ...copied].join('_'),
+    name: ['jobs_claim', ...copied].join('_'),
     text: `with req as (select * from unnest($1::bigint[], $2::int[]) as r(id, seq))
          , locked as (select j.id from jobs j join req on req.id = j.id order by j.id for update of j)
          , c as (
@@ -55,7 +55,7 @@ export function claimStatement(links: JobLinkColumns): ClaimStatement {
 /**
  * Claims (queued/retrying → running, one more attempt, its history row) of many wake-ups in
  * one statement; a wake-up whose `seq` is no longer its job's is stale and claims nothing.
- * Committed asynchronously (@beton/db ASYNC_COMMIT): a claim lost in a server crash is a job
+ * Committed asynchronously (db.ts ASYNC_COMMIT): a claim lost in a server crash is a job
  * queued again, run a second time as when its worker dies — a handler's effect outside the
  * database follows a synchronous commit of its own (an email's unknown mark, email.ts), which
  * makes the claim before it durable.

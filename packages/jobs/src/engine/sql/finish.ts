@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT, type PoolClient, type Pool } from '@beton/db';
+import { ASYNC_COMMIT, type PoolClient, type Pool } from '../../db.ts';
 import type { ErrorKind } from '../../errors.ts';
 import { transitionSql, type JobStatus } from '../../transitions.ts';
 import type { AttemptOutcome } from '../types.ts';
@@ -21,7 +21,7 @@ const [OUTCOME_FROM_SQL] = OUTCOME_FROM;
 
 const MARK_DONE = {
   // Fixed text: a named prepared statement, planned once per connection (not per batch).
-  name: 'beton_mark_done',
+  name: 'jobs_mark_done',
   text: `with d as (select * from unnest($1::bigint[], $2::int[], $3::bigint[], $4::int[]) as d(id, attempt, attempt_id, duration_ms))
        , locked as (select jobs.id from jobs join d on d.id = jobs.id order by jobs.id for update of jobs)
        , j as (update jobs set status = 'done', finished_at = now(), worker_id = null, updated_at = now()
@@ -40,7 +40,7 @@ export interface DoneItem {
 /**
  * Successful finishes (running → done and the attempt's row) of many jobs in one statement.
  * Guarded by each job's attempt: run again after a database fault, it changes nothing twice.
- * Committed asynchronously (@beton/db ASYNC_COMMIT): a finish lost in a server crash is a job
+ * Committed asynchronously (db.ts ASYNC_COMMIT): a finish lost in a server crash is a job
  * run again, which finds its work done (the slip stored under its key, the email sent or its
  * outcome unknown: the unknown mark before a request is a synchronous commit, email.ts).
  */

@@ -1,4 +1,4 @@
-import type { PoolClient } from '@beton/db';
+import type { PoolClient } from '../../db.ts';
 import { transitionSql } from '../../transitions.ts';
 
 // The edge this statement takes (transitions.ts: checked against the machine at load).

@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import type { Pool } from '../../db.ts';
 import { touchHeldWakeupsSql } from '../../wakeups.ts';
 
 export interface HeartbeatState {

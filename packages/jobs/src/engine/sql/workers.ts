@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { Pool } from '@beton/db';
+import type { Pool } from '../../db.ts';
 
 /** The worker's row (`workers`): registered at start, its heartbeat in sql/heartbeat.ts. */
 export async function registerWorker(pool: Pool, workerId: string, queue: string): Promise<void> {

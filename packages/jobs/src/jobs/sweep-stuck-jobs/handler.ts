@@ -1,4 +1,4 @@
-import type { Pool } from '@beton/db';
+import type { Pool } from '../../db.ts';
 import type { HandlerOf } from '../../definition.ts';
 import { MISSING_WAKEUPS_EVERY_MS, recoverStuckJobs } from '../../sweeper.ts';
 import type { sweepStuckJobsJob } from './definition.ts';

@@ -23,5 +23,5 @@ export const settleEmailOutcomesHandler =
       await deps.lock.release(LOCK_KEY, owner).catch(() => {});
     }
     const level = result.unconfirmed > 0 || result.uncancellable > 0 ? 'warn' : 'debug';
-    ctx.log[level](result, result.unconfirmed > 0 ? `${result.unconfirmed} email(s) unconfirmed: a person decides` : 'email outcomes settled');
+    ctx.log[level]({ ...result }, result.unconfirmed > 0 ? `${result.unconfirmed} email(s) unconfirmed: a person decides` : 'email outcomes settled');
   };
