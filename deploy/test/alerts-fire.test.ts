@@ -174,6 +174,15 @@ describe('alert rules on live worker processes', () => {
     // A finished run is no longer reported (its series goes stale at the next scrape).
     expect(evaluate('beton_payroll_run_eta_slack_seconds', store, at).samples).toEqual([]);
 
+    // An email of the run whose send's outcome stayed unknown with no batch to cancel (unconfirmed):
+    // the unconfirmed-deadline gauge reports only runs that have one.
+    await one(
+      `with u as (insert into email_unknown_outcomes (idempotency_key, recipient)
+                  select idempotency_key, recipient from email_deliveries where payroll_run_id is not null limit 1 returning 1)
+       select count(*)::int as n from u`,
+    );
+    at = await scrape();
+
     // Every metric a rule uses is emitted by a running process, with the labels the rule uses.
     for (const rule of rules) {
       for (const use of evaluate(rule.expr, store, at).uses) {

@@ -137,7 +137,7 @@ describe('npm run bench (the pipeline, measured) and the planner', () => {
     expect(slip.wal.bytes).toBeGreaterThan(0);
     // The counters' trigger fires on the jobs it inserts (its time is in the plan, its statements are logged too).
     expect(slip.triggerMs).toBeGreaterThan(0);
-    atLeastOnce(one('update email_deliveries set outcome_unknown_since = now() where idempotency_key = $1').samples);
+    atLeastOnce(one('update email_deliveries set outcome_unknown_since = now(), batch_id = $2, send_at = $3').samples);
     expect(report.statements.some((s) => s.query.includes('INSERT INTO "run_job_counts"'))).toBe(true);
     expect(out.explain.plans).toBeGreaterThan(10 * N);
 

@@ -81,6 +81,6 @@ describe('migration dates', () => {
     expect(names.filter((n) => renamed.includes(n))).toEqual(renamed);
     // And after every migration that was released before them.
     const firstRenamed = names.indexOf(renamed[0]!);
-    expect(names.slice(firstRenamed)).toEqual(renamed);
+    expect(names.slice(firstRenamed, firstRenamed + renamed.length)).toEqual(renamed);
   });
 });

@@ -108,7 +108,7 @@ export const EnvSchema = z.object({
   EMAIL_REQUEST_TIMEOUT_MS: positiveInt.default(20_000),
   /**
    * The bulk's scheduled sends (docs/exactly-once.md): the window whose slips share one SendGrid
-   * batch (ms, default 60000); send_at = the window's end + EMAIL_SEND_LEAD_MS (default 900000),
+   * batch (ms, default 120000); send_at = the window's end + EMAIL_SEND_LEAD_MS (default 900000),
    * which must exceed EMAIL_CANCEL_CUTOFF_MS (SendGrid's 10 minutes, default 600000) +
    * EMAIL_CLOCK_SKEW_MS (default 30000) + the window's quiet time and two settle runs.
    */

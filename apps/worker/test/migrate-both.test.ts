@@ -5,7 +5,7 @@
  * future-dated names. Either way the engine's schema is recorded once and every queue counter
  * matches the jobs (nothing counted twice, nothing missed).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createDatabaseIfMissing, createPool, dropDatabase, migrateDatabase, testServerUrl, withDatabase, type Pool } from '@beton/db';
 import { RENAMED_MIGRATIONS } from '@beton/db/migration-renames';
@@ -56,6 +56,12 @@ async function someJobs(pool: Pool, prefix: string) {
   await pool.query(`update jobs set status = 'running' where idempotency_key like $1 || ':send-email:%' and idempotency_key < $1 || ':send-email:3'`, [prefix]);
 }
 
+/** The engine's migrations shipped with it (packages/jobs/sql/NNNNNN.sql), by number. */
+const engineMigrationIds = readdirSync(new URL('../../../packages/jobs/sql/', import.meta.url))
+  .filter((f) => /^\d{6}\.sql$/.test(f))
+  .map((f) => Number(f.slice(0, 6)))
+  .sort((a, b) => a - b);
+
 describe('Beton migrate step: both migration sets', () => {
   const server = testServerUrl();
   const made: string[] = [];
@@ -79,7 +85,7 @@ describe('Beton migrate step: both migration sets', () => {
     const { url, pool } = await database('fresh');
     await migrateBeton(url, pool);
     await migrateBeton(url, pool); // again: nothing to do
-    expect((await pool.query(`select id from job_engine_migrations`)).rows).toEqual([{ id: 1 }]);
+    expect((await pool.query(`select id from job_engine_migrations`)).rows).toEqual(engineMigrationIds.map((id) => ({ id })));
     await someJobs(pool, 'fresh');
     expect(await countsMatch(pool)).toContainEqual({ queue: 'send-email', status: 'running', n: 2 });
   });
@@ -101,7 +107,7 @@ describe('Beton migrate step: both migration sets', () => {
 
     await migrateBeton(url, pool);
 
-    expect((await pool.query(`select id from job_engine_migrations`)).rows).toEqual([{ id: 1 }]);
+    expect((await pool.query(`select id from job_engine_migrations`)).rows).toEqual(engineMigrationIds.map((id) => ({ id })));
     const names = (await pool.query<{ migration_name: string }>(`select migration_name from _prisma_migrations`)).rows.map((r) => r.migration_name);
     for (const name of [...Object.values(RENAMED_MIGRATIONS), ...NEW_MIGRATIONS]) expect(names.filter((n) => n === name)).toHaveLength(1);
     await countsMatch(pool);

@@ -208,9 +208,12 @@ describe('tracing: one slip across processes (OTLP/HTTP, in-memory)', () => {
       for (const retry of retries) expect(retry.links.map((l) => l.spanId)).toEqual([first!.spanId]);
       const failed = render.attributes['beton.slip_key'] === badKey;
       expect(attempts.at(-1)!.attributes['beton.outcome']).toBe(failed ? 'failed' : 'done');
-      // The provider call: @sendgrid/mail's HTTP request, a child of each attempt.
+      // The provider call: @sendgrid/mail's HTTP request, a child of each attempt — its last POST
+      // (a bulk slip's attempt may first create its window's batch, POST /v3/mail/batch: 201).
       const statusOf = (a: WireSpan) =>
-        children(a).find((c) => c.kind === KIND.CLIENT && c.attributes['http.request.method'] === 'POST')?.attributes['http.response.status_code'];
+        children(a)
+          .filter((c) => c.kind === KIND.CLIENT && c.attributes['http.request.method'] === 'POST')
+          .at(-1)?.attributes['http.response.status_code'];
       expect(statusOf(first!)).toBe(503);
       expect(statusOf(attempts.at(-1)!)).toBe(failed ? 400 : 202);
 

@@ -9,6 +9,7 @@
  * memory; crashed by an immediate shutdown (SIGQUIT: no checkpoint, nothing flushed) and started
  * again, replaying the WAL on disk.
  */
+import { migrateQueue } from '@beton/jobs';
 import { createPool, freePort, migrateDatabase, startEmbeddedPostgres, withDatabase, type EmbeddedDatabase, type Pool } from '@beton/db';
 import { PostgresLimiterStore, ratePlaces } from '@beton/jobs';
 import { startProviderSimulator, type ProviderSimulator } from '@beton/simulators';
@@ -41,6 +42,7 @@ describe('a database server crash: what the slip email path committed asynchrono
     url = withDatabase(`${server.serverUrl}/postgres`, 'beton_crash');
     await migrateDatabase(url);
     pool = createPool({ url, max: 4 });
+    await migrateQueue(pool); // the job engine's own schema (its rate function), as `beton migrate` does
     provider = await startProviderSimulator({ latencyMs: 5, latencySpreadMs: 0, ratePerSecond: 1000 });
     mailer = createMailer({ apiKey: 'SG.beton-dev', baseUrl: provider.url });
   }, 120_000);

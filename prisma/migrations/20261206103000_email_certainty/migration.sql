@@ -1,6 +1,9 @@
+SET lock_timeout = '5s';
+
 -- Resend only on proof (docs/exactly-once.md): bulk slips go out as SendGrid scheduled sends, one
 -- batch per time window; a window whose sends have unknown outcomes is cancelled before its
 -- cancel cutoff and its messages sent again, or sealed once evidence settled every unknown.
+-- Their indexes follow, each built CONCURRENTLY alone in its migration (20261206103001-04).
 
 -- The batch and send_at a send went out with (null: sent at once), and the two kinds of resend.
 ALTER TABLE "email_deliveries"
@@ -8,7 +11,6 @@ ALTER TABLE "email_deliveries"
   ADD COLUMN "send_at" TIMESTAMPTZ(3),
   ADD COLUMN "resent_on_proof" INTEGER NOT NULL DEFAULT 0,
   ADD COLUMN "resent_by_person" INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX "email_deliveries_batch_id_idx" ON "email_deliveries" ("batch_id") WHERE "batch_id" IS NOT NULL;
 
 -- One SendGrid batch per window of the account's bulk sends. state: open (sends may still join
 -- it), sealed (every outcome known: it goes out at send_at), cancelled (proof: SendGrid discards
@@ -23,7 +25,6 @@ CREATE TABLE "email_batches" (
   "cancel_deleted_at" TIMESTAMPTZ(3),
   "note" TEXT
 );
-CREATE INDEX "email_batches_open_idx" ON "email_batches" ("send_at") WHERE "state" = 'open';
 
 -- Every send whose answer was lost, until evidence or proof settles it (never a process's memory).
 -- settled_by: webhook | activity | cancelled (its batch cancelled and the email sent again) |
@@ -40,7 +41,6 @@ CREATE TABLE "email_unknown_outcomes" (
   "settled_by" TEXT,
   "evidence" TEXT
 );
-CREATE INDEX "email_unknown_outcomes_open_idx" ON "email_unknown_outcomes" ("last_looked_up_at" NULLS FIRST, "recorded_at") WHERE "settled_at" IS NULL;
 
 -- The Event Webhook's health as the receiver sees it (one row).
 CREATE TABLE "email_webhook_health" (
@@ -55,4 +55,3 @@ CREATE TABLE "email_webhook_health" (
 );
 
 -- The settle job's scan for marks no process answered (a killed worker): the unknown ones only.
-CREATE INDEX "email_deliveries_unknown_idx" ON "email_deliveries" ("outcome_unknown_since") WHERE "outcome_unknown_since" IS NOT NULL;
