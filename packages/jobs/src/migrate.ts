@@ -95,6 +95,14 @@ export async function migrateEngineSchema(options: MigrateOptions): Promise<numb
   const applied: number[] = [];
   const client = await options.pool.connect();
   try {
+    // Up to date: nothing to take or create. A worker's role may lack CREATE on the database
+    // (least privilege), and `create schema if not exists` checks that privilege even when the
+    // schema exists; only a database with migrations pending needs the migrating role.
+    const { rows: exists } = await client.query<{ found: boolean }>(`select to_regclass($1) is not null as found`, [table]);
+    if (exists[0]?.found) {
+      const { rows } = await client.query<{ id: number }>(`select coalesce(max(id), 0)::int as id from ${table}`);
+      if (rows[0]?.id === latest) return applied;
+    }
     for (;;) {
       await client.query('begin');
       try {
